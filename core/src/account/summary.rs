@@ -1,0 +1,151 @@
+//! The FinOps and carbon summary of a ledger: GPU-hours by workload and by mechanism, cost, energy, CO2e.
+
+use super::{GpuHours, Usage, UsageStatus};
+use crate::catalog;
+use crate::error::{Error, ErrorKind, Result};
+use std::collections::BTreeMap;
+
+/// Board power assumed when the record's GPU model is unknown: the A100-SXM4-40GB's default power
+/// limit in a real `nvidia-smi -q -x` capture (facts §7).
+pub const DEFAULT_WATTS: f64 = 400.0;
+/// Power usage effectiveness assumed when none is given: CodeCarbon's default, 1.0 (facts §7).
+pub const DEFAULT_PUE: f64 = 1.0;
+/// Grid carbon intensity assumed when none is given: CodeCarbon's world average, 475 gCO2e/kWh (facts §7).
+pub const DEFAULT_GRID_G_PER_KWH: f64 = 475.0;
+
+/// Rates for turning GPU-hours into money and carbon. Energy is the allocated GPU-hours at the
+/// board's power limit — an upper estimate, since GPUs seldom draw their limit all the time.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+pub struct Rates {
+    /// Price of one GPU-hour; no cost is reported without it.
+    pub cost_per_gpu_hour: Option<f64>,
+    /// Board power in watts for every record; `None` uses each model's power limit from the catalogue.
+    pub watts: Option<f64>,
+    pub pue: f64,
+    pub grid_g_co2e_per_kwh: f64,
+}
+
+impl Default for Rates {
+    fn default() -> Self {
+        Rates {
+            cost_per_gpu_hour: None,
+            watts: None,
+            pue: DEFAULT_PUE,
+            grid_g_co2e_per_kwh: DEFAULT_GRID_G_PER_KWH,
+        }
+    }
+}
+
+impl Rates {
+    /// # Errors
+    /// `OutOfRange` naming the field for a negative or non-finite rate, or a PUE below 1.
+    pub fn validate(&self) -> Result<()> {
+        let check = |v: f64, field: &str, min: f64| {
+            if v.is_finite() && v >= min {
+                Ok(())
+            } else {
+                Err(Error::new(ErrorKind::OutOfRange, format!("must be a number ≥ {min}, got {v}")).in_field(field))
+            }
+        };
+        if let Some(c) = self.cost_per_gpu_hour {
+            check(c, "cost_per_gpu_hour", 0.0)?;
+        }
+        if let Some(w) = self.watts {
+            check(w, "watts", 0.0)?;
+        }
+        check(self.pue, "pue", 1.0)?;
+        check(self.grid_g_co2e_per_kwh, "grid_g_co2e_per_kwh", 0.0)
+    }
+
+    fn watts_for(&self, model: Option<&str>) -> f64 {
+        self.watts.unwrap_or_else(|| {
+            model
+                .and_then(catalog::find_model)
+                .and_then(|m| m.power_limit_w)
+                .map_or(DEFAULT_WATTS, f64::from)
+        })
+    }
+}
+
+/// Totals for one group of usage records.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct SummaryRow {
+    /// The workload (ask name) or mechanism this row adds up.
+    pub key: String,
+    pub records: u64,
+    /// Records still open, counted up to the time given.
+    pub running: u64,
+    pub requested_gpu_hours: GpuHours,
+    pub allocated_gpu_hours: GpuHours,
+    /// Allocated but not requested: the price of isolation and of honest fallbacks.
+    pub wasted_gpu_hours: GpuHours,
+    pub cost: Option<f64>,
+    pub energy_kwh: f64,
+    pub co2e_kg: f64,
+}
+
+/// Everything the ledger adds up to.
+pub type Totals = SummaryRow;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Summary {
+    pub totals: Totals,
+    pub by_workload: Vec<SummaryRow>,
+    pub by_mechanism: Vec<SummaryRow>,
+    pub rates: Rates,
+}
+
+impl SummaryRow {
+    fn add(&mut self, u: &Usage, rates: &Rates) {
+        let requested = u.requested_gpu_hours();
+        let allocated = u.allocated_gpu_hours();
+        self.records += 1;
+        self.running += u64::from(u.status == UsageStatus::Running);
+        self.requested_gpu_hours = self.requested_gpu_hours + requested;
+        self.allocated_gpu_hours = self.allocated_gpu_hours + allocated;
+        self.wasted_gpu_hours = self.allocated_gpu_hours.saturating_sub(self.requested_gpu_hours);
+        if let Some(rate) = rates.cost_per_gpu_hour {
+            *self.cost.get_or_insert(0.0) += allocated.to_f64() * rate;
+        }
+        let kwh = allocated.to_f64() * rates.watts_for(u.record.gpu_model.as_deref()) / 1000.0 * rates.pue;
+        self.energy_kwh += kwh;
+        self.co2e_kg += kwh * rates.grid_g_co2e_per_kwh / 1000.0;
+    }
+}
+
+/// Adds usages up, per workload (sorted by name) and per mechanism (strongest isolation first).
+pub fn summarize(usages: &[Usage], rates: &Rates) -> Summary {
+    let mut totals = SummaryRow {
+        key: "total".into(),
+        ..Default::default()
+    };
+    let mut workloads: BTreeMap<&str, SummaryRow> = BTreeMap::new();
+    let mut mechanisms: BTreeMap<crate::plan::Mechanism, SummaryRow> = BTreeMap::new();
+    for u in usages {
+        totals.add(u, rates);
+        workloads
+            .entry(&u.record.ask)
+            .or_insert_with(|| SummaryRow {
+                key: u.record.ask.clone(),
+                ..Default::default()
+            })
+            .add(u, rates);
+        mechanisms
+            .entry(u.record.mechanism)
+            .or_insert_with(|| SummaryRow {
+                key: u.record.mechanism.to_string(),
+                ..Default::default()
+            })
+            .add(u, rates);
+    }
+    Summary {
+        totals,
+        by_workload: workloads.into_values().collect(),
+        by_mechanism: mechanisms.into_values().collect(),
+        rates: rates.clone(),
+    }
+}

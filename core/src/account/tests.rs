@@ -1,0 +1,113 @@
+//! Accounting arithmetic, ledger resolution, exports and the stored format.
+
+use super::*;
+use crate::ask::FractionalAsk;
+use crate::caps::ClusterGpuCaps;
+use crate::plan::select_mechanism;
+
+fn record(spec: &str, caps: &ClusterGpuCaps, started_at: i64, seconds: Option<u64>) -> LedgerEntry {
+    let choice = select_mechanism(&FractionalAsk::parse_spec(spec).unwrap(), caps).unwrap();
+    LedgerEntry::Usage(UsageRecord::from_choice(&choice, started_at, seconds))
+}
+
+fn timeslice() -> ClusterGpuCaps {
+    ClusterGpuCaps { supports_timeslicing: true, ..Default::default() }
+}
+
+#[test]
+fn quarter_gpu_for_two_hours_is_half_a_gpu_hour() {
+    let h = fractional_gpu_hours(Share::parse("0.25").unwrap(), 7200);
+    assert_eq!(h, fractional_gpu_hours(Share::parse("0.5").unwrap(), 3600));
+    assert_eq!(h.to_f64(), 0.5);
+    assert_eq!(h.to_fixed(2), "0.50");
+}
+
+#[test]
+fn summary_splits_requested_allocated_and_wasted() {
+    let entries = [
+        record("JPCP:0.25", &ClusterGpuCaps::default(), 0, Some(7200)),
+        record("JPCP:0.25", &timeslice(), 0, Some(7200)),
+        record("train:2", &timeslice(), 0, Some(3600)),
+    ];
+    let usages = resolve(&entries, 10_000).unwrap();
+    let s = summarize(&usages, &Rates { cost_per_gpu_hour: Some(2.0), ..Default::default() });
+    let jpcp = &s.by_workload[0];
+    assert_eq!(jpcp.key, "JPCP");
+    assert_eq!(jpcp.requested_gpu_hours.to_fixed(4), "1.0000");
+    assert_eq!(jpcp.allocated_gpu_hours.to_fixed(4), "2.5000");
+    assert_eq!(jpcp.wasted_gpu_hours.to_fixed(4), "1.5000");
+    assert_eq!(s.totals.allocated_gpu_hours.to_fixed(4), "4.5000");
+    assert_eq!(s.totals.cost, Some(9.0));
+    let mechs: Vec<&str> = s.by_mechanism.iter().map(|r| r.key.as_str()).collect();
+    assert_eq!(mechs, ["timeslice", "whole"]);
+    // 4.5 GPU-h at the default 400 W, PUE 1, 475 g/kWh.
+    assert!((s.totals.energy_kwh - 1.8).abs() < 1e-9);
+    assert!((s.totals.co2e_kg - 0.855).abs() < 1e-9);
+}
+
+#[test]
+fn open_allocations_run_until_released_or_now() {
+    let entries = [
+        record("a:0.5", &timeslice(), 1000, None),
+        record("b:0.5", &timeslice(), 1000, None),
+        LedgerEntry::Release { ask: "a".into(), at: 4600 },
+    ];
+    let usages = resolve(&entries, 8200).unwrap();
+    assert_eq!((usages[0].seconds, usages[0].status), (3600, UsageStatus::Closed));
+    assert_eq!((usages[1].seconds, usages[1].status), (7200, UsageStatus::Running));
+    let s = summarize(&usages, &Rates::default());
+    assert_eq!(s.totals.running, 1);
+    let bad = [LedgerEntry::Release { ask: "ghost".into(), at: 1 }];
+    let err = resolve(&bad, 2).unwrap_err();
+    assert_eq!((err.kind, err.line), (crate::error::ErrorKind::Ledger, Some(1)));
+}
+
+#[test]
+fn csv_cells_cannot_become_formulas() {
+    assert_eq!(csv_cell("=1+1"), "'=1+1");
+    assert_eq!(csv_cell("-2"), "'-2");
+    assert_eq!(csv_cell("@SUM(A1)"), "'@SUM(A1)");
+    assert_eq!(csv_cell("\tx"), "'\tx");
+    assert_eq!(csv_cell("a,b"), "\"a,b\"");
+    assert_eq!(csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
+    assert_eq!(csv_cell("plain"), "plain");
+    let entries = [record("=HYPERLINK(\"x\"):0.5", &timeslice(), 0, Some(60))];
+    let csv = ledger_csv(&resolve(&entries, 0).unwrap());
+    assert!(csv.lines().nth(1).unwrap().starts_with("\"'=HYPERLINK(\"\"x\"\")\",timeslice"), "{csv}");
+}
+
+#[test]
+fn rates_are_validated() {
+    assert!(Rates::default().validate().is_ok());
+    let bad = Rates { pue: 0.5, ..Default::default() };
+    assert_eq!(bad.validate().unwrap_err().field.as_deref(), Some("pue"));
+    let nan = Rates { cost_per_gpu_hour: Some(f64::NAN), ..Default::default() };
+    assert!(nan.validate().is_err());
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn ledger_lines_round_trip_exactly() {
+    let caps = ClusterGpuCaps { supports_mig: true, ..Default::default() };
+    let entries = vec![
+        record("a:1/3", &timeslice(), 5, Some(60)),
+        record("m:0.25", &caps, 5, None),
+        LedgerEntry::Release { ask: "m".into(), at: 99 },
+    ];
+    let text: String = entries.iter().map(|e| format_entry(e) + "\n").collect();
+    assert!(text.starts_with("{\"v\":1,"), "{text}");
+    assert_eq!(parse_ledger(&text).unwrap(), entries);
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn corrupt_ledger_lines_are_reported_by_line() {
+    let good = format_entry(&record("a:0.5", &timeslice(), 0, Some(1)));
+    let text = format!("{good}\n\n{{\"v\":1,\"kind\":\"usage\"\n{good}\n");
+    let err = parse_ledger(&text).unwrap_err();
+    assert_eq!(err.line, Some(3));
+    let future = good.replace("\"v\":1", "\"v\":9");
+    assert!(parse_ledger(&future).unwrap_err().message.contains("version 9"));
+    let bad_name = good.replace("\"ask\":\"a\"", "\"ask\":\"\"");
+    assert_eq!(parse_ledger(&bad_name).unwrap_err().field.as_deref(), Some("name"));
+}

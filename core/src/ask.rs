@@ -1,0 +1,248 @@
+//! `FractionalAsk`: a named workload asking for a fraction of a GPU or for a named MIG profile.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::units::Share;
+
+/// The longest ask name accepted, in characters.
+pub const MAX_NAME_CHARS: usize = 128;
+
+/// What an ask wants.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AskSize {
+    /// A share of a GPU; 1 or more means whole GPUs.
+    Fraction(Share),
+    /// A named MIG profile (`2g.10gb`), validated against the GPU model when planning.
+    MigProfile(String),
+}
+
+/// One workload's ask. Build it with [`FractionalAsk::fraction`], [`FractionalAsk::mig`] or
+/// [`FractionalAsk::parse_spec`], which validate; the fields are public for reading.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FractionalAsk {
+    pub name: String,
+    pub size: AskSize,
+}
+
+impl FractionalAsk {
+    /// An ask for `fraction` of a GPU.
+    ///
+    /// # Errors
+    /// `Syntax` for an empty or unprintable name, `OutOfRange` for a zero fraction.
+    pub fn fraction(name: &str, fraction: Share) -> Result<Self> {
+        let name = validate_name(name)?;
+        if fraction.is_zero() {
+            return Err(Error::new(ErrorKind::OutOfRange, "must be greater than 0").in_field("fraction"));
+        }
+        Ok(FractionalAsk {
+            name,
+            size: AskSize::Fraction(fraction),
+        })
+    }
+
+    /// An ask for one instance of a MIG profile.
+    ///
+    /// # Errors
+    /// `Syntax` for an empty or unprintable name, or a profile name not of the form `<n>g.<m>gb`.
+    pub fn mig(name: &str, profile: &str) -> Result<Self> {
+        let name = validate_name(name)?;
+        let profile = profile.trim();
+        if !looks_like_profile(profile) {
+            return Err(Error::new(
+                ErrorKind::Syntax,
+                format!("expected a MIG profile such as 2g.10gb, got {profile:?}"),
+            )
+            .in_field("mig_profile"));
+        }
+        Ok(FractionalAsk {
+            name,
+            size: AskSize::MigProfile(profile.to_ascii_lowercase()),
+        })
+    }
+
+    /// Reads the command-line and URL grammar `NAME:SIZE`, where SIZE is a fraction (`0.5`, `50%`,
+    /// `1/2`, `2`) or a MIG profile (`3g.20gb`). The name is everything before the last `:`.
+    ///
+    /// # Errors
+    /// `Syntax` when there is no `:` or either side is invalid, naming the offending part.
+    pub fn parse_spec(spec: &str) -> Result<Self> {
+        let Some((name, size)) = spec.rsplit_once(':') else {
+            return Err(Error::new(
+                ErrorKind::Syntax,
+                format!("expected NAME:FRACTION or NAME:PROFILE (e.g. a:0.5 or x:3g.20gb), got {spec:?}"),
+            ));
+        };
+        let size = size.trim();
+        if looks_like_profile(size) {
+            FractionalAsk::mig(name, size)
+        } else {
+            let share = Share::parse(size).map_err(|e| e.in_field("fraction"))?;
+            FractionalAsk::fraction(name, share)
+        }
+    }
+
+    /// The ask in the `NAME:SIZE` grammar that [`FractionalAsk::parse_spec`] reads back.
+    pub fn to_spec(&self) -> String {
+        match &self.size {
+            AskSize::Fraction(f) => format!("{}:{f}", self.name),
+            AskSize::MigProfile(p) => format!("{}:{p}", self.name),
+        }
+    }
+
+    /// The fraction asked for, when the ask is not a named profile.
+    pub fn requested_fraction(&self) -> Option<Share> {
+        match self.size {
+            AskSize::Fraction(f) => Some(f),
+            AskSize::MigProfile(_) => None,
+        }
+    }
+
+    /// The profile asked for, when the ask names one.
+    pub fn mig_profile(&self) -> Option<&str> {
+        match &self.size {
+            AskSize::MigProfile(p) => Some(p),
+            AskSize::Fraction(_) => None,
+        }
+    }
+}
+
+/// `<digits>g.<digits>gb` with an optional `+attr`/`-attr` tail: the shape of every MIG profile name.
+pub fn looks_like_profile(text: &str) -> bool {
+    let t = text.trim().to_ascii_lowercase();
+    let Some((g, rest)) = t.split_once("g.") else { return false };
+    let Some(gb_end) = rest.find("gb") else { return false };
+    let (mem, tail) = (&rest[..gb_end], &rest[gb_end + 2..]);
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    digits(g)
+        && digits(mem)
+        && (tail.is_empty()
+            || (tail.len() > 1
+                && tail.starts_with(['+', '-']) && tail[1..].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.')))
+}
+
+/// Trims the name and rejects empty, over-long or unprintable ones (they would break lines in
+/// CSV, the ledger and the terminal).
+///
+/// # Errors
+/// `Syntax` naming the `name` field.
+pub fn validate_name(name: &str) -> Result<String> {
+    let name = name.trim();
+    let err = |m: String| Err(Error::new(ErrorKind::Syntax, m).in_field("name"));
+    if name.is_empty() {
+        return err("an ask needs a name".into());
+    }
+    if name.chars().count() > MAX_NAME_CHARS {
+        return err(format!("is longer than {MAX_NAME_CHARS} characters"));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return err(format!("contains the control character {c:?}"));
+    }
+    Ok(name.to_string())
+}
+
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use super::{AskSize, FractionalAsk};
+    use crate::units::Share;
+    use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+
+    /// The JSON shape: `{"name": "a", "fraction": 0.5}` or `{"name": "x", "mig_profile": "3g.20gb"}`.
+    #[derive(Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Repr {
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fraction: Option<Share>,
+        #[serde(default, skip_serializing_if = "Option::is_none", alias = "profile")]
+        mig_profile: Option<String>,
+    }
+
+    impl Serialize for FractionalAsk {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let (fraction, mig_profile) = match &self.size {
+                AskSize::Fraction(f) => (Some(*f), None),
+                AskSize::MigProfile(p) => (None, Some(p.clone())),
+            };
+            Repr {
+                name: self.name.clone(),
+                fraction,
+                mig_profile,
+            }
+            .serialize(s)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for FractionalAsk {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let r = Repr::deserialize(d)?;
+            let ask = match (r.fraction, r.mig_profile) {
+                (Some(f), None) => FractionalAsk::fraction(&r.name, f),
+                (None, Some(p)) => FractionalAsk::mig(&r.name, &p),
+                (Some(_), Some(_)) => {
+                    return Err(de::Error::custom(format!(
+                        "ask {:?} gives both a fraction and a MIG profile; give one",
+                        r.name
+                    )))
+                }
+                (None, None) => {
+                    return Err(de::Error::custom(format!(
+                        "ask {:?} needs a fraction or a mig_profile",
+                        r.name
+                    )))
+                }
+            };
+            ask.map_err(de::Error::custom)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_fractions_and_profiles() {
+        let a = FractionalAsk::parse_spec("a:0.5").unwrap();
+        assert_eq!(a.requested_fraction(), Some(Share::parse("1/2").unwrap()));
+        let x = FractionalAsk::parse_spec("x:3g.20gb").unwrap();
+        assert_eq!(x.mig_profile(), Some("3g.20gb"));
+        let me = FractionalAsk::parse_spec("m:1g.5gb+me").unwrap();
+        assert_eq!(me.mig_profile(), Some("1g.5gb+me"));
+        let colon = FractionalAsk::parse_spec("ns:job:25%").unwrap();
+        assert_eq!(colon.name, "ns:job");
+        assert_eq!(FractionalAsk::parse_spec(&colon.to_spec()).unwrap(), colon);
+    }
+
+    #[test]
+    fn rejects_bad_asks_with_the_field() {
+        assert_eq!(FractionalAsk::parse_spec("a:0").unwrap_err().field.as_deref(), Some("fraction"));
+        assert_eq!(FractionalAsk::parse_spec("a:-1").unwrap_err().field.as_deref(), Some("fraction"));
+        assert_eq!(FractionalAsk::parse_spec(":0.5").unwrap_err().field.as_deref(), Some("name"));
+        assert_eq!(FractionalAsk::parse_spec(" \t:0.5").unwrap_err().field.as_deref(), Some("name"));
+        assert!(FractionalAsk::parse_spec("a").is_err());
+        assert!(FractionalAsk::parse_spec("a:NaN").is_err());
+        assert!(FractionalAsk::parse_spec("bad\nname:0.5").is_err());
+        assert!(FractionalAsk::mig("x", "big").is_err());
+        assert!(FractionalAsk::parse_spec(&format!("{}:0.5", "n".repeat(200))).is_err());
+    }
+
+    #[test]
+    fn profile_shape() {
+        for ok in ["1g.5gb", "7g.141gb", "1g.24gb+me.all", "2g.48gb-me", "1G.5GB"] {
+            assert!(looks_like_profile(ok), "{ok}");
+        }
+        for bad in ["0.5", "1g", "g.5gb", "1g.gb", "1g.5gbx", "1g.5gb+", "25%"] {
+            assert!(!looks_like_profile(bad), "{bad}");
+        }
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn json_shape() {
+        let a: FractionalAsk = serde_json::from_str(r#"{"name":"a","fraction":"1/3"}"#).unwrap();
+        assert_eq!(a.requested_fraction(), Some(Share::ratio(1, 3).unwrap()));
+        let both = serde_json::from_str::<FractionalAsk>(r#"{"name":"a","fraction":0.5,"mig_profile":"1g.5gb"}"#);
+        assert!(both.unwrap_err().to_string().contains("both"));
+        assert!(serde_json::from_str::<FractionalAsk>(r#"{"name":"a","fraction":0}"#).is_err());
+        assert_eq!(serde_json::to_string(&a).unwrap(), r#"{"name":"a","fraction":0.3333333333333333}"#);
+    }
+}

@@ -1,0 +1,210 @@
+//! `ClusterGpuCaps`: what the cluster can do, and its resolution against the catalogue.
+
+use crate::catalog::{self, GpuModel, MigProfile, DEFAULT_MIG_MODEL};
+use crate::error::{Error, ErrorKind, Result};
+
+/// The most GPUs a cluster description may hold.
+pub const MAX_GPU_COUNT: u64 = 1_000_000;
+
+/// What the cluster supports, as the seed names it. All flags off means whole GPUs only.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+pub struct ClusterGpuCaps {
+    /// MIG-capable GPUs that may be partitioned.
+    pub supports_mig: bool,
+    /// The MIG profiles the cluster allows; `None` allows every profile of the model.
+    pub mig_profiles: Option<Vec<String>>,
+    /// The MPS control daemon is available (partial isolation).
+    pub supports_mps: bool,
+    /// Time-slicing is configured (soft sharing).
+    pub supports_timeslicing: bool,
+    /// The GPU model, by canonical, nvidia-smi or short name.
+    pub gpu_model: Option<String>,
+    /// How many GPUs there are; `None` means as many as needed.
+    pub gpu_count: Option<u64>,
+}
+
+/// Caps checked against the catalogue, with the model settled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResolvedCaps {
+    /// The model, when known (given, inferred from profile names, or assumed for MIG).
+    pub model: Option<&'static GpuModel>,
+    /// A model name that the catalogue does not know (only allowed without MIG).
+    pub unknown_model: Option<String>,
+    /// Says how the model was settled when it was not simply given.
+    pub model_note: Option<String>,
+    pub mig: bool,
+    /// Profiles the planner may choose for fractional asks (all plain ones unless limited).
+    pub allowed_profiles: Vec<&'static MigProfile>,
+    /// Whether the cluster limited the profiles (named asks must then be among them).
+    pub profiles_limited: bool,
+    pub mps: bool,
+    pub timeslicing: bool,
+    pub gpu_count: Option<u64>,
+}
+
+impl ClusterGpuCaps {
+    /// Settles the GPU model and the allowed profiles. `asked_profiles` are profile names from
+    /// the asks; they help infer a model when none is given.
+    ///
+    /// # Errors
+    /// `UnknownModel` for an unknown model where MIG needs one; `UnknownProfile` for profile names
+    /// the model does not offer; `OutOfRange` for a GPU count of 0 or above [`MAX_GPU_COUNT`];
+    /// `OutOfRange` for MIG on a model without it.
+    pub fn resolve(&self, asked_profiles: &[&str]) -> Result<ResolvedCaps> {
+        if let Some(n) = self.gpu_count {
+            if n == 0 || n > MAX_GPU_COUNT {
+                return Err(Error::new(
+                    ErrorKind::OutOfRange,
+                    format!("must be between 1 and {MAX_GPU_COUNT}, got {n}"),
+                )
+                .in_field("gpu_count"));
+            }
+        }
+        let limited: Vec<&str> = self.mig_profiles.iter().flatten().map(|p| p.trim()).collect();
+        let needs_model = self.supports_mig || !asked_profiles.is_empty() || !limited.is_empty();
+        let given = self.gpu_model.as_deref().map(str::trim).filter(|m| !m.is_empty());
+        let (model, unknown_model, model_note) = match given {
+            Some(name) => match catalog::find_model(name) {
+                Some(m) => (Some(m), None, None),
+                None if !self.supports_mig && asked_profiles.is_empty() && limited.is_empty() => {
+                    let note = format!("{name} is not in the catalogue: planned as a GPU without MIG");
+                    (None, Some(name.to_string()), Some(note))
+                }
+                None => return Err(catalog::require_model(name).unwrap_err().in_field("gpu_model")),
+            },
+            None if needs_model => {
+                let names: Vec<&str> = limited.iter().chain(asked_profiles).copied().collect();
+                let (m, note) = infer_model(&names)?;
+                (Some(m), None, Some(note))
+            }
+            None => (None, None, None),
+        };
+        if self.supports_mig {
+            if let Some(m) = model.filter(|m| !m.is_mig_capable()) {
+                return Err(Error::new(ErrorKind::OutOfRange, format!("{} does not support MIG", m.name))
+                    .in_field("supports_mig"));
+            }
+        }
+        let mut allowed_profiles = Vec::new();
+        if let Some(m) = model.filter(|m| m.is_mig_capable()) {
+            for p in &limited {
+                let profile = m.require_profile(p).map_err(|e| e.in_field("mig_profiles"))?;
+                if !allowed_profiles.contains(&profile) {
+                    allowed_profiles.push(profile);
+                }
+            }
+            for p in asked_profiles {
+                m.require_profile(p).map_err(|e| e.in_field("mig_profile"))?;
+            }
+            if limited.is_empty() {
+                allowed_profiles = m.profiles.iter().filter(|p| p.is_plain()).collect();
+            }
+        }
+        Ok(ResolvedCaps {
+            model,
+            unknown_model,
+            model_note,
+            mig: self.supports_mig,
+            allowed_profiles,
+            profiles_limited: !limited.is_empty(),
+            mps: self.supports_mps,
+            timeslicing: self.supports_timeslicing,
+            gpu_count: self.gpu_count,
+        })
+    }
+}
+
+/// Picks the model that offers every named profile: the only one, or the default among several,
+/// or the first in catalogue order. With no names, the default.
+fn infer_model(names: &[&str]) -> Result<(&'static GpuModel, String)> {
+    let default = catalog::find_model(DEFAULT_MIG_MODEL).expect("the default model is in the catalogue");
+    if names.is_empty() {
+        return Ok((default, format!("{DEFAULT_MIG_MODEL} assumed: no GPU model given")));
+    }
+    let candidates = catalog::models_with_profiles(names.iter().copied());
+    match candidates.as_slice() {
+        [] => {
+            if let Some(unknown) = names.iter().find(|n| catalog::models_with_profiles([**n]).is_empty()) {
+                let e = default.require_profile(unknown).unwrap_err();
+                return Err(Error::new(
+                    ErrorKind::UnknownProfile,
+                    format!("{} (no GPU model given; no model in the catalogue offers it)", e.message),
+                )
+                .in_field("mig_profile"));
+            }
+            Err(Error::new(
+                ErrorKind::UnknownProfile,
+                format!("no GPU model offers all of {}; give --gpu-model", names.join(", ")),
+            )
+            .in_field("mig_profiles"))
+        }
+        [only] => Ok((only, format!("{} inferred from the profile names", only.name))),
+        several => {
+            let chosen = several.iter().find(|m| m.name == DEFAULT_MIG_MODEL).unwrap_or(&several[0]);
+            let all: Vec<&str> = several.iter().map(|m| m.name).collect();
+            Ok((
+                chosen,
+                format!("{} assumed: the profile names fit {}; give a GPU model to be sure", chosen.name, all.join(", ")),
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mig(profiles: &[&str]) -> ClusterGpuCaps {
+        ClusterGpuCaps {
+            supports_mig: true,
+            mig_profiles: (!profiles.is_empty()).then(|| profiles.iter().map(|s| s.to_string()).collect()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn assumes_the_default_model_and_says_so() {
+        let r = mig(&[]).resolve(&[]).unwrap();
+        assert_eq!(r.model.unwrap().name, "A100-SXM4-40GB");
+        assert!(r.model_note.unwrap().contains("assumed"));
+        assert!(r.allowed_profiles.iter().all(|p| p.is_plain()));
+    }
+
+    #[test]
+    fn infers_the_model_from_profile_names() {
+        let r = mig(&["3g.71gb"]).resolve(&[]).unwrap();
+        assert_eq!(r.model.unwrap().name, "H200");
+        let r = mig(&[]).resolve(&["1g.5gb"]).unwrap();
+        assert_eq!(r.model.unwrap().name, "A100-SXM4-40GB");
+        let r = mig(&["3g.40gb"]).resolve(&[]).unwrap();
+        assert!(r.model_note.unwrap().contains("H100-80GB-HBM3"));
+    }
+
+    #[test]
+    fn rejects_contradictions() {
+        let err = mig(&["9g.9gb"]).resolve(&[]).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::UnknownProfile);
+        assert!(err.message.contains("1g.5gb"), "{}", err.message);
+        assert!(mig(&["1g.5gb", "3g.71gb"]).resolve(&[]).is_err());
+        let t4 = ClusterGpuCaps { gpu_model: Some("t4".into()), ..mig(&[]) };
+        assert_eq!(t4.resolve(&[]).unwrap_err().field.as_deref(), Some("supports_mig"));
+        let zero = ClusterGpuCaps { gpu_count: Some(0), ..Default::default() };
+        assert_eq!(zero.resolve(&[]).unwrap_err().field.as_deref(), Some("gpu_count"));
+        let unknown = ClusterGpuCaps { gpu_model: Some("Voodoo".into()), ..mig(&[]) };
+        assert_eq!(unknown.resolve(&[]).unwrap_err().kind, ErrorKind::UnknownModel);
+    }
+
+    #[test]
+    fn unknown_model_without_mig_is_usable() {
+        let caps = ClusterGpuCaps {
+            gpu_model: Some("NVIDIA GeForce RTX 4090".into()),
+            supports_timeslicing: true,
+            ..Default::default()
+        };
+        let r = caps.resolve(&[]).unwrap();
+        assert!(r.model.is_none());
+        assert_eq!(r.unknown_model.as_deref(), Some("NVIDIA GeForce RTX 4090"));
+    }
+}

@@ -1,0 +1,162 @@
+//! The GPU catalogue: models, their memory and power, and each MIG profile's slices, limits and placements.
+//!
+//! Data lives in [`models`] as static tables, each fact beside its source in
+//! `shared/reference/gpu-sharing-facts.md`. Facts that source tags uncertain carry an [`Certainty::Uncertain`]
+//! note, so front ends can say so instead of pretending.
+
+mod models;
+mod profile;
+
+pub use profile::{MigProfile, ProfileClass};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::units::Share;
+
+/// How sure the catalogue is of a fact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case", tag = "certainty", content = "why"))]
+pub enum Certainty {
+    /// From a primary source or a real capture.
+    Known,
+    /// Inferred or secondary; the note says what is in doubt.
+    Uncertain(&'static str),
+}
+
+/// One GPU model as the planner knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct GpuModel {
+    /// Canonical name: nvidia-smi's product name without `NVIDIA `, spaces as `-` (`A100-SXM4-40GB`).
+    pub name: &'static str,
+    /// Names nvidia-smi prints for boards of this model (`NVIDIA A100-SXM4-40GB`, `NVIDIA A100-PCIE-40GB`).
+    pub smi_names: &'static [&'static str],
+    /// Short names users type (`a100-40gb`).
+    pub aliases: &'static [&'static str],
+    /// Total framebuffer as nvidia-smi reports it, in MiB.
+    pub memory_mib: u64,
+    /// Default board power limit in watts, where a real capture gives one.
+    pub power_limit_w: Option<u32>,
+    /// Compute slices (7 or 4) and memory slices (8 or 4); `None` for boards without MIG.
+    pub mig: Option<MigGeometry>,
+    pub profiles: &'static [MigProfile],
+    pub certainty: Certainty,
+    /// Where the facts come from.
+    pub source: &'static str,
+}
+
+/// The slice counts of a MIG-capable board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct MigGeometry {
+    pub compute_slices: u8,
+    pub memory_slices: u8,
+}
+
+/// The model assumed when MIG is asked for and neither a model nor telling profile names are given.
+pub const DEFAULT_MIG_MODEL: &str = "A100-SXM4-40GB";
+
+/// Every model the planner knows, MIG-capable first.
+pub fn models() -> &'static [GpuModel] {
+    models::ALL
+}
+
+/// Finds a model by canonical name, nvidia-smi name or alias, ignoring case, spaces, `-` and `_`.
+pub fn find_model(name: &str) -> Option<&'static GpuModel> {
+    let key = normalise(name);
+    if key.is_empty() {
+        return None;
+    }
+    let stripped = key.strip_prefix("nvidia").unwrap_or(&key);
+    models().iter().find(|m| {
+        std::iter::once(m.name)
+            .chain(m.smi_names.iter().copied())
+            .chain(m.aliases.iter().copied())
+            .any(|n| {
+                let n = normalise(n);
+                n == key || n.strip_prefix("nvidia").unwrap_or(&n) == stripped
+            })
+    })
+}
+
+/// Like [`find_model`], but an unknown name is an error listing the known ones.
+///
+/// # Errors
+/// `UnknownModel` when no model matches.
+pub fn require_model(name: &str) -> Result<&'static GpuModel> {
+    find_model(name).ok_or_else(|| {
+        let known: Vec<&str> = models().iter().map(|m| m.name).collect();
+        Error::new(
+            ErrorKind::UnknownModel,
+            format!("unknown GPU model {name:?}; known models: {}", known.join(", ")),
+        )
+    })
+}
+
+impl GpuModel {
+    pub fn is_mig_capable(&self) -> bool {
+        self.mig.is_some()
+    }
+
+    /// The profile with this name (case-insensitive), if the model offers it.
+    pub fn profile(&self, name: &str) -> Option<&'static MigProfile> {
+        let name = name.trim();
+        self.profiles.iter().find(|p| p.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Like [`GpuModel::profile`], but an unknown name is an error listing the valid ones.
+    ///
+    /// # Errors
+    /// `UnknownProfile` when the model has no such profile (or no MIG at all).
+    pub fn require_profile(&self, name: &str) -> Result<&'static MigProfile> {
+        self.profile(name).ok_or_else(|| {
+            let valid: Vec<&str> = self.profiles.iter().map(|p| p.name).collect();
+            let message = if valid.is_empty() {
+                format!("{} has no MIG, so it has no profile {name:?}", self.name)
+            } else {
+                format!("{} has no MIG profile {name:?}; valid profiles: {}", self.name, valid.join(", "))
+            };
+            Error::new(ErrorKind::UnknownProfile, message)
+        })
+    }
+
+    /// A profile's share of this GPU: what it denies to others, the larger of its compute and memory shares.
+    pub fn profile_share(&self, profile: &MigProfile) -> Share {
+        match self.mig {
+            Some(g) => {
+                let compute = Share::ratio(profile.compute_slices.into(), g.compute_slices.into());
+                let memory = Share::ratio(profile.memory_slices.into(), g.memory_slices.into());
+                // Slice counts are tiny and non-zero, so both ratios exist.
+                compute.unwrap_or(Share::ONE).max(memory.unwrap_or(Share::ONE))
+            }
+            None => Share::ONE,
+        }
+    }
+
+    /// Whether a profile covers `fraction` of the GPU in both compute and memory.
+    pub fn profile_covers(&self, profile: &MigProfile, fraction: Share) -> bool {
+        let Some(g) = self.mig else { return false };
+        let compute = Share::ratio(profile.compute_slices.into(), g.compute_slices.into());
+        let memory = Share::ratio(profile.memory_slices.into(), g.memory_slices.into());
+        matches!((compute, memory), (Ok(c), Ok(m)) if c >= fraction && m >= fraction)
+    }
+}
+
+/// Models whose profile names include all of `profiles`, in catalogue order.
+pub fn models_with_profiles<'a>(profiles: impl IntoIterator<Item = &'a str> + Clone) -> Vec<&'static GpuModel> {
+    models()
+        .iter()
+        .filter(|m| m.is_mig_capable())
+        .filter(|m| profiles.clone().into_iter().all(|p| m.profile(p).is_some()))
+        .collect()
+}
+
+fn normalise(name: &str) -> String {
+    name.chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '_'))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,39 @@
+//! gpu-share's pure core: which sharing mechanism serves an ask, how asks pack onto GPUs, and what they cost.
+//!
+//! The core never does I/O: no files, clock, randomness, environment or JavaScript. Text comes in
+//! as `&str`, time as Unix seconds, and results go out as values. Fractions are exact integer
+//! [`Share`]s; floats appear only at the edges ([`Share::from_f64`], [`Share::to_f64`]).
+//!
+//! ```
+//! use gpu_share_core::{select_mechanism, bin_pack, ClusterGpuCaps, FractionalAsk, Mechanism};
+//!
+//! let caps = ClusterGpuCaps { supports_mig: true, ..Default::default() };
+//! let choice = select_mechanism(&FractionalAsk::parse_spec("JPCP:0.25")?, &caps)?;
+//! assert_eq!(choice.mechanism, Mechanism::Mig);
+//! assert_eq!(choice.mig_profile.as_deref(), Some("2g.10gb"));
+//!
+//! let asks: Vec<_> = ["a:0.5", "b:0.3", "c:0.4"].iter().map(|s| FractionalAsk::parse_spec(s)).collect::<Result<_, _>>()?;
+//! let caps = ClusterGpuCaps { supports_timeslicing: true, ..Default::default() };
+//! let packed = bin_pack(&asks, Some(2), &caps)?;
+//! assert_eq!(packed.gpus_used, 2);
+//! # Ok::<(), gpu_share_core::Error>(())
+//! ```
+
+pub mod account;
+pub mod ask;
+pub mod caps;
+pub mod catalog;
+pub mod error;
+pub mod pack;
+pub mod parse;
+pub mod plan;
+pub mod units;
+
+pub use account::{fractional_gpu_hours, GpuHours, LedgerEntry, Rates, Summary, Usage, UsageRecord};
+pub use ask::{AskSize, FractionalAsk};
+pub use caps::ClusterGpuCaps;
+pub use catalog::{find_model, models, GpuModel, MigProfile};
+pub use error::{Error, ErrorKind, Result};
+pub use pack::{bin_pack, GpuLayout, MigInstance, PackResult, Unplaced};
+pub use plan::{select_mechanism, Choice, Isolation, Mechanism};
+pub use units::Share;

@@ -1,0 +1,92 @@
+//! `bin_pack`: first-fit-decreasing of many asks onto GPUs, one mechanism per GPU, MIG at real placements.
+
+mod bounds;
+mod ffd;
+mod layout;
+mod mig;
+mod reference;
+mod tree;
+
+pub use bounds::{l1, l2};
+pub use ffd::{bins_used, decreasing_order, first_fit_decreasing};
+pub use layout::{GpuLayout, MigInstance, PackResult, SharedSlot, Unplaced};
+pub use reference::reference_ffd;
+
+use crate::ask::FractionalAsk;
+use crate::caps::ClusterGpuCaps;
+use crate::error::{Error, ErrorKind, Result};
+use crate::plan::{select_resolved, Choice, Mechanism};
+use layout::Builder;
+
+/// The most asks one call packs.
+pub const MAX_ASKS: usize = 2_000_000;
+
+/// The most MPS clients one GPU serves (Volta and later, facts §3).
+pub const MPS_CLIENTS_PER_GPU: u32 = 48;
+
+/// Packs `asks` onto at most `gpu_count` GPUs (`None`: as many as needed, and report how many).
+///
+/// Each ask gets its mechanism from [`select_mechanism`](crate::plan::select_mechanism); the largest
+/// asks are placed first, each on the first GPU of its mechanism with room, or on a new GPU. Asks
+/// that do not fit are returned in `unplaced` with the reason, never dropped.
+///
+/// # Errors
+/// Invalid caps or profiles (naming the ask), duplicate ask names, more than [`MAX_ASKS`] asks,
+/// or a `gpu_count` of 0.
+pub fn bin_pack(asks: &[FractionalAsk], gpu_count: Option<u64>, caps: &ClusterGpuCaps) -> Result<PackResult> {
+    if asks.len() > MAX_ASKS {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!("{} asks is more than the {MAX_ASKS} one pack accepts", asks.len()),
+        ));
+    }
+    check_unique_names(asks)?;
+    let caps = ClusterGpuCaps {
+        gpu_count: gpu_count.or(caps.gpu_count),
+        ..caps.clone()
+    };
+    let mut asked: Vec<&str> = asks.iter().filter_map(|a| a.mig_profile()).collect();
+    asked.sort_unstable();
+    asked.dedup();
+    let resolved = caps.resolve(&asked)?;
+    let choices: Vec<Choice> = asks.iter().map(|a| select_resolved(a, &resolved)).collect();
+    let order = order(&choices);
+    let mut builder = Builder::new(choices, &resolved);
+    for i in order {
+        builder.place(i);
+    }
+    let mut result = builder.finish();
+    if let Some(note) = resolved.model_note {
+        result.notes.push(note);
+    }
+    Ok(result)
+}
+
+/// Largest first: whole asks by GPU count, then shares; ties keep input order.
+fn order(choices: &[Choice]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..choices.len()).collect();
+    order.sort_by_key(|&i| {
+        let c = &choices[i];
+        let rank = if c.mechanism == Mechanism::Whole { 0 } else { 1 };
+        (rank, std::cmp::Reverse(c.allocated_fraction))
+    });
+    order
+}
+
+fn check_unique_names(asks: &[FractionalAsk]) -> Result<()> {
+    let mut names: Vec<(&str, usize)> = asks.iter().enumerate().map(|(i, a)| (a.name.as_str(), i)).collect();
+    names.sort_unstable();
+    for pair in names.windows(2) {
+        if pair[0].0 == pair[1].0 {
+            return Err(Error::new(
+                ErrorKind::DuplicateName,
+                format!("asks {} and {} are both named {:?}; names must be unique", pair[0].1 + 1, pair[1].1 + 1, pair[0].0),
+            )
+            .in_field("name"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

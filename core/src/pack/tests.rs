@@ -1,0 +1,209 @@
+//! Packing: the seed's examples, MIG geometry, limits, and properties over random inputs.
+
+use super::*;
+use crate::units::Share;
+use proptest::prelude::*;
+
+fn asks(specs: &[&str]) -> Vec<FractionalAsk> {
+    specs.iter().map(|s| FractionalAsk::parse_spec(s).unwrap()).collect()
+}
+
+fn timeslice() -> ClusterGpuCaps {
+    ClusterGpuCaps {
+        supports_timeslicing: true,
+        ..Default::default()
+    }
+}
+
+fn mig() -> ClusterGpuCaps {
+    ClusterGpuCaps {
+        supports_mig: true,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn seed_pack_example() {
+    let r = bin_pack(&asks(&["a:0.5", "b:0.3", "c:0.4"]), Some(2), &timeslice()).unwrap();
+    assert_eq!(r.gpus_used, 2);
+    assert_eq!(r.lower_bound, 2);
+    assert!(r.unplaced.is_empty());
+    assert_eq!(r.gpus[0].asks, ["a", "c"]);
+    assert_eq!(r.gpus[1].asks, ["b"]);
+    assert!(r.gpus.iter().all(|g| g.mechanism == Mechanism::Timeslice));
+}
+
+#[test]
+fn exact_sums_fill_one_gpu() {
+    let r = bin_pack(&asks(&["a:0.55", "b:0.34", "c:0.11"]), None, &timeslice()).unwrap();
+    assert_eq!(r.gpus_used, 1);
+    assert_eq!(r.gpus[0].used_fraction, Share::ONE);
+    let thirds = bin_pack(&asks(&["a:1/3", "b:1/3", "c:1/3"]), None, &timeslice()).unwrap();
+    assert_eq!(thirds.gpus_used, 1);
+}
+
+#[test]
+fn unplaced_asks_are_reported_not_dropped() {
+    let r = bin_pack(&asks(&["a:0.6", "b:0.6", "c:0.6"]), Some(2), &timeslice()).unwrap();
+    assert_eq!(r.gpus_used, 2);
+    assert_eq!(r.lower_bound, 3);
+    assert_eq!(r.unplaced.len(), 1);
+    assert_eq!(r.unplaced[0].name, "c");
+    assert!(r.unplaced[0].reason.contains("0 of 2 GPUs free"), "{}", r.unplaced[0].reason);
+    let whole = bin_pack(&asks(&["big:3", "s:0.5"]), Some(2), &timeslice()).unwrap();
+    assert_eq!(whole.unplaced[0].name, "big");
+    assert!(whole.unplaced[0].reason.contains("needs 3 whole GPUs"));
+    assert_eq!(whole.gpus_used, 1);
+}
+
+#[test]
+fn mig_layout_that_fits_only_in_one_order() {
+    let r = bin_pack(&asks(&["x:3g.20gb", "y:2g.10gb", "z:2g.10gb"]), Some(1), &mig()).unwrap();
+    assert_eq!(r.gpus_used, 1, "{:?}", r.unplaced);
+    let three = r.gpus[0].instances.iter().find(|i| i.profile == "3g.20gb").unwrap();
+    assert_eq!(three.start, 4);
+    let starts: Vec<u8> = r.gpus[0].instances.iter().map(|i| i.start).collect();
+    assert_eq!(starts, [0, 2, 4]);
+}
+
+#[test]
+fn mig_geometry_can_forbid_what_the_slice_sum_allows() {
+    // 3 + 3 + 1 = 7 compute slices, but the two 3g.20gb take all eight memory slices.
+    let r = bin_pack(&asks(&["a:3g.20gb", "b:3g.20gb", "c:1g.5gb"]), None, &mig()).unwrap();
+    assert_eq!(r.gpus_used, 2);
+    assert_eq!(r.lower_bound, 2);
+}
+
+#[test]
+fn never_mixes_mechanisms_on_a_gpu() {
+    let caps = ClusterGpuCaps {
+        supports_mig: true,
+        supports_timeslicing: true,
+        mig_profiles: Some(vec!["1g.5gb".into()]),
+        ..Default::default()
+    };
+    let r = bin_pack(&asks(&["m:0.1", "t:0.5", "w:1"]), None, &caps).unwrap();
+    assert_eq!(r.gpus_used, 3);
+    let mechs: Vec<Mechanism> = r.gpus.iter().map(|g| g.mechanism).collect();
+    assert_eq!(mechs, [Mechanism::Whole, Mechanism::Timeslice, Mechanism::Mig]);
+}
+
+#[test]
+fn mps_caps_clients_per_gpu() {
+    let caps = ClusterGpuCaps {
+        supports_mps: true,
+        ..Default::default()
+    };
+    let many: Vec<FractionalAsk> = (0..50)
+        .map(|i| FractionalAsk::fraction(&format!("c{i}"), Share::parse("0.01").unwrap()).unwrap())
+        .collect();
+    let r = bin_pack(&many, None, &caps).unwrap();
+    assert_eq!(r.gpus_used, 2);
+    assert_eq!(r.gpus[0].asks.len(), 48);
+    assert_eq!(r.lower_bound, 2);
+}
+
+#[test]
+fn rejects_duplicate_names_and_bad_counts() {
+    let err = bin_pack(&asks(&["a:0.5", "a:0.2"]), None, &timeslice()).unwrap_err();
+    assert_eq!(err.kind, crate::error::ErrorKind::DuplicateName);
+    assert!(bin_pack(&asks(&["a:0.5"]), Some(0), &timeslice()).is_err());
+    assert!(bin_pack(&asks(&["a:9g.9gb"]), None, &mig()).is_err());
+}
+
+#[test]
+fn empty_input_is_an_empty_plan() {
+    let r = bin_pack(&[], Some(4), &timeslice()).unwrap();
+    assert_eq!((r.gpus_used, r.lower_bound), (0, 0));
+}
+
+fn arb_ask() -> impl Strategy<Value = (u8, u64)> {
+    // (kind, size): kind 0 = fraction in 1/1000ths (up to 2.5 GPUs), 1 = an A100 profile index.
+    prop_oneof![(Just(0u8), 1u64..2500), (Just(1u8), 0u64..7)]
+}
+
+fn build(raw: &[(u8, u64)]) -> Vec<FractionalAsk> {
+    let a100 = crate::catalog::find_model("a100-40gb").unwrap();
+    raw.iter()
+        .enumerate()
+        .map(|(i, &(kind, v))| match kind {
+            0 => FractionalAsk::fraction(&format!("f{i}"), Share::ratio(v, 1000).unwrap()).unwrap(),
+            _ => FractionalAsk::mig(&format!("m{i}"), a100.profiles[v as usize].name).unwrap(),
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn packing_invariants(
+        raw in prop::collection::vec(arb_ask(), 0..60),
+        limit in prop::option::of(1u64..40),
+        flags in 0u8..8,
+    ) {
+        let caps = ClusterGpuCaps {
+            supports_mig: flags & 1 != 0,
+            supports_mps: flags & 2 != 0,
+            supports_timeslicing: flags & 4 != 0,
+            gpu_model: Some("a100-40gb".into()),
+            ..Default::default()
+        };
+        let asks = build(&raw);
+        let r = bin_pack(&asks, limit, &caps).unwrap();
+        // Every ask is placed or reported, exactly once.
+        let mut seen: Vec<&str> = r.unplaced.iter().map(|u| u.name.as_str()).collect();
+        for g in &r.gpus {
+            for a in &g.asks {
+                let whole = r.choices.iter().find(|c| &c.name == a).unwrap();
+                if whole.gpus > 1 && seen.last() == Some(&a.as_str()) { continue; }
+                seen.push(a);
+            }
+        }
+        seen.sort_unstable();
+        let mut names: Vec<&str> = asks.iter().map(|a| a.name.as_str()).collect();
+        names.sort_unstable();
+        prop_assert_eq!(seen, names);
+        prop_assert!(limit.is_none_or(|n| r.gpus_used <= n));
+        if r.unplaced.is_empty() {
+            prop_assert!(r.gpus_used >= r.lower_bound);
+        }
+        for g in &r.gpus {
+            prop_assert!(g.used_fraction <= Share::ONE);
+            for a in &g.asks {
+                let c = r.choices.iter().find(|c| &c.name == a).unwrap();
+                prop_assert_eq!(c.mechanism, g.mechanism, "one mechanism per GPU");
+            }
+            let slots: Share = g.slots.iter().map(|s| s.share).sum();
+            prop_assert!(slots <= Share::ONE, "GPU {} overfilled", g.index);
+            let mut used = 0u16;
+            for inst in &g.instances {
+                let a100 = crate::catalog::find_model("a100-40gb").unwrap();
+                let p = a100.profile(&inst.profile).unwrap();
+                prop_assert!(p.valid_start(inst.start));
+                prop_assert_eq!(used & p.mask_at(inst.start), 0, "instances overlap");
+                used |= p.mask_at(inst.start);
+            }
+            if g.mechanism == Mechanism::Mig {
+                prop_assert_eq!(g.instances.len(), g.asks.len());
+            }
+        }
+    }
+
+    #[test]
+    fn shared_packing_matches_the_reference_ffd(sizes in prop::collection::vec(1u64..1000, 0..120)) {
+        let asks: Vec<FractionalAsk> = sizes.iter().enumerate()
+            .map(|(i, &s)| FractionalAsk::fraction(&format!("a{i}"), Share::ratio(s, 1000).unwrap()).unwrap())
+            .collect();
+        let r = bin_pack(&asks, None, &timeslice()).unwrap();
+        let units: Vec<u64> = asks.iter().map(|a| a.requested_fraction().unwrap().units()).collect();
+        let reference = reference_ffd(&units, Share::ONE.units());
+        prop_assert_eq!(r.gpus_used as usize, bins_used(&reference));
+        for g in &r.gpus {
+            for a in &g.asks {
+                let i: usize = a[1..].parse().unwrap();
+                prop_assert_eq!(reference[i], g.index as usize);
+            }
+        }
+    }
+}

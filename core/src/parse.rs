@@ -1,0 +1,268 @@
+//! Reading ask lists (CSV or JSON) and durations: the text every front end hands the core.
+
+use crate::ask::{looks_like_profile, FractionalAsk};
+use crate::error::{Error, ErrorKind, Result};
+use crate::pack::MAX_ASKS;
+use crate::units::Share;
+
+/// The largest ask list accepted, in bytes.
+pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
+
+/// The longest duration accepted: ten years, in seconds.
+pub const MAX_SECONDS: u64 = 10 * 366 * 24 * 3600;
+
+/// An ask with the duration it runs for, when the list gives one (for accounting).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AskEntry {
+    pub ask: FractionalAsk,
+    pub seconds: Option<u64>,
+}
+
+/// Reads hours (`2`, `0.5`) into whole seconds, rounded to the nearest second.
+///
+/// # Errors
+/// `Syntax` or `OutOfRange` for text that is not a duration from 0 to ten years.
+pub fn parse_hours(text: &str) -> Result<u64> {
+    let t = text.trim();
+    let hours: f64 = t
+        .parse()
+        .ok()
+        .filter(|h: &f64| h.is_finite() && !t.starts_with(['+', '-']) && t.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+        .ok_or_else(|| Error::new(ErrorKind::Syntax, format!("expected hours such as 2 or 0.5, got {text:?}")))?;
+    seconds_in_range((hours * 3600.0).round(), text)
+}
+
+/// Reads whole seconds.
+///
+/// # Errors
+/// `Syntax` or `OutOfRange` for text that is not a whole number of seconds up to ten years.
+pub fn parse_seconds(text: &str) -> Result<u64> {
+    let t = text.trim();
+    let s: u64 = t
+        .parse()
+        .map_err(|_| Error::new(ErrorKind::Syntax, format!("expected whole seconds such as 7200, got {text:?}")))?;
+    seconds_in_range(s as f64, text)
+}
+
+fn seconds_in_range(seconds: f64, text: &str) -> Result<u64> {
+    if !(0.0..=MAX_SECONDS as f64).contains(&seconds) {
+        return Err(Error::new(ErrorKind::OutOfRange, format!("{text:?} is longer than ten years")));
+    }
+    Ok(seconds as u64)
+}
+
+/// Reads an ask list: JSON (an array of asks, or `{"asks": [...]}`) when it starts with `[` or
+/// `{`, else CSV with columns `name,size[,hours]` (a header row naming `name`, `fraction`,
+/// `mig_profile`, `size`, `hours` or `seconds` is optional). Lines starting with `#` are comments.
+///
+/// # Errors
+/// The first bad row, with its line (CSV) or its position (JSON) and field.
+pub fn parse_asks(text: &str) -> Result<Vec<AskEntry>> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!("the ask list is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len()),
+        ));
+    }
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    let entries = if trimmed.starts_with(['[', '{']) {
+        parse_json(trimmed)?
+    } else {
+        parse_csv(trimmed)?
+    };
+    if entries.len() > MAX_ASKS {
+        return Err(Error::new(ErrorKind::TooLarge, format!("more than {MAX_ASKS} asks")));
+    }
+    Ok(entries)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Column {
+    Name,
+    Size,
+    Hours,
+    Seconds,
+    Ignored,
+}
+
+fn header(cells: &[String]) -> Option<Vec<Column>> {
+    let cols: Vec<Column> = cells
+        .iter()
+        .map(|c| match c.trim().to_ascii_lowercase().as_str() {
+            "name" | "ask" => Column::Name,
+            "fraction" | "size" | "mig_profile" | "profile" | "share" => Column::Size,
+            "hours" => Column::Hours,
+            "seconds" => Column::Seconds,
+            _ => Column::Ignored,
+        })
+        .collect();
+    (cols.contains(&Column::Name) && cols.contains(&Column::Size)).then_some(cols)
+}
+
+fn parse_csv(text: &str) -> Result<Vec<AskEntry>> {
+    let mut columns: Option<Vec<Column>> = None;
+    let mut entries = Vec::new();
+    let mut first_row = true;
+    for (n, raw) in text.lines().enumerate() {
+        let line_no = n + 1;
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let cells = split_csv_line(line).map_err(|e| e.at_line(line_no))?;
+        if first_row {
+            first_row = false;
+            if let Some(h) = header(&cells) {
+                columns = Some(h);
+                continue;
+            }
+        }
+        let cols = columns.clone().unwrap_or_else(|| vec![Column::Name, Column::Size, Column::Hours]);
+        entries.push(csv_entry(&cells, &cols).map_err(|e| e.at_line(line_no))?);
+    }
+    Ok(entries)
+}
+
+fn csv_entry(cells: &[String], cols: &[Column]) -> Result<AskEntry> {
+    let get = |c: Column| cols.iter().position(|&x| x == c).and_then(|i| cells.get(i)).map(|s| s.trim()).filter(|s| !s.is_empty());
+    let name = get(Column::Name).unwrap_or("");
+    let size = get(Column::Size).ok_or_else(|| Error::new(ErrorKind::Syntax, "missing the fraction or MIG profile").in_field("fraction"))?;
+    let ask = if looks_like_profile(size) {
+        FractionalAsk::mig(name, size)?
+    } else {
+        let share = Share::parse(size).map_err(|e| e.in_field("fraction"))?;
+        FractionalAsk::fraction(name, share)?
+    };
+    let seconds = match (get(Column::Hours), get(Column::Seconds)) {
+        (Some(h), _) => Some(parse_hours(h).map_err(|e| e.in_field("hours"))?),
+        (None, Some(s)) => Some(parse_seconds(s).map_err(|e| e.in_field("seconds"))?),
+        (None, None) => None,
+    };
+    Ok(AskEntry { ask, seconds })
+}
+
+/// Splits one CSV line, honouring double quotes (`"a,b"`, `""` for a quote).
+fn split_csv_line(line: &str) -> Result<Vec<String>> {
+    let mut cells = Vec::new();
+    let mut cell = String::new();
+    let mut chars = line.chars().peekable();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cell.push('"');
+                chars.next();
+            }
+            ('"', true) => quoted = false,
+            ('"', false) if cell.trim().is_empty() => {
+                cell.clear();
+                quoted = true;
+            }
+            (',', false) => cells.push(std::mem::take(&mut cell)),
+            _ => cell.push(c),
+        }
+    }
+    if quoted {
+        return Err(Error::new(ErrorKind::Syntax, "a quoted cell is not closed"));
+    }
+    cells.push(cell);
+    Ok(cells)
+}
+
+#[cfg(feature = "serde")]
+fn parse_json(text: &str) -> Result<Vec<AskEntry>> {
+    use serde_json::Value;
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        Error::new(ErrorKind::Syntax, format!("invalid JSON: {e}")).at_line(e.line().max(1))
+    })?;
+    let list = match value {
+        Value::Array(items) => items,
+        Value::Object(mut map) => match map.remove("asks") {
+            Some(Value::Array(items)) => items,
+            _ => return Err(Error::new(ErrorKind::Syntax, "expected an array of asks or {\"asks\": [...]}")),
+        },
+        _ => return Err(Error::new(ErrorKind::Syntax, "expected an array of asks")),
+    };
+    list.into_iter()
+        .enumerate()
+        .map(|(i, item)| json_entry(item).map_err(|e| e.in_field(format!("asks[{i}]"))))
+        .collect()
+}
+
+#[cfg(feature = "serde")]
+fn json_entry(item: serde_json::Value) -> Result<AskEntry> {
+    use serde_json::Value;
+    let Value::Object(mut map) = item else {
+        return Err(Error::new(ErrorKind::Syntax, "each ask must be an object such as {\"name\": \"a\", \"fraction\": 0.5}"));
+    };
+    let hours = map.remove("hours");
+    let seconds = map.remove("seconds");
+    let seconds = match (hours, seconds) {
+        (Some(Value::Number(h)), _) => Some(parse_hours(&h.to_string())?),
+        (Some(Value::String(h)), _) => Some(parse_hours(&h)?),
+        (None | Some(Value::Null), Some(Value::Number(s))) => Some(parse_seconds(&s.to_string())?),
+        (None | Some(Value::Null), None | Some(Value::Null)) => None,
+        _ => return Err(Error::new(ErrorKind::Syntax, "hours must be a number").in_field("hours")),
+    };
+    let ask: FractionalAsk = serde_json::from_value(Value::Object(map))
+        .map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
+    Ok(AskEntry { ask, seconds })
+}
+
+#[cfg(not(feature = "serde"))]
+fn parse_json(_text: &str) -> Result<Vec<AskEntry>> {
+    Err(Error::new(ErrorKind::Syntax, "JSON ask lists need the core's `serde` feature"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_with_and_without_header() {
+        let plain = parse_asks("a,0.5,2\nb,3g.20gb\n# comment\n\n\"c, quoted\",25%,0.5\n").unwrap();
+        assert_eq!(plain.len(), 3);
+        assert_eq!(plain[0].seconds, Some(7200));
+        assert_eq!(plain[1].ask.mig_profile(), Some("3g.20gb"));
+        assert_eq!(plain[2].ask.name, "c, quoted");
+        let headed = parse_asks("seconds,name,fraction\n60,x,1/3\n").unwrap();
+        assert_eq!(headed[0].seconds, Some(60));
+        assert_eq!(headed[0].ask.requested_fraction(), Some(Share::ratio(1, 3).unwrap()));
+    }
+
+    #[test]
+    fn csv_errors_name_line_and_field() {
+        let err = parse_asks("a,0.5\nb,zero\n").unwrap_err();
+        assert_eq!((err.line, err.field.as_deref()), (Some(2), Some("fraction")));
+        let err = parse_asks("name,fraction\na,0.5\n,0.2\n").unwrap_err();
+        assert_eq!((err.line, err.field.as_deref()), (Some(3), Some("name")));
+        let err = parse_asks("a,0.5,-2\n").unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("hours"));
+        assert!(parse_asks("\"open,0.5\n").is_err());
+    }
+
+    #[test]
+    fn json_lists() {
+        let list = parse_asks(r#"[{"name":"a","fraction":0.5,"hours":2},{"name":"x","mig_profile":"3g.20gb"}]"#).unwrap();
+        assert_eq!(list[0].seconds, Some(7200));
+        assert_eq!(list[1].ask.mig_profile(), Some("3g.20gb"));
+        let wrapped = parse_asks(r#"{"asks":[{"name":"a","fraction":"25%"}]}"#).unwrap();
+        assert_eq!(wrapped.len(), 1);
+        let err = parse_asks(r#"[{"name":"a","fraction":0.5},{"name":"b"}]"#).unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("asks[1]"));
+        assert!(parse_asks("[1,2]").is_err());
+        assert!(parse_asks("{\"asks\": 3}").is_err());
+        assert!(parse_asks("[{").unwrap_err().line.is_some());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_hours("2").unwrap(), 7200);
+        assert_eq!(parse_hours("0.5").unwrap(), 1800);
+        for bad in ["", "-1", "abc", "inf", "NaN", "1e3", "999999"] {
+            assert!(parse_hours(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_seconds("7200").unwrap(), 7200);
+        assert!(parse_seconds("-5").is_err());
+    }
+}

@@ -1,0 +1,295 @@
+//! `select_mechanism`: the strongest sharing mechanism the cluster allows that can serve one ask.
+
+use crate::ask::{AskSize, FractionalAsk};
+use crate::caps::{ClusterGpuCaps, ResolvedCaps};
+use crate::catalog::{Certainty, GpuModel, MigProfile};
+use crate::error::Result;
+use crate::units::Share;
+use std::fmt;
+
+/// How a GPU is shared, strongest isolation first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum Mechanism {
+    /// Multi-Instance GPU: hardware partitions.
+    Mig,
+    /// Multi-Process Service: thread-percentage and pinned-memory limits per client.
+    Mps,
+    /// Time-slicing: turns on the whole GPU, nothing enforced.
+    Timeslice,
+    /// The GPU (or several) for this ask alone.
+    Whole,
+}
+
+/// What a mechanism protects a workload from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum Isolation {
+    Hardware,
+    Partial,
+    Soft,
+    Exclusive,
+}
+
+impl Mechanism {
+    pub const ALL: [Mechanism; 4] = [Mechanism::Mig, Mechanism::Mps, Mechanism::Timeslice, Mechanism::Whole];
+
+    pub fn isolation(self) -> Isolation {
+        match self {
+            Mechanism::Mig => Isolation::Hardware,
+            Mechanism::Mps => Isolation::Partial,
+            Mechanism::Timeslice => Isolation::Soft,
+            Mechanism::Whole => Isolation::Exclusive,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mechanism::Mig => "mig",
+            Mechanism::Mps => "mps",
+            Mechanism::Timeslice => "timeslice",
+            Mechanism::Whole => "whole",
+        }
+    }
+}
+
+impl Isolation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Isolation::Hardware => "hardware",
+            Isolation::Partial => "partial",
+            Isolation::Soft => "soft",
+            Isolation::Exclusive => "exclusive",
+        }
+    }
+
+    /// One line on what this isolation does and does not give.
+    pub fn explain(self) -> &'static str {
+        match self {
+            Isolation::Hardware => "own SMs, memory and memory bandwidth; faults stay inside the instance",
+            Isolation::Partial => "thread-percentage and pinned-memory limits; no error isolation between clients",
+            Isolation::Soft => "turns on the whole GPU; no memory or fault isolation",
+            Isolation::Exclusive => "the whole GPU for this workload alone",
+        }
+    }
+}
+
+impl fmt::Display for Mechanism {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl fmt::Display for Isolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// The limits the MPS control daemon would set for this client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct MpsLimits {
+    /// `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE`: the fraction as a whole percentage, rounded up.
+    pub active_thread_percentage: u8,
+    /// `CUDA_MPS_PINNED_DEVICE_MEM_LIMIT` in MiB, when the GPU model (and so its memory) is known.
+    pub pinned_memory_mib: Option<u64>,
+}
+
+/// The planner's answer for one ask.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Choice {
+    pub name: String,
+    pub mechanism: Mechanism,
+    pub isolation: Isolation,
+    /// What was asked, as a share of one GPU (a named profile: its share on the model).
+    pub requested_fraction: Share,
+    /// What the ask denies to others: the MIG instance's share, the fraction, or whole GPUs.
+    pub allocated_fraction: Share,
+    /// `allocated_fraction − requested_fraction`.
+    pub wasted_fraction: Share,
+    /// Physical GPUs the ask occupies or shares: ⌈fraction⌉ for `whole`, else 1.
+    pub gpus: u64,
+    pub mig_profile: Option<String>,
+    /// The catalogue's name of the GPU model the choice was made for, when known.
+    pub gpu_model: Option<String>,
+    pub mps: Option<MpsLimits>,
+    /// How the choice was made.
+    pub notes: Vec<String>,
+    /// What the user must know: lost capacity, missing isolation, uncertain facts.
+    pub warnings: Vec<String>,
+}
+
+/// Chooses the mechanism for one ask on a cluster.
+///
+/// # Errors
+/// The ask's profile or the caps are not valid for the GPU model (see [`ClusterGpuCaps::resolve`]).
+pub fn select_mechanism(ask: &FractionalAsk, caps: &ClusterGpuCaps) -> Result<Choice> {
+    let asked: Vec<&str> = ask.mig_profile().into_iter().collect();
+    let resolved = caps.resolve(&asked)?;
+    let mut choice = select_resolved(ask, &resolved);
+    if let Some(note) = &resolved.model_note {
+        choice.notes.insert(0, note.clone());
+    }
+    Ok(choice)
+}
+
+/// [`select_mechanism`] on caps already resolved (so a pack resolves them once).
+pub fn select_resolved(ask: &FractionalAsk, caps: &ResolvedCaps) -> Choice {
+    let model = caps.model;
+    match &ask.size {
+        AskSize::Fraction(f) if *f >= Share::ONE => whole_gpus(ask, *f, model),
+        AskSize::Fraction(f) => {
+            if caps.mig {
+                if let Some(m) = model {
+                    if let Some(p) = best_profile(m, &caps.allowed_profiles, *f) {
+                        return mig_choice(ask, m, p, *f);
+                    }
+                }
+            }
+            if caps.mps {
+                return mps_choice(ask, *f, model);
+            }
+            if caps.timeslicing {
+                return timeslice_choice(ask, *f, model);
+            }
+            let reason = if caps.mig {
+                let largest = caps.allowed_profiles.iter().max_by_key(|p| (p.compute_slices, p.memory_slices));
+                match largest {
+                    Some(p) => format!("no allowed MIG profile covers {f} of a GPU (largest allowed: {})", p.name),
+                    None => "no allowed MIG profile".to_string(),
+                }
+            } else {
+                "no fractional support".to_string()
+            };
+            fallback(ask, *f, model, &reason, None)
+        }
+        AskSize::MigProfile(name) => {
+            let profile = model.and_then(|m| m.profile(name));
+            let share = match (model, profile) {
+                (Some(m), Some(p)) => m.profile_share(p),
+                _ => Share::ONE,
+            };
+            let in_allowed = profile.is_some_and(|p| !caps.profiles_limited || caps.allowed_profiles.contains(&p));
+            match (caps.mig, model, profile) {
+                (true, Some(m), Some(p)) if in_allowed => mig_choice(ask, m, p, share),
+                (true, Some(_), Some(_)) => {
+                    let allowed: Vec<&str> = caps.allowed_profiles.iter().map(|p| p.name).collect();
+                    let reason = format!("{name} is not among the allowed MIG profiles ({})", allowed.join(", "));
+                    fallback(ask, share, model, &reason, Some(name))
+                }
+                _ => {
+                    let on = model.map(|m| format!(" (= {share:.4} of the GPU on {})", m.name)).unwrap_or_default();
+                    let reason = format!("no MIG on this cluster for {name}{on}");
+                    fallback(ask, share, model, &reason, Some(name))
+                }
+            }
+        }
+    }
+}
+
+/// The allowed profile of least waste whose compute and memory shares both cover `fraction`;
+/// ties go to the smaller profile, then to the earlier one in the catalogue.
+fn best_profile(model: &GpuModel, allowed: &[&'static MigProfile], fraction: Share) -> Option<&'static MigProfile> {
+    allowed
+        .iter()
+        .copied()
+        .filter(|p| model.profile_covers(p, fraction))
+        .min_by_key(|p| (model.profile_share(p), p.memory_slices, p.compute_slices))
+}
+
+fn base(ask: &FractionalAsk, mechanism: Mechanism, requested: Share, allocated: Share, model: Option<&GpuModel>) -> Choice {
+    Choice {
+        name: ask.name.clone(),
+        mechanism,
+        isolation: mechanism.isolation(),
+        requested_fraction: requested,
+        allocated_fraction: allocated,
+        wasted_fraction: allocated.saturating_sub(requested),
+        gpus: allocated.ceil_gpus().max(1),
+        mig_profile: None,
+        gpu_model: model.map(|m| m.name.to_string()),
+        mps: None,
+        notes: Vec::new(),
+        warnings: Vec::new(),
+    }
+}
+
+fn mig_choice(ask: &FractionalAsk, model: &GpuModel, profile: &MigProfile, requested: Share) -> Choice {
+    let share = model.profile_share(profile);
+    let mut c = base(ask, Mechanism::Mig, requested, share, Some(model));
+    c.mig_profile = Some(profile.name.to_string());
+    let g = model.mig.expect("MIG choices are only made on MIG models");
+    let mut note = format!(
+        "{} on {}: {} of {} compute slices, {} of {} memory slices = {share:.4} of the GPU",
+        profile.name, model.name, profile.compute_slices, g.compute_slices, profile.memory_slices, g.memory_slices
+    );
+    if !c.wasted_fraction.is_zero() {
+        note.push_str(&format!(", {:.4} more than asked", c.wasted_fraction));
+    }
+    c.notes.push(note);
+    if let Certainty::Uncertain(why) = profile.certainty {
+        c.warnings.push(format!("{} geometry is uncertain: {why}", model.name));
+    }
+    if let Certainty::Uncertain(why) = model.certainty {
+        c.warnings.push(format!("{} catalogue entry is uncertain: {why}", model.name));
+    }
+    c
+}
+
+fn mps_choice(ask: &FractionalAsk, fraction: Share, model: Option<&GpuModel>) -> Choice {
+    let mut c = base(ask, Mechanism::Mps, fraction, fraction, model);
+    let percent = fraction.units().saturating_mul(100).div_ceil(Share::ONE.units()).min(100) as u8;
+    let pinned = model.map(|m| (u128::from(m.memory_mib) * u128::from(fraction.units())).div_ceil(u128::from(Share::ONE.units())) as u64);
+    c.mps = Some(MpsLimits {
+        active_thread_percentage: percent,
+        pinned_memory_mib: pinned,
+    });
+    let memory = pinned.map(|mib| format!(", CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0={mib}M")).unwrap_or_default();
+    c.notes.push(format!("MPS client limits: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE={percent}{memory}"));
+    c.warnings.push("MPS has no error isolation: a fault in one client can end every client on the GPU".into());
+    c
+}
+
+fn timeslice_choice(ask: &FractionalAsk, fraction: Share, model: Option<&GpuModel>) -> Choice {
+    let mut c = base(ask, Mechanism::Timeslice, fraction, fraction, model);
+    c.notes.push(format!("time-sliced: {fraction} of a GPU is a planning share, taken in turns and not enforced"));
+    c.warnings.push("time-slicing has no memory or fault isolation: a neighbour can take all GPU memory or crash the shared context".into());
+    c
+}
+
+fn whole_gpus(ask: &FractionalAsk, fraction: Share, model: Option<&GpuModel>) -> Choice {
+    let gpus = fraction.ceil_gpus();
+    let allocated = Share::from_units(gpus * Share::ONE.units());
+    let mut c = base(ask, Mechanism::Whole, fraction, allocated, model);
+    let plural = if gpus == 1 { "" } else { "s" };
+    if c.wasted_fraction.is_zero() {
+        c.notes.push(format!("{gpus} whole GPU{plural}, exclusive"));
+    } else {
+        let percent = c.wasted_fraction.percent_of(allocated);
+        c.notes.push(format!(
+            "{fraction} GPUs rounded up to {gpus} whole GPU{plural} ({} GPU, {percent}% wasted)",
+            c.wasted_fraction
+        ));
+        c.warnings.push(format!("{percent}% GPU capacity wasted by rounding up to whole GPUs."));
+    }
+    c
+}
+
+/// The honest fallback: a whole GPU, with the waste said out loud.
+fn fallback(ask: &FractionalAsk, requested: Share, model: Option<&GpuModel>, reason: &str, profile: Option<&str>) -> Choice {
+    let mut c = base(ask, Mechanism::Whole, requested, Share::ONE, model);
+    let percent = c.wasted_fraction.percent_of(Share::ONE);
+    let what = profile.map_or_else(|| requested.to_string(), str::to_string);
+    c.notes.push(format!("{reason} — rounded {what} up to a whole GPU ({percent}% wasted)"));
+    if !c.wasted_fraction.is_zero() {
+        c.warnings.push(format!("{percent}% GPU capacity wasted by this fallback."));
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests;

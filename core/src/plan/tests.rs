@@ -1,0 +1,130 @@
+//! The mechanism rules, ask by ask.
+
+use super::*;
+use crate::error::ErrorKind;
+
+fn ask(spec: &str) -> FractionalAsk {
+    FractionalAsk::parse_spec(spec).unwrap()
+}
+
+fn share(s: &str) -> Share {
+    Share::parse(s).unwrap()
+}
+
+fn caps(f: impl FnOnce(&mut ClusterGpuCaps)) -> ClusterGpuCaps {
+    let mut c = ClusterGpuCaps::default();
+    f(&mut c);
+    c
+}
+
+#[test]
+fn no_flags_is_the_honest_fallback() {
+    let c = select_mechanism(&ask("JPCP:0.25"), &ClusterGpuCaps::default()).unwrap();
+    assert_eq!(c.mechanism, Mechanism::Whole);
+    assert_eq!(c.isolation, Isolation::Exclusive);
+    assert_eq!(c.allocated_fraction, Share::ONE);
+    assert_eq!(c.wasted_fraction, share("0.75"));
+    assert_eq!(c.notes, ["no fractional support — rounded 0.25 up to a whole GPU (75% wasted)"]);
+    assert_eq!(c.warnings, ["75% GPU capacity wasted by this fallback."]);
+}
+
+#[test]
+fn mig_picks_the_least_wasteful_covering_profile() {
+    let c = select_mechanism(&ask("JPCP:0.25"), &caps(|c| c.supports_mig = true)).unwrap();
+    assert_eq!(c.mechanism, Mechanism::Mig);
+    assert_eq!(c.isolation, Isolation::Hardware);
+    // 1g.10gb has 1/4 of the memory but only 1/7 of the compute; 2g.10gb covers both.
+    assert_eq!(c.mig_profile.as_deref(), Some("2g.10gb"));
+    assert_eq!(c.allocated_fraction, share("2/7"));
+    assert_eq!(c.wasted_fraction, share("1/28"));
+    assert!(c.notes[0].contains("A100-SXM4-40GB assumed"));
+
+    // 1g.5gb is 1/7 of the compute but only 1/8 of the memory: it covers 1/8, not 1/7.
+    let eighth = select_mechanism(&ask("s:1/8"), &caps(|c| c.supports_mig = true)).unwrap();
+    assert_eq!(eighth.mig_profile.as_deref(), Some("1g.5gb"));
+    assert_eq!(eighth.wasted_fraction, share("1/56"));
+    let seventh = select_mechanism(&ask("s:1/7"), &caps(|c| c.supports_mig = true)).unwrap();
+    assert_eq!(seventh.mig_profile.as_deref(), Some("1g.10gb"));
+
+    // 3g.20gb holds half the memory but 3/7 of the compute, so half a GPU needs 4g.20gb.
+    let half = select_mechanism(&ask("h:0.5"), &caps(|c| c.supports_mig = true)).unwrap();
+    assert_eq!(half.mig_profile.as_deref(), Some("4g.20gb"));
+    let three = select_mechanism(&ask("h:3/7"), &caps(|c| c.supports_mig = true)).unwrap();
+    assert_eq!(three.mig_profile.as_deref(), Some("3g.20gb"));
+}
+
+#[test]
+fn mig_respects_the_allowed_profiles() {
+    let c = caps(|c| {
+        c.supports_mig = true;
+        c.mig_profiles = Some(vec!["1g.5gb".into(), "2g.10gb".into()]);
+    });
+    let seed = select_mechanism(&ask("JPCP:0.2"), &c).unwrap();
+    assert_eq!(seed.mig_profile.as_deref(), Some("2g.10gb"));
+    let too_big = select_mechanism(&ask("big:0.5"), &c).unwrap();
+    assert_eq!(too_big.mechanism, Mechanism::Whole);
+    assert!(too_big.notes.iter().any(|n| n.contains("no allowed MIG profile covers 0.5")), "{:?}", too_big.notes);
+    let with_mps = ClusterGpuCaps { supports_mps: true, ..c };
+    assert_eq!(select_mechanism(&ask("big:0.5"), &with_mps).unwrap().mechanism, Mechanism::Mps);
+}
+
+#[test]
+fn named_profiles() {
+    let on_mig = select_mechanism(&ask("JPCP:2g.10gb"), &caps(|c| c.supports_mig = true)).unwrap();
+    assert_eq!(on_mig.mechanism, Mechanism::Mig);
+    assert_eq!(on_mig.mig_profile.as_deref(), Some("2g.10gb"));
+    assert!(on_mig.wasted_fraction.is_zero());
+
+    let no_mig = select_mechanism(&ask("JPCP:2g.10gb"), &caps(|c| c.supports_timeslicing = true)).unwrap();
+    assert_eq!(no_mig.mechanism, Mechanism::Whole);
+    assert_eq!(no_mig.wasted_fraction, share("5/7"));
+    assert!(no_mig.notes[1].contains("no MIG on this cluster"), "{:?}", no_mig.notes);
+
+    let unknown = select_mechanism(&ask("x:9g.99gb"), &caps(|c| c.supports_mig = true)).unwrap_err();
+    assert_eq!(unknown.kind, ErrorKind::UnknownProfile);
+    assert!(unknown.message.contains("2g.10gb"));
+
+    let h200 = select_mechanism(&ask("x:3g.71gb"), &caps(|c| c.supports_mig = true)).unwrap();
+    assert_eq!(h200.gpu_model.as_deref(), Some("H200"));
+
+    let not_allowed = caps(|c| {
+        c.supports_mig = true;
+        c.mig_profiles = Some(vec!["1g.5gb".into()]);
+    });
+    let c = select_mechanism(&ask("x:3g.20gb"), &not_allowed).unwrap();
+    assert_eq!(c.mechanism, Mechanism::Whole);
+    assert!(c.notes.iter().any(|n| n.contains("not among the allowed")));
+}
+
+#[test]
+fn mps_and_timeslice() {
+    let ts = select_mechanism(&ask("JPCP:0.5"), &caps(|c| c.supports_timeslicing = true)).unwrap();
+    assert_eq!((ts.mechanism, ts.isolation), (Mechanism::Timeslice, Isolation::Soft));
+    assert_eq!(ts.allocated_fraction, share("0.5"));
+    assert!(ts.warnings[0].contains("no memory or fault isolation"));
+
+    let mps = select_mechanism(
+        &ask("m:0.25"),
+        &caps(|c| {
+            c.supports_mps = true;
+            c.supports_timeslicing = true;
+            c.gpu_model = Some("l40s".into());
+        }),
+    )
+    .unwrap();
+    assert_eq!((mps.mechanism, mps.isolation), (Mechanism::Mps, Isolation::Partial));
+    let limits = mps.mps.unwrap();
+    assert_eq!(limits.active_thread_percentage, 25);
+    assert_eq!(limits.pinned_memory_mib, Some(11517));
+}
+
+#[test]
+fn whole_gpus_for_one_or_more() {
+    let two = select_mechanism(&ask("t:2"), &caps(|c| c.supports_mig = true)).unwrap();
+    assert_eq!((two.mechanism, two.gpus), (Mechanism::Whole, 2));
+    assert!(two.wasted_fraction.is_zero() && two.warnings.is_empty());
+    let odd = select_mechanism(&ask("t:2.5"), &caps(|c| c.supports_timeslicing = true)).unwrap();
+    assert_eq!(odd.gpus, 3);
+    assert_eq!(odd.wasted_fraction, share("0.5"));
+    assert_eq!(odd.warnings, ["17% GPU capacity wasted by rounding up to whole GPUs."]);
+}
