@@ -50,12 +50,14 @@ impl Error {
         }
     }
 
-    /// Names the field the error is about, unless an inner layer already did.
+    /// Names the field the error is about; an inner field becomes a path (`asks[1].fraction`).
     #[must_use]
     pub fn in_field(mut self, field: impl Into<String>) -> Self {
-        if self.field.is_none() {
-            self.field = Some(field.into());
-        }
+        let outer = field.into();
+        self.field = Some(match self.field.take() {
+            Some(inner) => format!("{outer}.{inner}"),
+            None => outer,
+        });
         self
     }
 
@@ -96,10 +98,10 @@ mod tests {
     }
 
     #[test]
-    fn inner_location_wins() {
+    fn fields_nest_into_a_path() {
         let e = Error::new(ErrorKind::Syntax, "bad")
-            .in_field("inner")
-            .in_field("outer");
-        assert_eq!(e.field.as_deref(), Some("inner"));
+            .in_field("fraction")
+            .in_field("asks[1]");
+        assert_eq!(e.field.as_deref(), Some("asks[1].fraction"));
     }
 }

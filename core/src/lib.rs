@@ -27,6 +27,7 @@ pub mod error;
 pub mod pack;
 pub mod parse;
 pub mod plan;
+pub mod scenario;
 pub mod units;
 
 pub use account::{fractional_gpu_hours, GpuHours, LedgerEntry, Rates, Summary, Usage, UsageRecord};
@@ -36,4 +37,5 @@ pub use catalog::{find_model, models, GpuModel, MigProfile};
 pub use error::{Error, ErrorKind, Result};
 pub use pack::{bin_pack, GpuLayout, MigInstance, PackResult, Unplaced};
 pub use plan::{select_mechanism, Choice, Isolation, Mechanism};
+pub use scenario::Scenario;
 pub use units::Share;

@@ -109,5 +109,5 @@ fn corrupt_ledger_lines_are_reported_by_line() {
     let future = good.replace("\"v\":1", "\"v\":9");
     assert!(parse_ledger(&future).unwrap_err().message.contains("version 9"));
     let bad_name = good.replace("\"ask\":\"a\"", "\"ask\":\"\"");
-    assert_eq!(parse_ledger(&bad_name).unwrap_err().field.as_deref(), Some("name"));
+    assert_eq!(parse_ledger(&bad_name).unwrap_err().field.as_deref(), Some("ask.name"));
 }

@@ -1,0 +1,168 @@
+//! A scenario (asks + cluster caps) in the CLI's grammar as a URL query: `ask=a:0.5&gpus=2&timeslice`.
+
+use crate::ask::FractionalAsk;
+use crate::caps::ClusterGpuCaps;
+use crate::error::{Error, ErrorKind, Result};
+
+/// The asks and caps a plan or pack is made from, as the web page's URL and the CLI's flags say them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Scenario {
+    pub asks: Vec<FractionalAsk>,
+    pub caps: ClusterGpuCaps,
+}
+
+/// Query keys a scenario understands; any other key (say `embed`) is left to the page.
+pub const SCENARIO_KEYS: [&str; 7] = ["ask", "gpus", "timeslice", "mig-capable", "mps", "gpu-model", "mig-profiles"];
+
+impl Scenario {
+    /// Reads `ask=a:0.5&ask=x:3g.20gb&gpus=2&timeslice&mig-capable&mps&gpu-model=h100&mig-profiles=1g.10gb,2g.20gb`
+    /// (a leading `?` is allowed; `+` and `%XX` are decoded; unknown keys are ignored). A flag may
+    /// be given bare or as `=true`/`=1`; `=false`/`=0` turns it off.
+    ///
+    /// # Errors
+    /// The first bad parameter, named in the error's field (`ask[2]`, `gpus`, …).
+    pub fn from_query(query: &str) -> Result<Scenario> {
+        let mut s = Scenario::default();
+        let query = query.strip_prefix('?').unwrap_or(query);
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (key, value) = match pair.split_once('=') {
+                Some((k, v)) => (decode(k)?, Some(decode(v)?)),
+                None => (decode(pair)?, None),
+            };
+            let flag = |field: &str| parse_flag(value.as_deref()).map_err(|e| e.in_field(field));
+            match key.as_str() {
+                "ask" => {
+                    let field = format!("ask[{}]", s.asks.len());
+                    let ask = FractionalAsk::parse_spec(value.as_deref().unwrap_or("")).map_err(|e| e.in_field(field))?;
+                    s.asks.push(ask);
+                }
+                "gpus" => {
+                    let v = value.as_deref().unwrap_or("").trim();
+                    s.caps.gpu_count = if v.is_empty() || v == "unlimited" {
+                        None
+                    } else {
+                        Some(v.parse().map_err(|_| {
+                            Error::new(ErrorKind::Syntax, format!("expected a whole number of GPUs, got {v:?}")).in_field("gpus")
+                        })?)
+                    };
+                }
+                "timeslice" => s.caps.supports_timeslicing = flag("timeslice")?,
+                "mig-capable" => s.caps.supports_mig = flag("mig-capable")?,
+                "mps" => s.caps.supports_mps = flag("mps")?,
+                "gpu-model" => s.caps.gpu_model = value.filter(|v| !v.trim().is_empty()),
+                "mig-profiles" => {
+                    let list: Vec<String> = value
+                        .unwrap_or_default()
+                        .split(',')
+                        .map(|p| p.trim().to_string())
+                        .filter(|p| !p.is_empty())
+                        .collect();
+                    s.caps.mig_profiles = (!list.is_empty()).then_some(list);
+                }
+                _ => {}
+            }
+        }
+        Ok(s)
+    }
+
+    /// The query [`Scenario::from_query`] reads back (without `?`), in a fixed order.
+    pub fn to_query(&self) -> String {
+        let mut parts: Vec<String> = self.asks.iter().map(|a| format!("ask={}", encode(&a.to_spec()))).collect();
+        if let Some(n) = self.caps.gpu_count {
+            parts.push(format!("gpus={n}"));
+        }
+        for (on, key) in [
+            (self.caps.supports_mig, "mig-capable"),
+            (self.caps.supports_mps, "mps"),
+            (self.caps.supports_timeslicing, "timeslice"),
+        ] {
+            if on {
+                parts.push(key.to_string());
+            }
+        }
+        if let Some(m) = &self.caps.gpu_model {
+            parts.push(format!("gpu-model={}", encode(m)));
+        }
+        if let Some(p) = &self.caps.mig_profiles {
+            parts.push(format!("mig-profiles={}", encode(&p.join(","))));
+        }
+        parts.join("&")
+    }
+}
+
+fn parse_flag(value: Option<&str>) -> Result<bool> {
+    match value.map(str::trim) {
+        None | Some("" | "1" | "true" | "on" | "yes") => Ok(true),
+        Some("0" | "false" | "off" | "no") => Ok(false),
+        Some(v) => Err(Error::new(ErrorKind::Syntax, format!("expected true or false, got {v:?}"))),
+    }
+}
+
+/// Percent-decoding as browsers encode queries (`+` is a space).
+fn decode(text: &str) -> Result<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+                let byte = hex.and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or_else(|| {
+                    Error::new(ErrorKind::Syntax, format!("bad percent-escape in {text:?}"))
+                })?;
+                out.push(byte);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).map_err(|_| Error::new(ErrorKind::Syntax, format!("{text:?} does not decode to UTF-8")))
+}
+
+/// Percent-encoding of everything but unreserved characters and the grammar's `:` `,` `/` `%`-free set.
+fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b':' | b',' | b'/' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_seed_link() {
+        let s = Scenario::from_query("?ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice").unwrap();
+        assert_eq!(s.asks.len(), 3);
+        assert_eq!(s.caps.gpu_count, Some(2));
+        assert!(s.caps.supports_timeslicing && !s.caps.supports_mig);
+        assert_eq!(s.to_query(), "ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice");
+    }
+
+    #[test]
+    fn round_trips_odd_names_and_every_key() {
+        let q = "ask=%3Cimg%20src%3Dx%3E:25%25&ask=x:3g.20gb&mig-capable&mps=false&gpu-model=NVIDIA+A100-SXM4-40GB&mig-profiles=1g.5gb,3g.20gb&embed";
+        let s = Scenario::from_query(q).unwrap();
+        assert_eq!(s.asks[0].name, "<img src=x>");
+        assert_eq!(s.caps.gpu_model.as_deref(), Some("NVIDIA A100-SXM4-40GB"));
+        assert!(!s.caps.supports_mps);
+        assert_eq!(Scenario::from_query(&s.to_query()).unwrap(), s);
+    }
+
+    #[test]
+    fn errors_name_the_parameter() {
+        assert_eq!(Scenario::from_query("ask=a:0.5&ask=b:x").unwrap_err().field.as_deref(), Some("ask[1].fraction"));
+        assert_eq!(Scenario::from_query("gpus=two").unwrap_err().field.as_deref(), Some("gpus"));
+        assert_eq!(Scenario::from_query("ask=:0.5").unwrap_err().field.as_deref(), Some("ask[0].name"));
+        assert!(Scenario::from_query("ask=%ZZ").is_err());
+        assert!(Scenario::from_query("timeslice=maybe").is_err());
+    }
+}
