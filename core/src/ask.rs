@@ -31,7 +31,9 @@ impl FractionalAsk {
     pub fn fraction(name: &str, fraction: Share) -> Result<Self> {
         let name = validate_name(name)?;
         if fraction.is_zero() {
-            return Err(Error::new(ErrorKind::OutOfRange, "must be greater than 0").in_field("fraction"));
+            return Err(
+                Error::new(ErrorKind::OutOfRange, "must be greater than 0").in_field("fraction")
+            );
         }
         Ok(FractionalAsk {
             name,
@@ -108,15 +110,22 @@ impl FractionalAsk {
 /// `<digits>g.<digits>gb` with an optional `+attr`/`-attr` tail: the shape of every MIG profile name.
 pub fn looks_like_profile(text: &str) -> bool {
     let t = text.trim().to_ascii_lowercase();
-    let Some((g, rest)) = t.split_once("g.") else { return false };
-    let Some(gb_end) = rest.find("gb") else { return false };
+    let Some((g, rest)) = t.split_once("g.") else {
+        return false;
+    };
+    let Some(gb_end) = rest.find("gb") else {
+        return false;
+    };
     let (mem, tail) = (&rest[..gb_end], &rest[gb_end + 2..]);
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     digits(g)
         && digits(mem)
         && (tail.is_empty()
             || (tail.len() > 1
-                && tail.starts_with(['+', '-']) && tail[1..].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.')))
+                && tail.starts_with(['+', '-'])
+                && tail[1..]
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'.')))
 }
 
 /// Trims the name and rejects empty, over-long or unprintable ones (they would break lines in
@@ -214,10 +223,34 @@ mod tests {
 
     #[test]
     fn rejects_bad_asks_with_the_field() {
-        assert_eq!(FractionalAsk::parse_spec("a:0").unwrap_err().field.as_deref(), Some("fraction"));
-        assert_eq!(FractionalAsk::parse_spec("a:-1").unwrap_err().field.as_deref(), Some("fraction"));
-        assert_eq!(FractionalAsk::parse_spec(":0.5").unwrap_err().field.as_deref(), Some("name"));
-        assert_eq!(FractionalAsk::parse_spec(" \t:0.5").unwrap_err().field.as_deref(), Some("name"));
+        assert_eq!(
+            FractionalAsk::parse_spec("a:0")
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("fraction")
+        );
+        assert_eq!(
+            FractionalAsk::parse_spec("a:-1")
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("fraction")
+        );
+        assert_eq!(
+            FractionalAsk::parse_spec(":0.5")
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("name")
+        );
+        assert_eq!(
+            FractionalAsk::parse_spec(" \t:0.5")
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("name")
+        );
         assert!(FractionalAsk::parse_spec("a").is_err());
         assert!(FractionalAsk::parse_spec("a:NaN").is_err());
         assert!(FractionalAsk::parse_spec("bad\nname:0.5").is_err());
@@ -227,7 +260,13 @@ mod tests {
 
     #[test]
     fn profile_shape() {
-        for ok in ["1g.5gb", "7g.141gb", "1g.24gb+me.all", "2g.48gb-me", "1G.5GB"] {
+        for ok in [
+            "1g.5gb",
+            "7g.141gb",
+            "1g.24gb+me.all",
+            "2g.48gb-me",
+            "1G.5GB",
+        ] {
             assert!(looks_like_profile(ok), "{ok}");
         }
         for bad in ["0.5", "1g", "g.5gb", "1g.gb", "1g.5gbx", "1g.5gb+", "25%"] {
@@ -240,9 +279,14 @@ mod tests {
     fn json_shape() {
         let a: FractionalAsk = serde_json::from_str(r#"{"name":"a","fraction":"1/3"}"#).unwrap();
         assert_eq!(a.requested_fraction(), Some(Share::ratio(1, 3).unwrap()));
-        let both = serde_json::from_str::<FractionalAsk>(r#"{"name":"a","fraction":0.5,"mig_profile":"1g.5gb"}"#);
+        let both = serde_json::from_str::<FractionalAsk>(
+            r#"{"name":"a","fraction":0.5,"mig_profile":"1g.5gb"}"#,
+        );
         assert!(both.unwrap_err().to_string().contains("both"));
         assert!(serde_json::from_str::<FractionalAsk>(r#"{"name":"a","fraction":0}"#).is_err());
-        assert_eq!(serde_json::to_string(&a).unwrap(), r#"{"name":"a","fraction":0.3333333333333333}"#);
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            r#"{"name":"a","fraction":0.3333333333333333}"#
+        );
     }
 }

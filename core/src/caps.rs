@@ -62,17 +62,31 @@ impl ClusterGpuCaps {
                 .in_field("gpu_count"));
             }
         }
-        let limited: Vec<&str> = self.mig_profiles.iter().flatten().map(|p| p.trim()).collect();
+        let limited: Vec<&str> = self
+            .mig_profiles
+            .iter()
+            .flatten()
+            .map(|p| p.trim())
+            .collect();
         let needs_model = self.supports_mig || !asked_profiles.is_empty() || !limited.is_empty();
-        let given = self.gpu_model.as_deref().map(str::trim).filter(|m| !m.is_empty());
+        let given = self
+            .gpu_model
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty());
         let (model, unknown_model, model_note) = match given {
             Some(name) => match catalog::find_model(name) {
                 Some(m) => (Some(m), None, None),
                 None if !self.supports_mig && asked_profiles.is_empty() && limited.is_empty() => {
-                    let note = format!("{name} is not in the catalogue: planned as a GPU without MIG");
+                    let note =
+                        format!("{name} is not in the catalogue: planned as a GPU without MIG");
                     (None, Some(name.to_string()), Some(note))
                 }
-                None => return Err(catalog::require_model(name).unwrap_err().in_field("gpu_model")),
+                None => {
+                    return Err(catalog::require_model(name)
+                        .unwrap_err()
+                        .in_field("gpu_model"))
+                }
             },
             None if needs_model => {
                 let names: Vec<&str> = limited.iter().chain(asked_profiles).copied().collect();
@@ -83,20 +97,26 @@ impl ClusterGpuCaps {
         };
         if self.supports_mig {
             if let Some(m) = model.filter(|m| !m.is_mig_capable()) {
-                return Err(Error::new(ErrorKind::OutOfRange, format!("{} does not support MIG", m.name))
-                    .in_field("supports_mig"));
+                return Err(Error::new(
+                    ErrorKind::OutOfRange,
+                    format!("{} does not support MIG", m.name),
+                )
+                .in_field("supports_mig"));
             }
         }
         let mut allowed_profiles = Vec::new();
         if let Some(m) = model.filter(|m| m.is_mig_capable()) {
             for p in &limited {
-                let profile = m.require_profile(p).map_err(|e| e.in_field("mig_profiles"))?;
+                let profile = m
+                    .require_profile(p)
+                    .map_err(|e| e.in_field("mig_profiles"))?;
                 if !allowed_profiles.contains(&profile) {
                     allowed_profiles.push(profile);
                 }
             }
             for p in asked_profiles {
-                m.require_profile(p).map_err(|e| e.in_field("mig_profile"))?;
+                m.require_profile(p)
+                    .map_err(|e| e.in_field("mig_profile"))?;
             }
             if limited.is_empty() {
                 allowed_profiles = m.profiles.iter().filter(|p| p.is_plain()).collect();
@@ -119,34 +139,57 @@ impl ClusterGpuCaps {
 /// Picks the model that offers every named profile: the only one, or the default among several,
 /// or the first in catalogue order. With no names, the default.
 fn infer_model(names: &[&str]) -> Result<(&'static GpuModel, String)> {
-    let default = catalog::find_model(DEFAULT_MIG_MODEL).expect("the default model is in the catalogue");
+    let default =
+        catalog::find_model(DEFAULT_MIG_MODEL).expect("the default model is in the catalogue");
     if names.is_empty() {
-        return Ok((default, format!("{DEFAULT_MIG_MODEL} assumed: no GPU model given")));
+        return Ok((
+            default,
+            format!("{DEFAULT_MIG_MODEL} assumed: no GPU model given"),
+        ));
     }
     let candidates = catalog::models_with_profiles(names.iter().copied());
     match candidates.as_slice() {
         [] => {
-            if let Some(unknown) = names.iter().find(|n| catalog::models_with_profiles([**n]).is_empty()) {
+            if let Some(unknown) = names
+                .iter()
+                .find(|n| catalog::models_with_profiles([**n]).is_empty())
+            {
                 let e = default.require_profile(unknown).unwrap_err();
                 return Err(Error::new(
                     ErrorKind::UnknownProfile,
-                    format!("{} (no GPU model given; no model in the catalogue offers it)", e.message),
+                    format!(
+                        "{} (no GPU model given; no model in the catalogue offers it)",
+                        e.message
+                    ),
                 )
                 .in_field("mig_profile"));
             }
             Err(Error::new(
                 ErrorKind::UnknownProfile,
-                format!("no GPU model offers all of {}; give --gpu-model", names.join(", ")),
+                format!(
+                    "no GPU model offers all of {}; give --gpu-model",
+                    names.join(", ")
+                ),
             )
             .in_field("mig_profiles"))
         }
-        [only] => Ok((only, format!("{} inferred from the profile names", only.name))),
+        [only] => Ok((
+            only,
+            format!("{} inferred from the profile names", only.name),
+        )),
         several => {
-            let chosen = several.iter().find(|m| m.name == DEFAULT_MIG_MODEL).unwrap_or(&several[0]);
+            let chosen = several
+                .iter()
+                .find(|m| m.name == DEFAULT_MIG_MODEL)
+                .unwrap_or(&several[0]);
             let all: Vec<&str> = several.iter().map(|m| m.name).collect();
             Ok((
                 chosen,
-                format!("{} assumed: the profile names fit {}; give a GPU model to be sure", chosen.name, all.join(", ")),
+                format!(
+                    "{} assumed: the profile names fit {}; give a GPU model to be sure",
+                    chosen.name,
+                    all.join(", ")
+                ),
             ))
         }
     }
@@ -159,7 +202,8 @@ mod tests {
     fn mig(profiles: &[&str]) -> ClusterGpuCaps {
         ClusterGpuCaps {
             supports_mig: true,
-            mig_profiles: (!profiles.is_empty()).then(|| profiles.iter().map(|s| s.to_string()).collect()),
+            mig_profiles: (!profiles.is_empty())
+                .then(|| profiles.iter().map(|s| s.to_string()).collect()),
             ..Default::default()
         }
     }
@@ -188,12 +232,30 @@ mod tests {
         assert_eq!(err.kind, ErrorKind::UnknownProfile);
         assert!(err.message.contains("1g.5gb"), "{}", err.message);
         assert!(mig(&["1g.5gb", "3g.71gb"]).resolve(&[]).is_err());
-        let t4 = ClusterGpuCaps { gpu_model: Some("t4".into()), ..mig(&[]) };
-        assert_eq!(t4.resolve(&[]).unwrap_err().field.as_deref(), Some("supports_mig"));
-        let zero = ClusterGpuCaps { gpu_count: Some(0), ..Default::default() };
-        assert_eq!(zero.resolve(&[]).unwrap_err().field.as_deref(), Some("gpu_count"));
-        let unknown = ClusterGpuCaps { gpu_model: Some("Voodoo".into()), ..mig(&[]) };
-        assert_eq!(unknown.resolve(&[]).unwrap_err().kind, ErrorKind::UnknownModel);
+        let t4 = ClusterGpuCaps {
+            gpu_model: Some("t4".into()),
+            ..mig(&[])
+        };
+        assert_eq!(
+            t4.resolve(&[]).unwrap_err().field.as_deref(),
+            Some("supports_mig")
+        );
+        let zero = ClusterGpuCaps {
+            gpu_count: Some(0),
+            ..Default::default()
+        };
+        assert_eq!(
+            zero.resolve(&[]).unwrap_err().field.as_deref(),
+            Some("gpu_count")
+        );
+        let unknown = ClusterGpuCaps {
+            gpu_model: Some("Voodoo".into()),
+            ..mig(&[])
+        };
+        assert_eq!(
+            unknown.resolve(&[]).unwrap_err().kind,
+            ErrorKind::UnknownModel
+        );
     }
 
     #[test]

@@ -94,7 +94,10 @@ mod tests {
         let e = Error::new(ErrorKind::OutOfRange, "must be greater than 0")
             .in_field("fraction")
             .at_line(3);
-        assert_eq!(e.to_string(), "line 3, field \"fraction\": must be greater than 0");
+        assert_eq!(
+            e.to_string(),
+            "line 3, field \"fraction\": must be greater than 0"
+        );
     }
 
     #[test]

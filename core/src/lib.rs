@@ -30,7 +30,9 @@ pub mod plan;
 pub mod scenario;
 pub mod units;
 
-pub use account::{fractional_gpu_hours, GpuHours, LedgerEntry, Rates, Summary, Usage, UsageRecord};
+pub use account::{
+    fractional_gpu_hours, GpuHours, LedgerEntry, Rates, Summary, Usage, UsageRecord,
+};
 pub use ask::{AskSize, FractionalAsk};
 pub use caps::ClusterGpuCaps;
 pub use catalog::{find_model, models, GpuModel, MigProfile};

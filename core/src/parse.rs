@@ -27,8 +27,17 @@ pub fn parse_hours(text: &str) -> Result<u64> {
     let hours: f64 = t
         .parse()
         .ok()
-        .filter(|h: &f64| h.is_finite() && !t.starts_with(['+', '-']) && t.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
-        .ok_or_else(|| Error::new(ErrorKind::Syntax, format!("expected hours such as 2 or 0.5, got {text:?}")))?;
+        .filter(|h: &f64| {
+            h.is_finite()
+                && !t.starts_with(['+', '-'])
+                && t.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        })
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::Syntax,
+                format!("expected hours such as 2 or 0.5, got {text:?}"),
+            )
+        })?;
     seconds_in_range((hours * 3600.0).round(), text)
 }
 
@@ -38,15 +47,21 @@ pub fn parse_hours(text: &str) -> Result<u64> {
 /// `Syntax` or `OutOfRange` for text that is not a whole number of seconds up to ten years.
 pub fn parse_seconds(text: &str) -> Result<u64> {
     let t = text.trim();
-    let s: u64 = t
-        .parse()
-        .map_err(|_| Error::new(ErrorKind::Syntax, format!("expected whole seconds such as 7200, got {text:?}")))?;
+    let s: u64 = t.parse().map_err(|_| {
+        Error::new(
+            ErrorKind::Syntax,
+            format!("expected whole seconds such as 7200, got {text:?}"),
+        )
+    })?;
     seconds_in_range(s as f64, text)
 }
 
 fn seconds_in_range(seconds: f64, text: &str) -> Result<u64> {
     if !(0.0..=MAX_SECONDS as f64).contains(&seconds) {
-        return Err(Error::new(ErrorKind::OutOfRange, format!("{text:?} is longer than ten years")));
+        return Err(Error::new(
+            ErrorKind::OutOfRange,
+            format!("{text:?} is longer than ten years"),
+        ));
     }
     Ok(seconds as u64)
 }
@@ -61,7 +76,10 @@ pub fn parse_asks(text: &str) -> Result<Vec<AskEntry>> {
     if text.len() > MAX_INPUT_BYTES {
         return Err(Error::new(
             ErrorKind::TooLarge,
-            format!("the ask list is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len()),
+            format!(
+                "the ask list is {} bytes; the limit is {MAX_INPUT_BYTES}",
+                text.len()
+            ),
         ));
     }
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
@@ -71,7 +89,10 @@ pub fn parse_asks(text: &str) -> Result<Vec<AskEntry>> {
         parse_csv(trimmed)?
     };
     if entries.len() > MAX_ASKS {
-        return Err(Error::new(ErrorKind::TooLarge, format!("more than {MAX_ASKS} asks")));
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!("more than {MAX_ASKS} asks"),
+        ));
     }
     Ok(entries)
 }
@@ -117,16 +138,26 @@ fn parse_csv(text: &str) -> Result<Vec<AskEntry>> {
                 continue;
             }
         }
-        let cols = columns.clone().unwrap_or_else(|| vec![Column::Name, Column::Size, Column::Hours]);
+        let cols = columns
+            .clone()
+            .unwrap_or_else(|| vec![Column::Name, Column::Size, Column::Hours]);
         entries.push(csv_entry(&cells, &cols).map_err(|e| e.at_line(line_no))?);
     }
     Ok(entries)
 }
 
 fn csv_entry(cells: &[String], cols: &[Column]) -> Result<AskEntry> {
-    let get = |c: Column| cols.iter().position(|&x| x == c).and_then(|i| cells.get(i)).map(|s| s.trim()).filter(|s| !s.is_empty());
+    let get = |c: Column| {
+        cols.iter()
+            .position(|&x| x == c)
+            .and_then(|i| cells.get(i))
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty())
+    };
     let name = get(Column::Name).unwrap_or("");
-    let size = get(Column::Size).ok_or_else(|| Error::new(ErrorKind::Syntax, "missing the fraction or MIG profile").in_field("fraction"))?;
+    let size = get(Column::Size).ok_or_else(|| {
+        Error::new(ErrorKind::Syntax, "missing the fraction or MIG profile").in_field("fraction")
+    })?;
     let ask = if looks_like_profile(size) {
         FractionalAsk::mig(name, size)?
     } else {
@@ -179,7 +210,12 @@ fn parse_json(text: &str) -> Result<Vec<AskEntry>> {
         Value::Array(items) => items,
         Value::Object(mut map) => match map.remove("asks") {
             Some(Value::Array(items)) => items,
-            _ => return Err(Error::new(ErrorKind::Syntax, "expected an array of asks or {\"asks\": [...]}")),
+            _ => {
+                return Err(Error::new(
+                    ErrorKind::Syntax,
+                    "expected an array of asks or {\"asks\": [...]}",
+                ))
+            }
         },
         _ => return Err(Error::new(ErrorKind::Syntax, "expected an array of asks")),
     };
@@ -193,7 +229,10 @@ fn parse_json(text: &str) -> Result<Vec<AskEntry>> {
 fn json_entry(item: serde_json::Value) -> Result<AskEntry> {
     use serde_json::Value;
     let Value::Object(mut map) = item else {
-        return Err(Error::new(ErrorKind::Syntax, "each ask must be an object such as {\"name\": \"a\", \"fraction\": 0.5}"));
+        return Err(Error::new(
+            ErrorKind::Syntax,
+            "each ask must be an object such as {\"name\": \"a\", \"fraction\": 0.5}",
+        ));
     };
     let hours = map.remove("hours");
     let seconds = map.remove("seconds");
@@ -211,7 +250,10 @@ fn json_entry(item: serde_json::Value) -> Result<AskEntry> {
 
 #[cfg(not(feature = "serde"))]
 fn parse_json(_text: &str) -> Result<Vec<AskEntry>> {
-    Err(Error::new(ErrorKind::Syntax, "JSON ask lists need the core's `serde` feature"))
+    Err(Error::new(
+        ErrorKind::Syntax,
+        "JSON ask lists need the core's `serde` feature",
+    ))
 }
 
 #[cfg(test)]
@@ -227,13 +269,19 @@ mod tests {
         assert_eq!(plain[2].ask.name, "c, quoted");
         let headed = parse_asks("seconds,name,fraction\n60,x,1/3\n").unwrap();
         assert_eq!(headed[0].seconds, Some(60));
-        assert_eq!(headed[0].ask.requested_fraction(), Some(Share::ratio(1, 3).unwrap()));
+        assert_eq!(
+            headed[0].ask.requested_fraction(),
+            Some(Share::ratio(1, 3).unwrap())
+        );
     }
 
     #[test]
     fn csv_errors_name_line_and_field() {
         let err = parse_asks("a,0.5\nb,zero\n").unwrap_err();
-        assert_eq!((err.line, err.field.as_deref()), (Some(2), Some("fraction")));
+        assert_eq!(
+            (err.line, err.field.as_deref()),
+            (Some(2), Some("fraction"))
+        );
         let err = parse_asks("name,fraction\na,0.5\n,0.2\n").unwrap_err();
         assert_eq!((err.line, err.field.as_deref()), (Some(3), Some("name")));
         let err = parse_asks("a,0.5,-2\n").unwrap_err();
@@ -243,7 +291,10 @@ mod tests {
 
     #[test]
     fn json_lists() {
-        let list = parse_asks(r#"[{"name":"a","fraction":0.5,"hours":2},{"name":"x","mig_profile":"3g.20gb"}]"#).unwrap();
+        let list = parse_asks(
+            r#"[{"name":"a","fraction":0.5,"hours":2},{"name":"x","mig_profile":"3g.20gb"}]"#,
+        )
+        .unwrap();
         assert_eq!(list[0].seconds, Some(7200));
         assert_eq!(list[1].ask.mig_profile(), Some("3g.20gb"));
         let wrapped = parse_asks(r#"{"asks":[{"name":"a","fraction":"25%"}]}"#).unwrap();

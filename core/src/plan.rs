@@ -34,7 +34,12 @@ pub enum Isolation {
 }
 
 impl Mechanism {
-    pub const ALL: [Mechanism; 4] = [Mechanism::Mig, Mechanism::Mps, Mechanism::Timeslice, Mechanism::Whole];
+    pub const ALL: [Mechanism; 4] = [
+        Mechanism::Mig,
+        Mechanism::Mps,
+        Mechanism::Timeslice,
+        Mechanism::Whole,
+    ];
 
     pub fn isolation(self) -> Isolation {
         match self {
@@ -68,8 +73,12 @@ impl Isolation {
     /// One line on what this isolation does and does not give.
     pub fn explain(self) -> &'static str {
         match self {
-            Isolation::Hardware => "own SMs, memory and memory bandwidth; faults stay inside the instance",
-            Isolation::Partial => "thread-percentage and pinned-memory limits; no error isolation between clients",
+            Isolation::Hardware => {
+                "own SMs, memory and memory bandwidth; faults stay inside the instance"
+            }
+            Isolation::Partial => {
+                "thread-percentage and pinned-memory limits; no error isolation between clients"
+            }
             Isolation::Soft => "turns on the whole GPU; no memory or fault isolation",
             Isolation::Exclusive => "the whole GPU for this workload alone",
         }
@@ -157,9 +166,15 @@ pub fn select_resolved(ask: &FractionalAsk, caps: &ResolvedCaps) -> Choice {
                 return timeslice_choice(ask, *f, model);
             }
             let reason = if caps.mig {
-                let largest = caps.allowed_profiles.iter().max_by_key(|p| (p.compute_slices, p.memory_slices));
+                let largest = caps
+                    .allowed_profiles
+                    .iter()
+                    .max_by_key(|p| (p.compute_slices, p.memory_slices));
                 match largest {
-                    Some(p) => format!("no allowed MIG profile covers {f} of a GPU (largest allowed: {})", p.name),
+                    Some(p) => format!(
+                        "no allowed MIG profile covers {f} of a GPU (largest allowed: {})",
+                        p.name
+                    ),
                     None => "no allowed MIG profile".to_string(),
                 }
             } else {
@@ -173,16 +188,22 @@ pub fn select_resolved(ask: &FractionalAsk, caps: &ResolvedCaps) -> Choice {
                 (Some(m), Some(p)) => m.profile_share(p),
                 _ => Share::ONE,
             };
-            let in_allowed = profile.is_some_and(|p| !caps.profiles_limited || caps.allowed_profiles.contains(&p));
+            let in_allowed = profile
+                .is_some_and(|p| !caps.profiles_limited || caps.allowed_profiles.contains(&p));
             match (caps.mig, model, profile) {
                 (true, Some(m), Some(p)) if in_allowed => mig_choice(ask, m, p, share),
                 (true, Some(_), Some(_)) => {
                     let allowed: Vec<&str> = caps.allowed_profiles.iter().map(|p| p.name).collect();
-                    let reason = format!("{name} is not among the allowed MIG profiles ({})", allowed.join(", "));
+                    let reason = format!(
+                        "{name} is not among the allowed MIG profiles ({})",
+                        allowed.join(", ")
+                    );
                     fallback(ask, share, model, &reason, Some(name))
                 }
                 _ => {
-                    let on = model.map(|m| format!(" (= {share:.4} of the GPU on {})", m.name)).unwrap_or_default();
+                    let on = model
+                        .map(|m| format!(" (= {share:.4} of the GPU on {})", m.name))
+                        .unwrap_or_default();
                     let reason = format!("no MIG on this cluster for {name}{on}");
                     fallback(ask, share, model, &reason, Some(name))
                 }
@@ -193,7 +214,11 @@ pub fn select_resolved(ask: &FractionalAsk, caps: &ResolvedCaps) -> Choice {
 
 /// The allowed profile of least waste whose compute and memory shares both cover `fraction`;
 /// ties go to the smaller profile, then to the earlier one in the catalogue.
-fn best_profile(model: &GpuModel, allowed: &[&'static MigProfile], fraction: Share) -> Option<&'static MigProfile> {
+fn best_profile(
+    model: &GpuModel,
+    allowed: &[&'static MigProfile],
+    fraction: Share,
+) -> Option<&'static MigProfile> {
     allowed
         .iter()
         .copied()
@@ -201,7 +226,13 @@ fn best_profile(model: &GpuModel, allowed: &[&'static MigProfile], fraction: Sha
         .min_by_key(|p| (model.profile_share(p), p.memory_slices, p.compute_slices))
 }
 
-fn base(ask: &FractionalAsk, mechanism: Mechanism, requested: Share, allocated: Share, model: Option<&GpuModel>) -> Choice {
+fn base(
+    ask: &FractionalAsk,
+    mechanism: Mechanism,
+    requested: Share,
+    allocated: Share,
+    model: Option<&GpuModel>,
+) -> Choice {
     Choice {
         name: ask.name.clone(),
         mechanism,
@@ -218,45 +249,74 @@ fn base(ask: &FractionalAsk, mechanism: Mechanism, requested: Share, allocated: 
     }
 }
 
-fn mig_choice(ask: &FractionalAsk, model: &GpuModel, profile: &MigProfile, requested: Share) -> Choice {
+fn mig_choice(
+    ask: &FractionalAsk,
+    model: &GpuModel,
+    profile: &MigProfile,
+    requested: Share,
+) -> Choice {
     let share = model.profile_share(profile);
     let mut c = base(ask, Mechanism::Mig, requested, share, Some(model));
     c.mig_profile = Some(profile.name.to_string());
     let g = model.mig.expect("MIG choices are only made on MIG models");
     let mut note = format!(
         "{} on {}: {} of {} compute slices, {} of {} memory slices = {share:.4} of the GPU",
-        profile.name, model.name, profile.compute_slices, g.compute_slices, profile.memory_slices, g.memory_slices
+        profile.name,
+        model.name,
+        profile.compute_slices,
+        g.compute_slices,
+        profile.memory_slices,
+        g.memory_slices
     );
     if !c.wasted_fraction.is_zero() {
         note.push_str(&format!(", {:.4} more than asked", c.wasted_fraction));
     }
     c.notes.push(note);
     if let Certainty::Uncertain(why) = profile.certainty {
-        c.warnings.push(format!("{} geometry is uncertain: {why}", model.name));
+        c.warnings
+            .push(format!("{} geometry is uncertain: {why}", model.name));
     }
     if let Certainty::Uncertain(why) = model.certainty {
-        c.warnings.push(format!("{} catalogue entry is uncertain: {why}", model.name));
+        c.warnings.push(format!(
+            "{} catalogue entry is uncertain: {why}",
+            model.name
+        ));
     }
     c
 }
 
 fn mps_choice(ask: &FractionalAsk, fraction: Share, model: Option<&GpuModel>) -> Choice {
     let mut c = base(ask, Mechanism::Mps, fraction, fraction, model);
-    let percent = fraction.units().saturating_mul(100).div_ceil(Share::ONE.units()).min(100) as u8;
-    let pinned = model.map(|m| (u128::from(m.memory_mib) * u128::from(fraction.units())).div_ceil(u128::from(Share::ONE.units())) as u64);
+    let percent = fraction
+        .units()
+        .saturating_mul(100)
+        .div_ceil(Share::ONE.units())
+        .min(100) as u8;
+    let pinned = model.map(|m| {
+        (u128::from(m.memory_mib) * u128::from(fraction.units()))
+            .div_ceil(u128::from(Share::ONE.units())) as u64
+    });
     c.mps = Some(MpsLimits {
         active_thread_percentage: percent,
         pinned_memory_mib: pinned,
     });
-    let memory = pinned.map(|mib| format!(", CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0={mib}M")).unwrap_or_default();
-    c.notes.push(format!("MPS client limits: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE={percent}{memory}"));
-    c.warnings.push("MPS has no error isolation: a fault in one client can end every client on the GPU".into());
+    let memory = pinned
+        .map(|mib| format!(", CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0={mib}M"))
+        .unwrap_or_default();
+    c.notes.push(format!(
+        "MPS client limits: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE={percent}{memory}"
+    ));
+    c.warnings.push(
+        "MPS has no error isolation: a fault in one client can end every client on the GPU".into(),
+    );
     c
 }
 
 fn timeslice_choice(ask: &FractionalAsk, fraction: Share, model: Option<&GpuModel>) -> Choice {
     let mut c = base(ask, Mechanism::Timeslice, fraction, fraction, model);
-    c.notes.push(format!("time-sliced: {fraction} of a GPU is a planning share, taken in turns and not enforced"));
+    c.notes.push(format!(
+        "time-sliced: {fraction} of a GPU is a planning share, taken in turns and not enforced"
+    ));
     c.warnings.push("time-slicing has no memory or fault isolation: a neighbour can take all GPU memory or crash the shared context".into());
     c
 }
@@ -274,19 +334,30 @@ fn whole_gpus(ask: &FractionalAsk, fraction: Share, model: Option<&GpuModel>) ->
             "{fraction} GPUs rounded up to {gpus} whole GPU{plural} ({} GPU, {percent}% wasted)",
             c.wasted_fraction
         ));
-        c.warnings.push(format!("{percent}% GPU capacity wasted by rounding up to whole GPUs."));
+        c.warnings.push(format!(
+            "{percent}% GPU capacity wasted by rounding up to whole GPUs."
+        ));
     }
     c
 }
 
 /// The honest fallback: a whole GPU, with the waste said out loud.
-fn fallback(ask: &FractionalAsk, requested: Share, model: Option<&GpuModel>, reason: &str, profile: Option<&str>) -> Choice {
+fn fallback(
+    ask: &FractionalAsk,
+    requested: Share,
+    model: Option<&GpuModel>,
+    reason: &str,
+    profile: Option<&str>,
+) -> Choice {
     let mut c = base(ask, Mechanism::Whole, requested, Share::ONE, model);
     let percent = c.wasted_fraction.percent_of(Share::ONE);
     let what = profile.map_or_else(|| requested.to_string(), str::to_string);
-    c.notes.push(format!("{reason} — rounded {what} up to a whole GPU ({percent}% wasted)"));
+    c.notes.push(format!(
+        "{reason} — rounded {what} up to a whole GPU ({percent}% wasted)"
+    ));
     if !c.wasted_fraction.is_zero() {
-        c.warnings.push(format!("{percent}% GPU capacity wasted by this fallback."));
+        c.warnings
+            .push(format!("{percent}% GPU capacity wasted by this fallback."));
     }
     c
 }

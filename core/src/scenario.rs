@@ -13,7 +13,15 @@ pub struct Scenario {
 }
 
 /// Query keys a scenario understands; any other key (say `embed`) is left to the page.
-pub const SCENARIO_KEYS: [&str; 7] = ["ask", "gpus", "timeslice", "mig-capable", "mps", "gpu-model", "mig-profiles"];
+pub const SCENARIO_KEYS: [&str; 7] = [
+    "ask",
+    "gpus",
+    "timeslice",
+    "mig-capable",
+    "mps",
+    "gpu-model",
+    "mig-profiles",
+];
 
 impl Scenario {
     /// Reads `ask=a:0.5&ask=x:3g.20gb&gpus=2&timeslice&mig-capable&mps&gpu-model=h100&mig-profiles=1g.10gb,2g.20gb`
@@ -34,7 +42,8 @@ impl Scenario {
             match key.as_str() {
                 "ask" => {
                     let field = format!("ask[{}]", s.asks.len());
-                    let ask = FractionalAsk::parse_spec(value.as_deref().unwrap_or("")).map_err(|e| e.in_field(field))?;
+                    let ask = FractionalAsk::parse_spec(value.as_deref().unwrap_or(""))
+                        .map_err(|e| e.in_field(field))?;
                     s.asks.push(ask);
                 }
                 "gpus" => {
@@ -43,7 +52,11 @@ impl Scenario {
                         None
                     } else {
                         Some(v.parse().map_err(|_| {
-                            Error::new(ErrorKind::Syntax, format!("expected a whole number of GPUs, got {v:?}")).in_field("gpus")
+                            Error::new(
+                                ErrorKind::Syntax,
+                                format!("expected a whole number of GPUs, got {v:?}"),
+                            )
+                            .in_field("gpus")
                         })?)
                     };
                 }
@@ -68,7 +81,11 @@ impl Scenario {
 
     /// The query [`Scenario::from_query`] reads back (without `?`), in a fixed order.
     pub fn to_query(&self) -> String {
-        let mut parts: Vec<String> = self.asks.iter().map(|a| format!("ask={}", encode(&a.to_spec()))).collect();
+        let mut parts: Vec<String> = self
+            .asks
+            .iter()
+            .map(|a| format!("ask={}", encode(&a.to_spec())))
+            .collect();
         if let Some(n) = self.caps.gpu_count {
             parts.push(format!("gpus={n}"));
         }
@@ -95,7 +112,10 @@ fn parse_flag(value: Option<&str>) -> Result<bool> {
     match value.map(str::trim) {
         None | Some("" | "1" | "true" | "on" | "yes") => Ok(true),
         Some("0" | "false" | "off" | "no") => Ok(false),
-        Some(v) => Err(Error::new(ErrorKind::Syntax, format!("expected true or false, got {v:?}"))),
+        Some(v) => Err(Error::new(
+            ErrorKind::Syntax,
+            format!("expected true or false, got {v:?}"),
+        )),
     }
 }
 
@@ -108,10 +128,14 @@ fn decode(text: &str) -> Result<String> {
         match bytes[i] {
             b'+' => out.push(b' '),
             b'%' => {
-                let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
-                let byte = hex.and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or_else(|| {
-                    Error::new(ErrorKind::Syntax, format!("bad percent-escape in {text:?}"))
-                })?;
+                let hex = bytes
+                    .get(i + 1..i + 3)
+                    .and_then(|h| std::str::from_utf8(h).ok());
+                let byte = hex
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| {
+                        Error::new(ErrorKind::Syntax, format!("bad percent-escape in {text:?}"))
+                    })?;
                 out.push(byte);
                 i += 2;
             }
@@ -119,7 +143,12 @@ fn decode(text: &str) -> Result<String> {
         }
         i += 1;
     }
-    String::from_utf8(out).map_err(|_| Error::new(ErrorKind::Syntax, format!("{text:?} does not decode to UTF-8")))
+    String::from_utf8(out).map_err(|_| {
+        Error::new(
+            ErrorKind::Syntax,
+            format!("{text:?} does not decode to UTF-8"),
+        )
+    })
 }
 
 /// Percent-encoding of everything but unreserved characters and the grammar's `:` `,` `/` `%`-free set.
@@ -127,7 +156,16 @@ fn encode(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for b in text.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b':' | b',' | b'/' => out.push(b as char),
+            b'A'..=b'Z'
+            | b'a'..=b'z'
+            | b'0'..=b'9'
+            | b'-'
+            | b'_'
+            | b'.'
+            | b'~'
+            | b':'
+            | b','
+            | b'/' => out.push(b as char),
             _ => out.push_str(&format!("%{b:02X}")),
         }
     }
@@ -144,7 +182,10 @@ mod tests {
         assert_eq!(s.asks.len(), 3);
         assert_eq!(s.caps.gpu_count, Some(2));
         assert!(s.caps.supports_timeslicing && !s.caps.supports_mig);
-        assert_eq!(s.to_query(), "ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice");
+        assert_eq!(
+            s.to_query(),
+            "ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice"
+        );
     }
 
     #[test]
@@ -159,9 +200,27 @@ mod tests {
 
     #[test]
     fn errors_name_the_parameter() {
-        assert_eq!(Scenario::from_query("ask=a:0.5&ask=b:x").unwrap_err().field.as_deref(), Some("ask[1].fraction"));
-        assert_eq!(Scenario::from_query("gpus=two").unwrap_err().field.as_deref(), Some("gpus"));
-        assert_eq!(Scenario::from_query("ask=:0.5").unwrap_err().field.as_deref(), Some("ask[0].name"));
+        assert_eq!(
+            Scenario::from_query("ask=a:0.5&ask=b:x")
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("ask[1].fraction")
+        );
+        assert_eq!(
+            Scenario::from_query("gpus=two")
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("gpus")
+        );
+        assert_eq!(
+            Scenario::from_query("ask=:0.5")
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("ask[0].name")
+        );
         assert!(Scenario::from_query("ask=%ZZ").is_err());
         assert!(Scenario::from_query("timeslice=maybe").is_err());
     }

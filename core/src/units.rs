@@ -52,9 +52,15 @@ impl Share {
     /// `OutOfRange` on a zero denominator or a result above [`MAX_GPUS`].
     pub fn ratio(numerator: u64, denominator: u64) -> Result<Share> {
         if denominator == 0 {
-            return Err(Error::new(ErrorKind::OutOfRange, "ratio has a zero denominator"));
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                "ratio has a zero denominator",
+            ));
         }
-        let units = div_ceil(u128::from(numerator) * u128::from(UNITS_PER_GPU), denominator.into());
+        let units = div_ceil(
+            u128::from(numerator) * u128::from(UNITS_PER_GPU),
+            denominator.into(),
+        );
         from_u128(units, || format!("{numerator}/{denominator}"))
     }
 
@@ -65,7 +71,10 @@ impl Share {
     pub fn parse(text: &str) -> Result<Share> {
         let t = text.trim();
         if t.is_empty() {
-            return Err(Error::new(ErrorKind::Syntax, "expected a fraction such as 0.25, 25% or 1/4, got nothing"));
+            return Err(Error::new(
+                ErrorKind::Syntax,
+                "expected a fraction such as 0.25, 25% or 1/4, got nothing",
+            ));
         }
         if let Some(percent) = t.strip_suffix('%') {
             let d = Decimal::parse(percent.trim_end(), text)?;
@@ -75,7 +84,10 @@ impl Share {
             let n = Decimal::parse(num.trim(), text)?;
             let d = Decimal::parse(den.trim(), text)?;
             if d.digits == 0 {
-                return Err(Error::new(ErrorKind::OutOfRange, format!("{text:?} divides by zero")));
+                return Err(Error::new(
+                    ErrorKind::OutOfRange,
+                    format!("{text:?} divides by zero"),
+                ));
             }
             // (n.digits / 10^n.scale) / (d.digits / 10^d.scale) of a GPU, rounded up. Digits cut
             // from the denominator only make the result larger, which is the rounding we want.
@@ -87,7 +99,9 @@ impl Share {
             let (Some(num), Some(den)) = (num, den) else {
                 return Err(too_large(text));
             };
-            return from_u128(div_ceil(num, den) + u128::from(n.sticky), || text.to_string());
+            return from_u128(div_ceil(num, den) + u128::from(n.sticky), || {
+                text.to_string()
+            });
         }
         let d = Decimal::parse(t, text)?;
         from_u128(d.scaled_ceil(1), || text.to_string())
@@ -101,10 +115,16 @@ impl Share {
     /// `OutOfRange` for NaN, infinities, negatives and values above [`MAX_GPUS`].
     pub fn from_f64(value: f64) -> Result<Share> {
         if !value.is_finite() {
-            return Err(Error::new(ErrorKind::OutOfRange, format!("expected a finite number, got {value}")));
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("expected a finite number, got {value}"),
+            ));
         }
         if value < 0.0 {
-            return Err(Error::new(ErrorKind::OutOfRange, format!("must not be negative, got {value}")));
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("must not be negative, got {value}"),
+            ));
         }
         if value > MAX_GPUS as f64 {
             return Err(too_large(&value.to_string()));
@@ -157,7 +177,8 @@ impl Share {
     /// Decimal text with exactly `places` digits after the point, rounded half up: `0.29`.
     pub fn to_fixed(self, places: u32) -> String {
         let scale = 10u128.pow(places);
-        let scaled = (u128::from(self.0) * scale * 2 + u128::from(UNITS_PER_GPU)) / (2 * u128::from(UNITS_PER_GPU));
+        let scaled = (u128::from(self.0) * scale * 2 + u128::from(UNITS_PER_GPU))
+            / (2 * u128::from(UNITS_PER_GPU));
         let (int, frac) = (scaled / scale, scaled % scale);
         if places == 0 {
             int.to_string()
@@ -176,7 +197,11 @@ impl fmt::Display for Share {
             return pad(f, &self.to_fixed(places as u32));
         }
         let exact = self.0 % (UNITS_PER_GPU / 100_000) == 0;
-        let text = if exact { self.to_fixed(5) } else { self.to_fixed(4) };
+        let text = if exact {
+            self.to_fixed(5)
+        } else {
+            self.to_fixed(4)
+        };
         let text = if text.contains('.') {
             text.trim_end_matches('0').trim_end_matches('.').to_string()
         } else {
@@ -238,7 +263,9 @@ impl<'a> Decimal<'a> {
         if int.len() > 7 {
             return Err(too_large(whole_input));
         }
-        let mut digits: u128 = int.bytes().fold(0, |acc, b| acc * 10 + u128::from(b - b'0'));
+        let mut digits: u128 = int
+            .bytes()
+            .fold(0, |acc, b| acc * 10 + u128::from(b - b'0'));
         let kept = &frac[..frac.len().min(MAX_FRACTION_DIGITS)];
         for b in kept.bytes() {
             digits = digits * 10 + u128::from(b - b'0');
@@ -267,7 +294,10 @@ impl<'a> Decimal<'a> {
     /// Whether the full decimal is greater than `num / den`, by comparing digit by digit with the
     /// long division of `num / den`.
     fn exceeds(&self, num: u128, den: u128) -> bool {
-        let int: u128 = self.int.bytes().fold(0, |acc, b| acc * 10 + u128::from(b - b'0'));
+        let int: u128 = self
+            .int
+            .bytes()
+            .fold(0, |acc, b| acc * 10 + u128::from(b - b'0'));
         let (whole, mut rem) = (num / den, num % den);
         if int != whole {
             return int > whole;
@@ -349,7 +379,11 @@ mod tests {
         for den in 1..=16 {
             assert_eq!(UNITS_PER_GPU % den, 0, "1/{den} must be exact");
         }
-        assert_eq!(UNITS_PER_GPU % 100_000, 0, "five decimal places must be exact");
+        assert_eq!(
+            UNITS_PER_GPU % 100_000,
+            0,
+            "five decimal places must be exact"
+        );
     }
 
     #[test]
@@ -388,15 +422,23 @@ mod tests {
     fn floats_snap_to_the_unit_they_image() {
         assert_eq!(Share::from_f64(0.1).unwrap(), p("0.1"));
         assert_eq!(Share::from_f64(2.0 / 7.0).unwrap(), p("2/7"));
-        assert_eq!(Share::from_f64(0.55 + 0.34 + 0.11).unwrap().units(), UNITS_PER_GPU + 1);
+        assert_eq!(
+            Share::from_f64(0.55 + 0.34 + 0.11).unwrap().units(),
+            UNITS_PER_GPU + 1
+        );
     }
 
     #[test]
     fn rejects_garbage_and_extremes() {
-        for bad in ["", "abc", "-1", "1e3", "0x10", "1/0", "1..2", ".", "%", "5/", "nan", "١"] {
+        for bad in [
+            "", "abc", "-1", "1e3", "0x10", "1/0", "1..2", ".", "%", "5/", "nan", "١",
+        ] {
             assert!(Share::parse(bad).is_err(), "{bad:?} should be rejected");
         }
-        assert_eq!(Share::parse("99999999").unwrap_err().kind, ErrorKind::OutOfRange);
+        assert_eq!(
+            Share::parse("99999999").unwrap_err().kind,
+            ErrorKind::OutOfRange
+        );
         assert!(Share::from_f64(f64::NAN).is_err());
         assert!(Share::from_f64(-0.5).is_err());
         assert!(Share::from_f64(f64::INFINITY).is_err());

@@ -9,7 +9,7 @@ mod export;
 mod jsonl;
 mod summary;
 
-pub use export::{ledger_csv, summary_csv, csv_cell};
+pub use export::{csv_cell, ledger_csv, summary_csv};
 #[cfg(feature = "serde")]
 pub use jsonl::{format_entry, parse_ledger, LEDGER_VERSION};
 pub use summary::{summarize, Rates, Summary, SummaryRow, Totals};
@@ -42,7 +42,12 @@ impl GpuHours {
         if places == 0 {
             return scaled.to_string();
         }
-        format!("{}.{:0width$}", scaled / scale, scaled % scale, width = places as usize)
+        format!(
+            "{}.{:0width$}",
+            scaled / scale,
+            scaled % scale,
+            width = places as usize
+        )
     }
 }
 
@@ -80,14 +85,23 @@ pub struct UsageRecord {
     pub isolation: Isolation,
     pub requested_fraction: Share,
     pub allocated_fraction: Share,
-    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub mig_profile: Option<String>,
-    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub gpu_model: Option<String>,
     /// When the use started, Unix seconds (supplied by the caller).
     pub started_at: i64,
     /// How long it ran; `None` while it is still running (closed by a [`LedgerEntry::Release`]).
-    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub seconds: Option<u64>,
 }
 
@@ -115,7 +129,10 @@ impl UsageRecord {
 pub enum LedgerEntry {
     Usage(UsageRecord),
     /// Closes the latest open usage of `ask` at `at` (Unix seconds).
-    Release { ask: String, at: i64 },
+    Release {
+        ask: String,
+        at: i64,
+    },
 }
 
 /// Whether a use has ended.
@@ -157,7 +174,11 @@ pub fn resolve(entries: &[LedgerEntry], now: i64) -> Result<Vec<Usage>> {
             LedgerEntry::Usage(r) => usages.push(Usage {
                 record: r.clone(),
                 seconds: r.seconds.unwrap_or(0),
-                status: if r.seconds.is_some() { UsageStatus::Closed } else { UsageStatus::Running },
+                status: if r.seconds.is_some() {
+                    UsageStatus::Closed
+                } else {
+                    UsageStatus::Running
+                },
             }),
             LedgerEntry::Release { ask, at } => {
                 let open = usages
@@ -165,14 +186,21 @@ pub fn resolve(entries: &[LedgerEntry], now: i64) -> Result<Vec<Usage>> {
                     .rev()
                     .find(|u| u.status == UsageStatus::Running && &u.record.ask == ask);
                 let Some(u) = open else {
-                    return Err(Error::new(ErrorKind::Ledger, format!("release of {ask:?}, which has no open allocation")).at_line(n + 1));
+                    return Err(Error::new(
+                        ErrorKind::Ledger,
+                        format!("release of {ask:?}, which has no open allocation"),
+                    )
+                    .at_line(n + 1));
                 };
                 u.seconds = elapsed(u.record.started_at, *at);
                 u.status = UsageStatus::Closed;
             }
         }
     }
-    for u in usages.iter_mut().filter(|u| u.status == UsageStatus::Running) {
+    for u in usages
+        .iter_mut()
+        .filter(|u| u.status == UsageStatus::Running)
+    {
         u.seconds = elapsed(u.record.started_at, now);
     }
     Ok(usages)

@@ -46,7 +46,11 @@ impl Rates {
             if v.is_finite() && v >= min {
                 Ok(())
             } else {
-                Err(Error::new(ErrorKind::OutOfRange, format!("must be a number ≥ {min}, got {v}")).in_field(field))
+                Err(Error::new(
+                    ErrorKind::OutOfRange,
+                    format!("must be a number ≥ {min}, got {v}"),
+                )
+                .in_field(field))
             }
         };
         if let Some(c) = self.cost_per_gpu_hour {
@@ -107,11 +111,14 @@ impl SummaryRow {
         self.running += u64::from(u.status == UsageStatus::Running);
         self.requested_gpu_hours = self.requested_gpu_hours + requested;
         self.allocated_gpu_hours = self.allocated_gpu_hours + allocated;
-        self.wasted_gpu_hours = self.allocated_gpu_hours.saturating_sub(self.requested_gpu_hours);
+        self.wasted_gpu_hours = self
+            .allocated_gpu_hours
+            .saturating_sub(self.requested_gpu_hours);
         if let Some(rate) = rates.cost_per_gpu_hour {
             *self.cost.get_or_insert(0.0) += allocated.to_f64() * rate;
         }
-        let kwh = allocated.to_f64() * rates.watts_for(u.record.gpu_model.as_deref()) / 1000.0 * rates.pue;
+        let kwh = allocated.to_f64() * rates.watts_for(u.record.gpu_model.as_deref()) / 1000.0
+            * rates.pue;
         self.energy_kwh += kwh;
         self.co2e_kg += kwh * rates.grid_g_co2e_per_kwh / 1000.0;
     }

@@ -11,7 +11,10 @@ fn record(spec: &str, caps: &ClusterGpuCaps, started_at: i64, seconds: Option<u6
 }
 
 fn timeslice() -> ClusterGpuCaps {
-    ClusterGpuCaps { supports_timeslicing: true, ..Default::default() }
+    ClusterGpuCaps {
+        supports_timeslicing: true,
+        ..Default::default()
+    }
 }
 
 #[test]
@@ -30,7 +33,13 @@ fn summary_splits_requested_allocated_and_wasted() {
         record("train:2", &timeslice(), 0, Some(3600)),
     ];
     let usages = resolve(&entries, 10_000).unwrap();
-    let s = summarize(&usages, &Rates { cost_per_gpu_hour: Some(2.0), ..Default::default() });
+    let s = summarize(
+        &usages,
+        &Rates {
+            cost_per_gpu_hour: Some(2.0),
+            ..Default::default()
+        },
+    );
     let jpcp = &s.by_workload[0];
     assert_eq!(jpcp.key, "JPCP");
     assert_eq!(jpcp.requested_gpu_hours.to_fixed(4), "1.0000");
@@ -50,16 +59,31 @@ fn open_allocations_run_until_released_or_now() {
     let entries = [
         record("a:0.5", &timeslice(), 1000, None),
         record("b:0.5", &timeslice(), 1000, None),
-        LedgerEntry::Release { ask: "a".into(), at: 4600 },
+        LedgerEntry::Release {
+            ask: "a".into(),
+            at: 4600,
+        },
     ];
     let usages = resolve(&entries, 8200).unwrap();
-    assert_eq!((usages[0].seconds, usages[0].status), (3600, UsageStatus::Closed));
-    assert_eq!((usages[1].seconds, usages[1].status), (7200, UsageStatus::Running));
+    assert_eq!(
+        (usages[0].seconds, usages[0].status),
+        (3600, UsageStatus::Closed)
+    );
+    assert_eq!(
+        (usages[1].seconds, usages[1].status),
+        (7200, UsageStatus::Running)
+    );
     let s = summarize(&usages, &Rates::default());
     assert_eq!(s.totals.running, 1);
-    let bad = [LedgerEntry::Release { ask: "ghost".into(), at: 1 }];
+    let bad = [LedgerEntry::Release {
+        ask: "ghost".into(),
+        at: 1,
+    }];
     let err = resolve(&bad, 2).unwrap_err();
-    assert_eq!((err.kind, err.line), (crate::error::ErrorKind::Ledger, Some(1)));
+    assert_eq!(
+        (err.kind, err.line),
+        (crate::error::ErrorKind::Ledger, Some(1))
+    );
 }
 
 #[test]
@@ -73,26 +97,44 @@ fn csv_cells_cannot_become_formulas() {
     assert_eq!(csv_cell("plain"), "plain");
     let entries = [record("=HYPERLINK(\"x\"):0.5", &timeslice(), 0, Some(60))];
     let csv = ledger_csv(&resolve(&entries, 0).unwrap());
-    assert!(csv.lines().nth(1).unwrap().starts_with("\"'=HYPERLINK(\"\"x\"\")\",timeslice"), "{csv}");
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("\"'=HYPERLINK(\"\"x\"\")\",timeslice"),
+        "{csv}"
+    );
 }
 
 #[test]
 fn rates_are_validated() {
     assert!(Rates::default().validate().is_ok());
-    let bad = Rates { pue: 0.5, ..Default::default() };
+    let bad = Rates {
+        pue: 0.5,
+        ..Default::default()
+    };
     assert_eq!(bad.validate().unwrap_err().field.as_deref(), Some("pue"));
-    let nan = Rates { cost_per_gpu_hour: Some(f64::NAN), ..Default::default() };
+    let nan = Rates {
+        cost_per_gpu_hour: Some(f64::NAN),
+        ..Default::default()
+    };
     assert!(nan.validate().is_err());
 }
 
 #[cfg(feature = "serde")]
 #[test]
 fn ledger_lines_round_trip_exactly() {
-    let caps = ClusterGpuCaps { supports_mig: true, ..Default::default() };
+    let caps = ClusterGpuCaps {
+        supports_mig: true,
+        ..Default::default()
+    };
     let entries = vec![
         record("a:1/3", &timeslice(), 5, Some(60)),
         record("m:0.25", &caps, 5, None),
-        LedgerEntry::Release { ask: "m".into(), at: 99 },
+        LedgerEntry::Release {
+            ask: "m".into(),
+            at: 99,
+        },
     ];
     let text: String = entries.iter().map(|e| format_entry(e) + "\n").collect();
     assert!(text.starts_with("{\"v\":1,"), "{text}");
@@ -107,7 +149,13 @@ fn corrupt_ledger_lines_are_reported_by_line() {
     let err = parse_ledger(&text).unwrap_err();
     assert_eq!(err.line, Some(3));
     let future = good.replace("\"v\":1", "\"v\":9");
-    assert!(parse_ledger(&future).unwrap_err().message.contains("version 9"));
+    assert!(parse_ledger(&future)
+        .unwrap_err()
+        .message
+        .contains("version 9"));
     let bad_name = good.replace("\"ask\":\"a\"", "\"ask\":\"\"");
-    assert_eq!(parse_ledger(&bad_name).unwrap_err().field.as_deref(), Some("ask.name"));
+    assert_eq!(
+        parse_ledger(&bad_name).unwrap_err().field.as_deref(),
+        Some("ask.name")
+    );
 }

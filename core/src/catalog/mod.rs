@@ -15,7 +15,10 @@ use crate::units::Share;
 /// How sure the catalogue is of a fact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case", tag = "certainty", content = "why"))]
+#[cfg_attr(
+    feature = "serde",
+    serde(rename_all = "snake_case", tag = "certainty", content = "why")
+)]
 pub enum Certainty {
     /// From a primary source or a real capture.
     Known,
@@ -88,7 +91,10 @@ pub fn require_model(name: &str) -> Result<&'static GpuModel> {
         let known: Vec<&str> = models().iter().map(|m| m.name).collect();
         Error::new(
             ErrorKind::UnknownModel,
-            format!("unknown GPU model {name:?}; known models: {}", known.join(", ")),
+            format!(
+                "unknown GPU model {name:?}; known models: {}",
+                known.join(", ")
+            ),
         )
     })
 }
@@ -101,7 +107,9 @@ impl GpuModel {
     /// The profile with this name (case-insensitive), if the model offers it.
     pub fn profile(&self, name: &str) -> Option<&'static MigProfile> {
         let name = name.trim();
-        self.profiles.iter().find(|p| p.name.eq_ignore_ascii_case(name))
+        self.profiles
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name))
     }
 
     /// Like [`GpuModel::profile`], but an unknown name is an error listing the valid ones.
@@ -114,7 +122,11 @@ impl GpuModel {
             let message = if valid.is_empty() {
                 format!("{} has no MIG, so it has no profile {name:?}", self.name)
             } else {
-                format!("{} has no MIG profile {name:?}; valid profiles: {}", self.name, valid.join(", "))
+                format!(
+                    "{} has no MIG profile {name:?}; valid profiles: {}",
+                    self.name,
+                    valid.join(", ")
+                )
             };
             Error::new(ErrorKind::UnknownProfile, message)
         })
@@ -127,7 +139,9 @@ impl GpuModel {
                 let compute = Share::ratio(profile.compute_slices.into(), g.compute_slices.into());
                 let memory = Share::ratio(profile.memory_slices.into(), g.memory_slices.into());
                 // Slice counts are tiny and non-zero, so both ratios exist.
-                compute.unwrap_or(Share::ONE).max(memory.unwrap_or(Share::ONE))
+                compute
+                    .unwrap_or(Share::ONE)
+                    .max(memory.unwrap_or(Share::ONE))
             }
             None => Share::ONE,
         }
@@ -143,7 +157,9 @@ impl GpuModel {
 }
 
 /// Models whose profile names include all of `profiles`, in catalogue order.
-pub fn models_with_profiles<'a>(profiles: impl IntoIterator<Item = &'a str> + Clone) -> Vec<&'static GpuModel> {
+pub fn models_with_profiles<'a>(
+    profiles: impl IntoIterator<Item = &'a str> + Clone,
+) -> Vec<&'static GpuModel> {
     models()
         .iter()
         .filter(|m| m.is_mig_capable())

@@ -16,47 +16,135 @@ const NO_LGIPP: Certainty = Uncertain("placements transcribed from NVIDIA's diag
 
 // 8-memory-slice boards, facts §1.2 (placements) and §1.3 (names).
 static A100_40: [MigProfile; 7] = eight_slice(
-    ["1g.5gb", "1g.5gb+me", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"],
+    [
+        "1g.5gb",
+        "1g.5gb+me",
+        "1g.10gb",
+        "2g.10gb",
+        "3g.20gb",
+        "4g.20gb",
+        "7g.40gb",
+    ],
     Known,
 );
 static A100_80: [MigProfile; 7] = eight_slice(
-    ["1g.10gb", "1g.10gb+me", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"],
+    [
+        "1g.10gb",
+        "1g.10gb+me",
+        "1g.20gb",
+        "2g.20gb",
+        "3g.40gb",
+        "4g.40gb",
+        "7g.80gb",
+    ],
     Known,
 );
 static H100_80: [MigProfile; 7] = eight_slice(
-    ["1g.10gb", "1g.10gb+me", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"],
+    [
+        "1g.10gb",
+        "1g.10gb+me",
+        "1g.20gb",
+        "2g.20gb",
+        "3g.40gb",
+        "4g.40gb",
+        "7g.80gb",
+    ],
     NO_LGIPP,
 );
 static H100_94: [MigProfile; 7] = eight_slice(
-    ["1g.12gb", "1g.12gb+me", "1g.24gb", "2g.24gb", "3g.47gb", "4g.47gb", "7g.94gb"],
+    [
+        "1g.12gb",
+        "1g.12gb+me",
+        "1g.24gb",
+        "2g.24gb",
+        "3g.47gb",
+        "4g.47gb",
+        "7g.94gb",
+    ],
     Known,
 );
 static H100_96: [MigProfile; 7] = eight_slice(
-    ["1g.12gb", "1g.12gb+me", "1g.24gb", "2g.24gb", "3g.48gb", "4g.48gb", "7g.96gb"],
+    [
+        "1g.12gb",
+        "1g.12gb+me",
+        "1g.24gb",
+        "2g.24gb",
+        "3g.48gb",
+        "4g.48gb",
+        "7g.96gb",
+    ],
     NO_LGIPP,
 );
 static H200: [MigProfile; 7] = eight_slice(
-    ["1g.18gb", "1g.18gb+me", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"],
+    [
+        "1g.18gb",
+        "1g.18gb+me",
+        "1g.35gb",
+        "2g.35gb",
+        "3g.71gb",
+        "4g.71gb",
+        "7g.141gb",
+    ],
     NO_LGIPP,
 );
 static GH200_144: [MigProfile; 7] = eight_slice(
-    ["1g.18gb", "1g.18gb+me", "1g.36gb", "2g.36gb", "3g.72gb", "4g.72gb", "7g.144gb"],
+    [
+        "1g.18gb",
+        "1g.18gb+me",
+        "1g.36gb",
+        "2g.36gb",
+        "3g.72gb",
+        "4g.72gb",
+        "7g.144gb",
+    ],
     NO_LGIPP,
 );
 static B200: [MigProfile; 7] = eight_slice(
-    ["1g.23gb", "1g.23gb+me", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb"],
+    [
+        "1g.23gb",
+        "1g.23gb+me",
+        "1g.45gb",
+        "2g.45gb",
+        "3g.90gb",
+        "4g.90gb",
+        "7g.180gb",
+    ],
     NO_LGIPP,
 );
 static GB200: [MigProfile; 7] = eight_slice(
-    ["1g.23gb", "1g.23gb+me", "1g.47gb", "2g.47gb", "3g.93gb", "4g.93gb", "7g.186gb"],
+    [
+        "1g.23gb",
+        "1g.23gb+me",
+        "1g.47gb",
+        "2g.47gb",
+        "3g.93gb",
+        "4g.93gb",
+        "7g.186gb",
+    ],
     NO_LGIPP,
 );
 static B300: [MigProfile; 7] = eight_slice(
-    ["1g.34gb", "1g.34gb+me", "1g.67gb", "2g.67gb", "3g.135gb", "4g.135gb", "7g.269gb"],
+    [
+        "1g.34gb",
+        "1g.34gb+me",
+        "1g.67gb",
+        "2g.67gb",
+        "3g.135gb",
+        "4g.135gb",
+        "7g.269gb",
+    ],
     NO_LGIPP,
 );
 static GB300: [MigProfile; 7] = eight_slice(
-    ["1g.35gb", "1g.35gb+me", "1g.70gb", "2g.70gb", "3g.139gb", "4g.139gb", "7g.278gb"],
+    [
+        "1g.35gb",
+        "1g.35gb+me",
+        "1g.70gb",
+        "2g.70gb",
+        "3g.139gb",
+        "4g.139gb",
+        "7g.278gb",
+    ],
     NO_LGIPP,
 );
 
@@ -68,7 +156,8 @@ static A30: [MigProfile; 5] = [
     four_slice("2g.12gb+me", 2, 1, MediaExtensions, Known),
     four_slice("4g.24gb", 4, 1, Plain, Known),
 ];
-const RTX_PRO_PLACEMENTS: Certainty = Uncertain("placements {0,1,2,3}:1, {0,2}:2, {0}:4 inferred; no -lgipp found (facts §1.4)");
+const RTX_PRO_PLACEMENTS: Certainty =
+    Uncertain("placements {0,1,2,3}:1, {0,2}:2, {0}:4 inferred; no -lgipp found (facts §1.4)");
 static RTX_PRO_6000: [MigProfile; 11] = [
     four_slice("1g.24gb", 1, 4, Plain, RTX_PRO_PLACEMENTS),
     four_slice("1g.24gb+me", 1, 1, MediaExtensions, RTX_PRO_PLACEMENTS),

@@ -92,7 +92,10 @@ const fn profile(
 
 /// The seven profile classes of an 8-slice board, named per model:
 /// `[1g.M, 1g.M+me, 1g.2M, 2g.2M, 3g.4M, 4g.4M, 7g.8M]` (facts §1.2–1.3).
-pub(super) const fn eight_slice(names: [&'static str; 7], placements: Certainty) -> [MigProfile; 7] {
+pub(super) const fn eight_slice(
+    names: [&'static str; 7],
+    placements: Certainty,
+) -> [MigProfile; 7] {
     use eight::*;
     use ProfileClass::*;
     [
@@ -118,5 +121,13 @@ pub(super) const fn four_slice(
         2 => four::S2,
         _ => four::S0,
     };
-    profile(name, compute_slices, compute_slices, max_count, starts, class, certainty)
+    profile(
+        name,
+        compute_slices,
+        compute_slices,
+        max_count,
+        starts,
+        class,
+        certainty,
+    )
 }

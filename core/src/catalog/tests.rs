@@ -4,12 +4,24 @@ use super::*;
 
 #[test]
 fn finds_models_by_smi_name_alias_and_canonical_name() {
-    for name in ["NVIDIA A100-SXM4-40GB", "a100-40gb", "A100-SXM4-40GB", "a100_sxm4_40gb"] {
-        assert_eq!(find_model(name).map(|m| m.name), Some("A100-SXM4-40GB"), "{name}");
+    for name in [
+        "NVIDIA A100-SXM4-40GB",
+        "a100-40gb",
+        "A100-SXM4-40GB",
+        "a100_sxm4_40gb",
+    ] {
+        assert_eq!(
+            find_model(name).map(|m| m.name),
+            Some("A100-SXM4-40GB"),
+            "{name}"
+        );
     }
     assert_eq!(find_model("NVIDIA H200").map(|m| m.name), Some("H200"));
     assert_eq!(find_model("h200").map(|m| m.name), Some("H200"));
-    assert_eq!(find_model("NVIDIA H100 80GB HBM3").map(|m| m.name), Some("H100-80GB-HBM3"));
+    assert_eq!(
+        find_model("NVIDIA H100 80GB HBM3").map(|m| m.name),
+        Some("H100-80GB-HBM3")
+    );
     assert_eq!(find_model("Tesla T4").map(|m| m.name), Some("T4"));
     assert!(find_model("").is_none());
     assert!(find_model("nvidia").is_none());
@@ -22,7 +34,10 @@ fn finds_models_by_smi_name_alias_and_canonical_name() {
 fn every_name_is_unique() {
     let mut seen = std::collections::BTreeSet::new();
     for m in models() {
-        for n in std::iter::once(m.name).chain(m.smi_names.iter().copied()).chain(m.aliases.iter().copied()) {
+        for n in std::iter::once(m.name)
+            .chain(m.smi_names.iter().copied())
+            .chain(m.aliases.iter().copied())
+        {
             assert!(seen.insert(normalise(n)), "{n} names two models");
         }
     }
@@ -30,7 +45,22 @@ fn every_name_is_unique() {
 
 #[test]
 fn every_facts_file_mig_model_is_present() {
-    for name in ["a30", "a100-40gb", "a100-80gb", "h100-80gb", "h100-94gb", "h100-96gb", "h20", "h200", "gh200-144gb", "b200", "gb200", "b300", "gb300", "rtx-pro-6000"] {
+    for name in [
+        "a30",
+        "a100-40gb",
+        "a100-80gb",
+        "h100-80gb",
+        "h100-94gb",
+        "h100-96gb",
+        "h20",
+        "h200",
+        "gh200-144gb",
+        "b200",
+        "gb200",
+        "b300",
+        "gb300",
+        "rtx-pro-6000",
+    ] {
         let m = find_model(name).unwrap_or_else(|| panic!("{name} missing"));
         assert!(m.is_mig_capable(), "{name}");
     }
@@ -51,10 +81,27 @@ fn placements_are_aligned_and_inside_the_board() {
             assert!(p.compute_slices <= g.compute_slices);
             assert!(p.max_count >= 1 && !p.starts.is_empty());
             for &s in p.starts {
-                assert_eq!(s % p.memory_slices, 0, "{} {} start {s} unaligned", m.name, p.name);
-                assert!(s + p.memory_slices <= g.memory_slices, "{} {} start {s} off the board", m.name, p.name);
+                assert_eq!(
+                    s % p.memory_slices,
+                    0,
+                    "{} {} start {s} unaligned",
+                    m.name,
+                    p.name
+                );
+                assert!(
+                    s + p.memory_slices <= g.memory_slices,
+                    "{} {} start {s} off the board",
+                    m.name,
+                    p.name
+                );
             }
-            let gb: u32 = p.name.split('.').nth(1).and_then(|r| r.split(['g', '+', '-']).next()).and_then(|n| n.parse().ok()).unwrap();
+            let gb: u32 = p
+                .name
+                .split('.')
+                .nth(1)
+                .and_then(|r| r.split(['g', '+', '-']).next())
+                .and_then(|n| n.parse().ok())
+                .unwrap();
             assert!(gb > 0, "{} {}", m.name, p.name);
         }
     }
@@ -77,15 +124,31 @@ fn unknown_profile_lists_the_valid_ones() {
     let a100 = find_model("a100-40gb").unwrap();
     let err = a100.require_profile("9g.99gb").unwrap_err();
     assert_eq!(err.kind, ErrorKind::UnknownProfile);
-    assert!(err.message.contains("1g.5gb, 1g.5gb+me, 1g.10gb, 2g.10gb, 3g.20gb, 4g.20gb, 7g.40gb"), "{}", err.message);
-    assert!(find_model("t4").unwrap().require_profile("1g.5gb").unwrap_err().message.contains("no MIG"));
+    assert!(
+        err.message
+            .contains("1g.5gb, 1g.5gb+me, 1g.10gb, 2g.10gb, 3g.20gb, 4g.20gb, 7g.40gb"),
+        "{}",
+        err.message
+    );
+    assert!(find_model("t4")
+        .unwrap()
+        .require_profile("1g.5gb")
+        .unwrap_err()
+        .message
+        .contains("no MIG"));
 }
 
 #[test]
 fn profiles_identify_models() {
-    let only_a100: Vec<_> = models_with_profiles(["1g.5gb"]).iter().map(|m| m.name).collect();
+    let only_a100: Vec<_> = models_with_profiles(["1g.5gb"])
+        .iter()
+        .map(|m| m.name)
+        .collect();
     assert_eq!(only_a100, ["A100-SXM4-40GB"]);
-    let h200: Vec<_> = models_with_profiles(["3g.71gb"]).iter().map(|m| m.name).collect();
+    let h200: Vec<_> = models_with_profiles(["3g.71gb"])
+        .iter()
+        .map(|m| m.name)
+        .collect();
     assert_eq!(h200, ["H200"]);
     assert!(models_with_profiles(["3g.40gb"]).len() > 1);
 }

@@ -64,7 +64,11 @@ mod tests {
 
     #[test]
     fn l2_is_never_above_a_brute_force_optimum() {
-        let cases: &[&[u64]] = &[&[3, 3, 3, 3, 3, 3, 4, 4, 4], &[9, 1, 8, 2, 7, 3], &[6, 5, 5, 4, 3, 3, 2]];
+        let cases: &[&[u64]] = &[
+            &[3, 3, 3, 3, 3, 3, 4, 4, 4],
+            &[9, 1, 8, 2, 7, 3],
+            &[6, 5, 5, 4, 3, 3, 2],
+        ];
         for sizes in cases {
             let opt = brute_force(sizes, 10);
             assert!(l2(sizes, 10) <= opt, "{sizes:?}");

@@ -75,19 +75,29 @@ pub struct Unplaced {
 }
 
 impl PackResult {
-    /// Requested shares of the placed asks over the GPUs in use, as a share of one GPU (≤ 1).
+    /// How much of the GPUs in use the asks actually asked for, as a share of one GPU (≤ 1): per
+    /// GPU, the requested shares on it (an ask on several whole GPUs spreads over them), capped
+    /// at what the GPU has taken; then the mean over GPUs.
     pub fn utilisation(&self) -> Share {
         if self.gpus_used == 0 {
             return Share::ZERO;
         }
-        let unplaced: std::collections::BTreeSet<&str> = self.unplaced.iter().map(|u| u.name.as_str()).collect();
-        let requested: u128 = self
-            .choices
+        let choices: std::collections::BTreeMap<&str, &Choice> =
+            self.choices.iter().map(|c| (c.name.as_str(), c)).collect();
+        let total: u128 = self
+            .gpus
             .iter()
-            .filter(|c| !unplaced.contains(c.name.as_str()))
-            .map(|c| u128::from(c.requested_fraction.units()))
+            .map(|g| {
+                let requested: u128 = g
+                    .asks
+                    .iter()
+                    .filter_map(|a| choices.get(a.as_str()))
+                    .map(|c| u128::from(c.requested_fraction.units()) / u128::from(c.gpus.max(1)))
+                    .sum();
+                requested.min(u128::from(g.used_fraction.units()))
+            })
             .sum();
-        Share::from_units((requested / u128::from(self.gpus_used)) as u64)
+        Share::from_units((total / u128::from(self.gpus_used)) as u64)
     }
 }
 
@@ -176,12 +186,16 @@ impl Builder {
     }
 
     fn room_for(&self, n: u64) -> bool {
-        self.limit.is_none_or(|limit| self.gpus.len() as u64 + n <= limit)
+        self.limit
+            .is_none_or(|limit| self.gpus.len() as u64 + n <= limit)
     }
 
     fn left(&self) -> String {
         match self.limit {
-            Some(limit) => format!("{} of {limit} GPUs free", limit.saturating_sub(self.gpus.len() as u64)),
+            Some(limit) => format!(
+                "{} of {limit} GPUs free",
+                limit.saturating_sub(self.gpus.len() as u64)
+            ),
             None => String::new(),
         }
     }
@@ -199,7 +213,8 @@ impl Builder {
     fn place_whole(&mut self, i: usize, n: u64) {
         if !self.room_for(n) {
             let plural = if n == 1 { "" } else { "s" };
-            self.unplaced.push((i, format!("needs {n} whole GPU{plural}; {}", self.left())));
+            self.unplaced
+                .push((i, format!("needs {n} whole GPU{plural}; {}", self.left())));
             return;
         }
         for _ in 0..n {
@@ -216,7 +231,8 @@ impl Builder {
         };
         let profile_name = self.choices[i].mig_profile.as_deref().unwrap_or_default();
         let Some(p) = model.profiles.iter().position(|p| p.name == profile_name) else {
-            self.unplaced.push((i, format!("{} has no profile {profile_name}", model.name)));
+            self.unplaced
+                .push((i, format!("{} has no profile {profile_name}", model.name)));
             return;
         };
         let bit = 1u32 << p;
@@ -229,7 +245,10 @@ impl Builder {
                 opened
             }
             _ => {
-                let reason = format!("no MIG GPU in use has a free placement for {profile_name}; {}", self.left());
+                let reason = format!(
+                    "no MIG GPU in use has a free placement for {profile_name}; {}",
+                    self.left()
+                );
                 self.unplaced.push((i, reason));
                 return;
             }
@@ -264,7 +283,10 @@ impl Builder {
                 opened
             }
             _ => {
-                let reason = format!("no {mechanism} GPU in use has {share} free; {}", self.left());
+                let reason = format!(
+                    "no {mechanism} GPU in use has {share} free; {}",
+                    self.left()
+                );
                 self.unplaced.push((i, reason));
                 return;
             }
@@ -274,7 +296,11 @@ impl Builder {
         gpu.members.push(i);
         gpu.used = Share::from_units(gpu.used.units() + size);
         let full = mechanism == Mechanism::Mps && gpu.members.len() as u32 >= MPS_CLIENTS_PER_GPU;
-        let free = if full { 0 } else { Share::ONE.units() - gpu.used.units() };
+        let free = if full {
+            0
+        } else {
+            Share::ONE.units() - gpu.used.units()
+        };
         self.pool(mechanism).tree.set(local, free);
     }
 
@@ -309,7 +335,11 @@ impl Builder {
 }
 
 fn describe(index: u64, gpu: &Gpu, choices: &[Choice], model: Option<&GpuModel>) -> GpuLayout {
-    let asks = gpu.members.iter().map(|&i| choices[i].name.clone()).collect();
+    let asks = gpu
+        .members
+        .iter()
+        .map(|&i| choices[i].name.clone())
+        .collect();
     let mut out = GpuLayout {
         index,
         mechanism: gpu.mechanism,
@@ -334,7 +364,9 @@ fn describe(index: u64, gpu: &Gpu, choices: &[Choice], model: Option<&GpuModel>)
             let (mut compute, mut memory) = (0u64, 0u64);
             for slot in placed {
                 let profile = &model.profiles[slot.profile];
-                let Some(i) = by_profile[slot.profile].pop() else { continue };
+                let Some(i) = by_profile[slot.profile].pop() else {
+                    continue;
+                };
                 compute += u64::from(profile.compute_slices);
                 memory += u64::from(profile.memory_slices);
                 out.instances.push(MigInstance {
@@ -353,7 +385,14 @@ fn describe(index: u64, gpu: &Gpu, choices: &[Choice], model: Option<&GpuModel>)
             }
         }
         (Mechanism::Whole, _) => {
-            out.slots = out.asks.iter().map(|a| SharedSlot { ask: a.clone(), share: Share::ONE }).collect();
+            out.slots = out
+                .asks
+                .iter()
+                .map(|a| SharedSlot {
+                    ask: a.clone(),
+                    share: Share::ONE,
+                })
+                .collect();
         }
         _ => {
             out.slots = gpu
@@ -373,29 +412,51 @@ fn describe(index: u64, gpu: &Gpu, choices: &[Choice], model: Option<&GpuModel>)
 fn lower_bound(choices: &[Choice], model: Option<&GpuModel>) -> u64 {
     let of = |m: Mechanism| choices.iter().filter(move |c| c.mechanism == m);
     let whole: u64 = of(Mechanism::Whole).map(|c| c.gpus).sum();
-    let shares = |m: Mechanism| -> Vec<u64> { of(m).map(|c| c.allocated_fraction.units()).collect() };
+    let shares =
+        |m: Mechanism| -> Vec<u64> { of(m).map(|c| c.allocated_fraction.units()).collect() };
     let timeslice = l2(&shares(Mechanism::Timeslice), Share::ONE.units());
     let mps_sizes = shares(Mechanism::Mps);
-    let mps = l2(&mps_sizes, Share::ONE.units()).max((mps_sizes.len() as u64).div_ceil(MPS_CLIENTS_PER_GPU.into()));
+    let mps = l2(&mps_sizes, Share::ONE.units())
+        .max((mps_sizes.len() as u64).div_ceil(MPS_CLIENTS_PER_GPU.into()));
     let mig = match model.and_then(|m| m.mig.map(|g| (m, g))) {
         Some((model, g)) => {
             let mut counts = vec![0u64; model.profiles.len()];
             for c in of(Mechanism::Mig) {
-                if let Some(p) = model.profiles.iter().position(|p| Some(p.name) == c.mig_profile.as_deref()) {
+                if let Some(p) = model
+                    .profiles
+                    .iter()
+                    .position(|p| Some(p.name) == c.mig_profile.as_deref())
+                {
                     counts[p] += 1;
                 }
             }
             let sum = |f: fn(&crate::catalog::MigProfile) -> u8| -> u64 {
-                model.profiles.iter().zip(&counts).map(|(p, &n)| u64::from(f(p)) * n).sum()
+                model
+                    .profiles
+                    .iter()
+                    .zip(&counts)
+                    .map(|(p, &n)| u64::from(f(p)) * n)
+                    .sum()
             };
             let media: u64 = model
                 .profiles
                 .iter()
                 .zip(&counts)
-                .filter(|(p, _)| matches!(p.class, ProfileClass::MediaExtensions | ProfileClass::AllMediaEngines))
+                .filter(|(p, _)| {
+                    matches!(
+                        p.class,
+                        ProfileClass::MediaExtensions | ProfileClass::AllMediaEngines
+                    )
+                })
                 .map(|(_, &n)| n)
                 .sum();
-            let per_profile = model.profiles.iter().zip(&counts).map(|(p, &n)| n.div_ceil(p.max_count.into())).max().unwrap_or(0);
+            let per_profile = model
+                .profiles
+                .iter()
+                .zip(&counts)
+                .map(|(p, &n)| n.div_ceil(p.max_count.into()))
+                .max()
+                .unwrap_or(0);
             sum(|p| p.compute_slices)
                 .div_ceil(g.compute_slices.into())
                 .max(sum(|p| p.memory_slices).div_ceil(g.memory_slices.into()))

@@ -31,17 +31,29 @@ pub(crate) fn layout(model: &GpuModel, counts: &[u8]) -> Option<Vec<Placed>> {
             return None;
         }
         compute += u32::from(p.compute_slices) * u32::from(n);
-        if matches!(p.class, ProfileClass::MediaExtensions | ProfileClass::AllMediaEngines) {
+        if matches!(
+            p.class,
+            ProfileClass::MediaExtensions | ProfileClass::AllMediaEngines
+        ) {
             media += u32::from(n);
         }
     }
     let total: u32 = counts.iter().map(|&n| u32::from(n)).sum();
-    let all_media = profiles.iter().zip(counts).any(|(p, &n)| n > 0 && p.class == ProfileClass::AllMediaEngines);
-    let only_no_me_beside = profiles
+    let all_media = profiles
         .iter()
         .zip(counts)
-        .all(|(p, &n)| n == 0 || matches!(p.class, ProfileClass::AllMediaEngines | ProfileClass::NoMediaEngines));
-    if compute > u32::from(geometry.compute_slices) || media > 1 || (all_media && (total > 1 && !only_no_me_beside)) {
+        .any(|(p, &n)| n > 0 && p.class == ProfileClass::AllMediaEngines);
+    let only_no_me_beside = profiles.iter().zip(counts).all(|(p, &n)| {
+        n == 0
+            || matches!(
+                p.class,
+                ProfileClass::AllMediaEngines | ProfileClass::NoMediaEngines
+            )
+    });
+    if compute > u32::from(geometry.compute_slices)
+        || media > 1
+        || (all_media && (total > 1 && !only_no_me_beside))
+    {
         return None;
     }
     let mut instances: Vec<usize> = counts
@@ -54,7 +66,12 @@ pub(crate) fn layout(model: &GpuModel, counts: &[u8]) -> Option<Vec<Placed>> {
     place(profiles, &instances, 0, &mut placed).then_some(placed)
 }
 
-fn place(profiles: &[MigProfile], instances: &[usize], used: u16, placed: &mut Vec<Placed>) -> bool {
+fn place(
+    profiles: &[MigProfile],
+    instances: &[usize],
+    used: u16,
+    placed: &mut Vec<Placed>,
+) -> bool {
     let Some((&first, rest)) = instances.split_first() else {
         return true;
     };
@@ -70,7 +87,10 @@ fn place(profiles: &[MigProfile], instances: &[usize], used: u16, placed: &mut V
         }
         let mask = p.mask_at(start);
         if used & mask == 0 {
-            placed.push(Placed { profile: first, start });
+            placed.push(Placed {
+                profile: first,
+                start,
+            });
             if place(profiles, rest, used | mask, placed) {
                 return true;
             }
@@ -131,7 +151,10 @@ mod tests {
     fn order_dependent_layout_is_found() {
         let a100 = find_model("a100-40gb").unwrap();
         let placed = layout(a100, &counts(a100, &["3g.20gb", "2g.10gb", "2g.10gb"])).unwrap();
-        let three = placed.iter().find(|p| a100.profiles[p.profile].name == "3g.20gb").unwrap();
+        let three = placed
+            .iter()
+            .find(|p| a100.profiles[p.profile].name == "3g.20gb")
+            .unwrap();
         assert_eq!(three.start, 4);
     }
 
@@ -142,11 +165,26 @@ mod tests {
         assert!(layout(a100, &counts(a100, &["4g.20gb", "3g.20gb"])).is_some());
         assert!(layout(a100, &counts(a100, &["3g.20gb", "3g.20gb", "1g.5gb"])).is_none());
         // Three 2g.10gb (6 compute slices) leave slice 6 for one 1g.5gb, not two.
-        assert!(layout(a100, &counts(a100, &["2g.10gb", "2g.10gb", "2g.10gb", "1g.5gb"])).is_some());
-        assert!(layout(a100, &counts(a100, &["2g.10gb", "2g.10gb", "2g.10gb", "1g.5gb", "1g.5gb"])).is_none());
+        assert!(layout(
+            a100,
+            &counts(a100, &["2g.10gb", "2g.10gb", "2g.10gb", "1g.5gb"])
+        )
+        .is_some());
+        assert!(layout(
+            a100,
+            &counts(a100, &["2g.10gb", "2g.10gb", "2g.10gb", "1g.5gb", "1g.5gb"])
+        )
+        .is_none());
         // Four 1g.10gb use all eight memory slices.
         assert!(layout(a100, &counts(a100, &["1g.10gb"; 4])).is_some());
-        assert!(layout(a100, &counts(a100, &["1g.10gb", "1g.10gb", "1g.10gb", "1g.10gb", "1g.5gb"])).is_none());
+        assert!(layout(
+            a100,
+            &counts(
+                a100,
+                &["1g.10gb", "1g.10gb", "1g.10gb", "1g.10gb", "1g.5gb"]
+            )
+        )
+        .is_none());
         assert!(layout(a100, &counts(a100, &["1g.5gb"; 7])).is_some());
         assert!(layout(a100, &counts(a100, &["1g.5gb"; 8])).is_none());
         assert!(layout(a100, &counts(a100, &["1g.5gb+me", "1g.5gb+me"])).is_none());
@@ -155,7 +193,11 @@ mod tests {
     #[test]
     fn placements_never_overlap_and_use_valid_starts() {
         let a100 = find_model("a100-40gb").unwrap();
-        let placed = layout(a100, &counts(a100, &["1g.5gb", "1g.5gb", "2g.10gb", "3g.20gb"])).unwrap();
+        let placed = layout(
+            a100,
+            &counts(a100, &["1g.5gb", "1g.5gb", "2g.10gb", "3g.20gb"]),
+        )
+        .unwrap();
         let mut used = 0u16;
         for p in &placed {
             let prof = &a100.profiles[p.profile];
@@ -181,7 +223,13 @@ mod tests {
         assert_eq!(mask, 0, "two 3g.20gb fill every memory slice");
         let state = counts(a100, &["4g.20gb"]);
         let mask = cache.fits(&state);
-        let names: Vec<&str> = (0..a100.profiles.len()).filter(|i| mask & (1 << i) != 0).map(|i| a100.profiles[i].name).collect();
-        assert_eq!(names, ["1g.5gb", "1g.5gb+me", "1g.10gb", "2g.10gb", "3g.20gb"]);
+        let names: Vec<&str> = (0..a100.profiles.len())
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| a100.profiles[i].name)
+            .collect();
+        assert_eq!(
+            names,
+            ["1g.5gb", "1g.5gb+me", "1g.10gb", "2g.10gb", "3g.20gb"]
+        );
     }
 }

@@ -33,11 +33,18 @@ pub const MPS_CLIENTS_PER_GPU: u32 = 48;
 /// # Errors
 /// Invalid caps or profiles (naming the ask), duplicate ask names, more than [`MAX_ASKS`] asks,
 /// or a `gpu_count` of 0.
-pub fn bin_pack(asks: &[FractionalAsk], gpu_count: Option<u64>, caps: &ClusterGpuCaps) -> Result<PackResult> {
+pub fn bin_pack(
+    asks: &[FractionalAsk],
+    gpu_count: Option<u64>,
+    caps: &ClusterGpuCaps,
+) -> Result<PackResult> {
     if asks.len() > MAX_ASKS {
         return Err(Error::new(
             ErrorKind::TooLarge,
-            format!("{} asks is more than the {MAX_ASKS} one pack accepts", asks.len()),
+            format!(
+                "{} asks is more than the {MAX_ASKS} one pack accepts",
+                asks.len()
+            ),
         ));
     }
     check_unique_names(asks)?;
@@ -67,20 +74,33 @@ fn order(choices: &[Choice]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..choices.len()).collect();
     order.sort_by_key(|&i| {
         let c = &choices[i];
-        let rank = if c.mechanism == Mechanism::Whole { 0 } else { 1 };
+        let rank = if c.mechanism == Mechanism::Whole {
+            0
+        } else {
+            1
+        };
         (rank, std::cmp::Reverse(c.allocated_fraction))
     });
     order
 }
 
 fn check_unique_names(asks: &[FractionalAsk]) -> Result<()> {
-    let mut names: Vec<(&str, usize)> = asks.iter().enumerate().map(|(i, a)| (a.name.as_str(), i)).collect();
+    let mut names: Vec<(&str, usize)> = asks
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (a.name.as_str(), i))
+        .collect();
     names.sort_unstable();
     for pair in names.windows(2) {
         if pair[0].0 == pair[1].0 {
             return Err(Error::new(
                 ErrorKind::DuplicateName,
-                format!("asks {} and {} are both named {:?}; names must be unique", pair[0].1 + 1, pair[1].1 + 1, pair[0].0),
+                format!(
+                    "asks {} and {} are both named {:?}; names must be unique",
+                    pair[0].1 + 1,
+                    pair[1].1 + 1,
+                    pair[0].0
+                ),
             )
             .in_field("name"));
         }

@@ -5,7 +5,10 @@ use crate::units::Share;
 use proptest::prelude::*;
 
 fn asks(specs: &[&str]) -> Vec<FractionalAsk> {
-    specs.iter().map(|s| FractionalAsk::parse_spec(s).unwrap()).collect()
+    specs
+        .iter()
+        .map(|s| FractionalAsk::parse_spec(s).unwrap())
+        .collect()
 }
 
 fn timeslice() -> ClusterGpuCaps {
@@ -49,7 +52,11 @@ fn unplaced_asks_are_reported_not_dropped() {
     assert_eq!(r.lower_bound, 3);
     assert_eq!(r.unplaced.len(), 1);
     assert_eq!(r.unplaced[0].name, "c");
-    assert!(r.unplaced[0].reason.contains("0 of 2 GPUs free"), "{}", r.unplaced[0].reason);
+    assert!(
+        r.unplaced[0].reason.contains("0 of 2 GPUs free"),
+        "{}",
+        r.unplaced[0].reason
+    );
     let whole = bin_pack(&asks(&["big:3", "s:0.5"]), Some(2), &timeslice()).unwrap();
     assert_eq!(whole.unplaced[0].name, "big");
     assert!(whole.unplaced[0].reason.contains("needs 3 whole GPUs"));
@@ -58,9 +65,18 @@ fn unplaced_asks_are_reported_not_dropped() {
 
 #[test]
 fn mig_layout_that_fits_only_in_one_order() {
-    let r = bin_pack(&asks(&["x:3g.20gb", "y:2g.10gb", "z:2g.10gb"]), Some(1), &mig()).unwrap();
+    let r = bin_pack(
+        &asks(&["x:3g.20gb", "y:2g.10gb", "z:2g.10gb"]),
+        Some(1),
+        &mig(),
+    )
+    .unwrap();
     assert_eq!(r.gpus_used, 1, "{:?}", r.unplaced);
-    let three = r.gpus[0].instances.iter().find(|i| i.profile == "3g.20gb").unwrap();
+    let three = r.gpus[0]
+        .instances
+        .iter()
+        .find(|i| i.profile == "3g.20gb")
+        .unwrap();
     assert_eq!(three.start, 4);
     let starts: Vec<u8> = r.gpus[0].instances.iter().map(|i| i.start).collect();
     assert_eq!(starts, [0, 2, 4]);
@@ -85,7 +101,10 @@ fn never_mixes_mechanisms_on_a_gpu() {
     let r = bin_pack(&asks(&["m:0.1", "t:0.5", "w:1"]), None, &caps).unwrap();
     assert_eq!(r.gpus_used, 3);
     let mechs: Vec<Mechanism> = r.gpus.iter().map(|g| g.mechanism).collect();
-    assert_eq!(mechs, [Mechanism::Whole, Mechanism::Timeslice, Mechanism::Mig]);
+    assert_eq!(
+        mechs,
+        [Mechanism::Whole, Mechanism::Timeslice, Mechanism::Mig]
+    );
 }
 
 #[test]
@@ -165,6 +184,7 @@ proptest! {
         names.sort_unstable();
         prop_assert_eq!(seen, names);
         prop_assert!(limit.is_none_or(|n| r.gpus_used <= n));
+        prop_assert!(r.utilisation() <= Share::ONE);
         if r.unplaced.is_empty() {
             prop_assert!(r.gpus_used >= r.lower_bound);
         }

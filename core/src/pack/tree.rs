@@ -39,7 +39,11 @@ impl<T: Copy> FirstFitTree<T> {
         }
         let mut n = 1;
         while n < self.leaves {
-            n = if test(self.nodes[2 * n]) { 2 * n } else { 2 * n + 1 };
+            n = if test(self.nodes[2 * n]) {
+                2 * n
+            } else {
+                2 * n + 1
+            };
         }
         Some(n - self.leaves)
     }

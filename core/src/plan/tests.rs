@@ -24,7 +24,10 @@ fn no_flags_is_the_honest_fallback() {
     assert_eq!(c.isolation, Isolation::Exclusive);
     assert_eq!(c.allocated_fraction, Share::ONE);
     assert_eq!(c.wasted_fraction, share("0.75"));
-    assert_eq!(c.notes, ["no fractional support — rounded 0.25 up to a whole GPU (75% wasted)"]);
+    assert_eq!(
+        c.notes,
+        ["no fractional support — rounded 0.25 up to a whole GPU (75% wasted)"]
+    );
     assert_eq!(c.warnings, ["75% GPU capacity wasted by this fallback."]);
 }
 
@@ -63,9 +66,24 @@ fn mig_respects_the_allowed_profiles() {
     assert_eq!(seed.mig_profile.as_deref(), Some("2g.10gb"));
     let too_big = select_mechanism(&ask("big:0.5"), &c).unwrap();
     assert_eq!(too_big.mechanism, Mechanism::Whole);
-    assert!(too_big.notes.iter().any(|n| n.contains("no allowed MIG profile covers 0.5")), "{:?}", too_big.notes);
-    let with_mps = ClusterGpuCaps { supports_mps: true, ..c };
-    assert_eq!(select_mechanism(&ask("big:0.5"), &with_mps).unwrap().mechanism, Mechanism::Mps);
+    assert!(
+        too_big
+            .notes
+            .iter()
+            .any(|n| n.contains("no allowed MIG profile covers 0.5")),
+        "{:?}",
+        too_big.notes
+    );
+    let with_mps = ClusterGpuCaps {
+        supports_mps: true,
+        ..c
+    };
+    assert_eq!(
+        select_mechanism(&ask("big:0.5"), &with_mps)
+            .unwrap()
+            .mechanism,
+        Mechanism::Mps
+    );
 }
 
 #[test]
@@ -75,12 +93,21 @@ fn named_profiles() {
     assert_eq!(on_mig.mig_profile.as_deref(), Some("2g.10gb"));
     assert!(on_mig.wasted_fraction.is_zero());
 
-    let no_mig = select_mechanism(&ask("JPCP:2g.10gb"), &caps(|c| c.supports_timeslicing = true)).unwrap();
+    let no_mig = select_mechanism(
+        &ask("JPCP:2g.10gb"),
+        &caps(|c| c.supports_timeslicing = true),
+    )
+    .unwrap();
     assert_eq!(no_mig.mechanism, Mechanism::Whole);
     assert_eq!(no_mig.wasted_fraction, share("5/7"));
-    assert!(no_mig.notes[1].contains("no MIG on this cluster"), "{:?}", no_mig.notes);
+    assert!(
+        no_mig.notes[1].contains("no MIG on this cluster"),
+        "{:?}",
+        no_mig.notes
+    );
 
-    let unknown = select_mechanism(&ask("x:9g.99gb"), &caps(|c| c.supports_mig = true)).unwrap_err();
+    let unknown =
+        select_mechanism(&ask("x:9g.99gb"), &caps(|c| c.supports_mig = true)).unwrap_err();
     assert_eq!(unknown.kind, ErrorKind::UnknownProfile);
     assert!(unknown.message.contains("2g.10gb"));
 
@@ -99,7 +126,10 @@ fn named_profiles() {
 #[test]
 fn mps_and_timeslice() {
     let ts = select_mechanism(&ask("JPCP:0.5"), &caps(|c| c.supports_timeslicing = true)).unwrap();
-    assert_eq!((ts.mechanism, ts.isolation), (Mechanism::Timeslice, Isolation::Soft));
+    assert_eq!(
+        (ts.mechanism, ts.isolation),
+        (Mechanism::Timeslice, Isolation::Soft)
+    );
     assert_eq!(ts.allocated_fraction, share("0.5"));
     assert!(ts.warnings[0].contains("no memory or fault isolation"));
 
@@ -112,7 +142,10 @@ fn mps_and_timeslice() {
         }),
     )
     .unwrap();
-    assert_eq!((mps.mechanism, mps.isolation), (Mechanism::Mps, Isolation::Partial));
+    assert_eq!(
+        (mps.mechanism, mps.isolation),
+        (Mechanism::Mps, Isolation::Partial)
+    );
     let limits = mps.mps.unwrap();
     assert_eq!(limits.active_thread_percentage, 25);
     assert_eq!(limits.pinned_memory_mib, Some(11517));
@@ -126,5 +159,8 @@ fn whole_gpus_for_one_or_more() {
     let odd = select_mechanism(&ask("t:2.5"), &caps(|c| c.supports_timeslicing = true)).unwrap();
     assert_eq!(odd.gpus, 3);
     assert_eq!(odd.wasted_fraction, share("0.5"));
-    assert_eq!(odd.warnings, ["17% GPU capacity wasted by rounding up to whole GPUs."]);
+    assert_eq!(
+        odd.warnings,
+        ["17% GPU capacity wasted by rounding up to whole GPUs."]
+    );
 }

@@ -1,0 +1,306 @@
+//! Command-line arguments (clap), turned at once into plain configs of core types.
+
+use crate::env::Env;
+use crate::exit::CliError;
+use clap::{Args, Parser, Subcommand};
+use gpu_share_core::parse::{parse_asks, parse_hours, parse_seconds, AskEntry};
+use gpu_share_core::{ClusterGpuCaps, FractionalAsk, Rates, Share};
+use std::path::PathBuf;
+
+const EXIT_CODES: &str = "\
+Exit codes: 0 success, 1 invalid input, 2 usage error, 3 some asks unplaced (pack), 4 ledger error.
+Environment: GPU_SHARE_LEDGER (ledger file), NO_COLOR (plain output), GPU_SHARE_NOW (Unix seconds, for reproducible reports).";
+
+/// Plan fractional GPU asks: which mechanism serves them, how they pack, what they cost.
+#[derive(Parser, Debug)]
+#[command(name = "gpu-share", version, after_help = EXIT_CODES)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Choose the sharing mechanism for one ask.
+    Plan(PlanArgs),
+    /// Pack many asks onto GPUs (first-fit-decreasing, one mechanism per GPU).
+    Pack(PackArgs),
+    /// Summarise the ledger: requested, allocated and wasted GPU-hours, cost and carbon.
+    Accounting(AccountingArgs),
+    /// Close an open allocation recorded by `plan --record` without a duration.
+    Release(ReleaseArgs),
+    /// List the GPU catalogue, or one model's MIG profiles.
+    Models(ModelsArgs),
+}
+
+/// What the cluster supports.
+#[derive(Args, Debug, Clone, Default)]
+pub struct CapsArgs {
+    /// The cluster's GPUs support MIG.
+    #[arg(long)]
+    pub mig_capable: bool,
+    /// MPS is available.
+    #[arg(long)]
+    pub mps: bool,
+    /// Time-slicing is configured.
+    #[arg(long)]
+    pub timeslice: bool,
+    /// GPU model (canonical, nvidia-smi or short name: A100-SXM4-40GB, "NVIDIA H200", h100).
+    #[arg(long, value_name = "MODEL")]
+    pub gpu_model: Option<String>,
+    /// Allowed MIG profiles, comma-separated.
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    pub mig_profiles: Option<Vec<String>>,
+}
+
+impl CapsArgs {
+    fn caps(&self, gpu_count: Option<u64>) -> ClusterGpuCaps {
+        ClusterGpuCaps {
+            supports_mig: self.mig_capable,
+            mig_profiles: self.mig_profiles.clone(),
+            supports_mps: self.mps,
+            supports_timeslicing: self.timeslice,
+            gpu_model: self.gpu_model.clone(),
+            gpu_count,
+        }
+    }
+}
+
+/// How to print results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+fn format(json: bool) -> Format {
+    if json {
+        Format::Json
+    } else {
+        Format::Text
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    /// The workload's name.
+    pub name: String,
+    /// The share of a GPU: 0.25, 25% or 1/4 (1 or more means whole GPUs).
+    #[arg(
+        long,
+        value_name = "F",
+        conflicts_with = "mig",
+        required_unless_present = "mig"
+    )]
+    pub fraction: Option<String>,
+    /// A named MIG profile, e.g. 2g.10gb.
+    #[arg(long, value_name = "PROFILE")]
+    pub mig: Option<String>,
+    #[command(flatten)]
+    pub caps: CapsArgs,
+    /// Append the plan to the ledger (open until `release` unless --hours/--seconds is given).
+    #[arg(long)]
+    pub record: bool,
+    /// With --record: how long the workload ran, in hours.
+    #[arg(
+        long,
+        value_name = "H",
+        requires = "record",
+        conflicts_with = "seconds"
+    )]
+    pub hours: Option<String>,
+    /// With --record: how long the workload ran, in seconds.
+    #[arg(long, value_name = "S", requires = "record")]
+    pub seconds: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `plan`, checked.
+pub struct PlanConfig {
+    pub ask: FractionalAsk,
+    pub caps: ClusterGpuCaps,
+    pub record: Option<Option<u64>>,
+    pub format: Format,
+}
+
+impl PlanArgs {
+    pub fn into_config(self) -> Result<PlanConfig, CliError> {
+        let ask = match (&self.fraction, &self.mig) {
+            (Some(f), None) => {
+                let share = Share::parse(f).map_err(|e| e.in_field("--fraction"))?;
+                FractionalAsk::fraction(&self.name, share)?
+            }
+            (None, Some(p)) => FractionalAsk::mig(&self.name, p)?,
+            _ => {
+                return Err(CliError::Usage(
+                    "give exactly one of --fraction and --mig".into(),
+                ))
+            }
+        };
+        let seconds = duration(self.hours.as_deref(), self.seconds.as_deref())?;
+        Ok(PlanConfig {
+            ask,
+            caps: self.caps.caps(None),
+            record: self.record.then_some(seconds),
+            format: format(self.json),
+        })
+    }
+}
+
+fn duration(hours: Option<&str>, seconds: Option<&str>) -> Result<Option<u64>, CliError> {
+    Ok(match (hours, seconds) {
+        (Some(h), _) => Some(parse_hours(h).map_err(|e| e.in_field("--hours"))?),
+        (None, Some(s)) => Some(parse_seconds(s).map_err(|e| e.in_field("--seconds"))?),
+        (None, None) => None,
+    })
+}
+
+#[derive(Args, Debug)]
+pub struct PackArgs {
+    /// An ask as NAME:FRACTION or NAME:PROFILE (a:0.5, b:25%, x:3g.20gb); repeat for more.
+    #[arg(long = "ask", value_name = "NAME:SIZE")]
+    pub asks: Vec<String>,
+    /// Read asks from a CSV (name,size[,hours]) or JSON file; `-` reads stdin.
+    #[arg(long, value_name = "FILE")]
+    pub asks_file: Option<PathBuf>,
+    /// How many GPUs there are (default: as many as needed).
+    #[arg(long, value_name = "N")]
+    pub gpus: Option<u64>,
+    #[command(flatten)]
+    pub caps: CapsArgs,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `pack`, checked.
+pub struct PackConfig {
+    pub asks: Vec<AskEntry>,
+    pub gpu_count: Option<u64>,
+    pub caps: ClusterGpuCaps,
+    pub format: Format,
+}
+
+impl PackArgs {
+    pub fn into_config(self, _env: &Env) -> Result<PackConfig, CliError> {
+        let mut asks = Vec::new();
+        for (i, spec) in self.asks.iter().enumerate() {
+            let ask = FractionalAsk::parse_spec(spec)
+                .map_err(|e| e.in_field(format!("--ask #{}", i + 1)))?;
+            asks.push(AskEntry { ask, seconds: None });
+        }
+        if let Some(path) = &self.asks_file {
+            let text = read_input(path)?;
+            let from_file = parse_asks(&text).map_err(|e| {
+                let at = path.display();
+                CliError::Input(gpu_share_core::Error {
+                    message: format!("{} (in {at})", e.message),
+                    ..e
+                })
+            })?;
+            asks.extend(from_file);
+        }
+        if asks.is_empty() {
+            return Err(CliError::Usage(
+                "give at least one --ask or an --asks-file".into(),
+            ));
+        }
+        Ok(PackConfig {
+            asks,
+            gpu_count: self.gpus,
+            caps: self.caps.caps(self.gpus),
+            format: format(self.json),
+        })
+    }
+}
+
+fn read_input(path: &std::path::Path) -> Result<String, CliError> {
+    use std::io::Read;
+    let limit = gpu_share_core::parse::MAX_INPUT_BYTES as u64 + 1;
+    let mut text = String::new();
+    let result = if path.as_os_str() == "-" {
+        std::io::stdin().take(limit).read_to_string(&mut text)
+    } else {
+        std::fs::File::open(path).and_then(|f| f.take(limit).read_to_string(&mut text))
+    };
+    result.map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+    Ok(text)
+}
+
+#[derive(Args, Debug)]
+pub struct AccountingArgs {
+    /// Print the summary as JSON.
+    #[arg(long, conflicts_with_all = ["csv", "ledger_csv"])]
+    pub json: bool,
+    /// Print the summary as CSV.
+    #[arg(long, conflicts_with = "ledger_csv")]
+    pub csv: bool,
+    /// Print every ledger record as CSV.
+    #[arg(long)]
+    pub ledger_csv: bool,
+    /// Price of one GPU-hour, for the cost column.
+    #[arg(long, value_name = "PRICE")]
+    pub cost_per_gpu_hour: Option<f64>,
+    /// Board power in watts (default: each model's power limit, else 400 W).
+    #[arg(long, value_name = "W")]
+    pub watts: Option<f64>,
+    /// Power usage effectiveness of the data centre.
+    #[arg(long, default_value_t = gpu_share_core::account::Rates::default().pue)]
+    pub pue: f64,
+    /// Grid carbon intensity in gCO2e per kWh.
+    #[arg(long, value_name = "G", default_value_t = gpu_share_core::account::Rates::default().grid_g_co2e_per_kwh)]
+    pub grid: f64,
+}
+
+/// What `accounting` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccountingOutput {
+    Text,
+    Json,
+    SummaryCsv,
+    LedgerCsv,
+}
+
+pub struct AccountingConfig {
+    pub rates: Rates,
+    pub output: AccountingOutput,
+}
+
+impl AccountingArgs {
+    pub fn into_config(self) -> Result<AccountingConfig, CliError> {
+        let rates = Rates {
+            cost_per_gpu_hour: self.cost_per_gpu_hour,
+            watts: self.watts,
+            pue: self.pue,
+            grid_g_co2e_per_kwh: self.grid,
+        };
+        rates.validate()?;
+        let output = match (self.json, self.csv, self.ledger_csv) {
+            (true, _, _) => AccountingOutput::Json,
+            (_, true, _) => AccountingOutput::SummaryCsv,
+            (_, _, true) => AccountingOutput::LedgerCsv,
+            _ => AccountingOutput::Text,
+        };
+        Ok(AccountingConfig { rates, output })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ReleaseArgs {
+    /// The workload whose open allocation ends now.
+    pub name: String,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ModelsArgs {
+    /// Show one model's MIG profiles and placements.
+    pub model: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}

@@ -1,0 +1,99 @@
+//! `gpu-share accounting`: the ledger summarised by workload and mechanism, as text, JSON or CSV.
+
+use super::{ledger_path, write_json};
+use crate::args::{AccountingConfig, AccountingOutput};
+use crate::env::Env;
+use crate::exit::{CliError, Code};
+use crate::ledger_file;
+use crate::output::{printable, table, Style};
+use gpu_share_core::account::{ledger_csv, resolve, summarize, summary_csv, SummaryRow};
+use std::io::Write;
+
+pub fn run(
+    cfg: AccountingConfig,
+    env: &Env,
+    style: Style,
+    out: &mut impl Write,
+) -> Result<Code, CliError> {
+    let path = ledger_path(env)?;
+    let entries = ledger_file::read(&path)?;
+    let usages = resolve(&entries, env.now)
+        .map_err(|e| CliError::Ledger(format!("inconsistent ledger {}: {e}", path.display())))?;
+    let summary = summarize(&usages, &cfg.rates);
+    match cfg.output {
+        AccountingOutput::Json => write_json(
+            out,
+            &serde_json::json!({ "ledger": path, "now": env.now, "summary": summary, "records": usages }),
+        )?,
+        AccountingOutput::SummaryCsv => out.write_all(summary_csv(&summary).as_bytes())?,
+        AccountingOutput::LedgerCsv => out.write_all(ledger_csv(&usages).as_bytes())?,
+        AccountingOutput::Text => {
+            if usages.is_empty() {
+                writeln!(out, "no usage recorded yet in {}", path.display())?;
+                return Ok(Code::Ok);
+            }
+            let cost = cfg.rates.cost_per_gpu_hour.is_some();
+            let mut header: Vec<String> = [
+                "",
+                "records",
+                "requested GPU-h",
+                "allocated GPU-h",
+                "wasted GPU-h",
+                "energy kWh",
+                "CO2e kg",
+            ]
+            .map(String::from)
+            .to_vec();
+            if cost {
+                header.push("cost".into());
+            }
+            let row = |r: &SummaryRow| {
+                let running = if r.running > 0 {
+                    format!(" ({} running)", r.running)
+                } else {
+                    String::new()
+                };
+                let mut cells = vec![
+                    printable(&r.key),
+                    format!("{}{running}", r.records),
+                    r.requested_gpu_hours.to_fixed(4),
+                    r.allocated_gpu_hours.to_fixed(4),
+                    r.wasted_gpu_hours.to_fixed(4),
+                    format!("{:.4}", r.energy_kwh),
+                    format!("{:.4}", r.co2e_kg),
+                ];
+                if cost {
+                    cells.push(r.cost.map(|c| format!("{c:.2}")).unwrap_or_default());
+                }
+                cells
+            };
+            let mut rows = vec![{
+                let mut h = header.clone();
+                h[0] = "workload".into();
+                h
+            }];
+            rows.extend(summary.by_workload.iter().map(row));
+            rows.push(vec![]);
+            rows.push({
+                let mut h = header;
+                h[0] = "mechanism".into();
+                h
+            });
+            rows.extend(summary.by_mechanism.iter().map(row));
+            rows.push(vec![]);
+            rows.push(row(&summary.totals));
+            out.write_all(table(&rows).as_bytes())?;
+            writeln!(
+                out,
+                "{}",
+                style.bold(&format!(
+                    "energy at board power limits × PUE {}, carbon at {} gCO2e/kWh (ledger {})",
+                    cfg.rates.pue,
+                    cfg.rates.grid_g_co2e_per_kwh,
+                    path.display()
+                ))
+            )?;
+        }
+    }
+    Ok(Code::Ok)
+}

@@ -1,0 +1,30 @@
+//! One module per subcommand; each takes a checked config and writes to `out`.
+
+pub mod accounting;
+pub mod models;
+pub mod pack;
+pub mod plan;
+pub mod release;
+
+use crate::env::Env;
+use crate::exit::CliError;
+use std::path::PathBuf;
+
+/// The ledger file, or an error saying how to set one.
+fn ledger_path(env: &Env) -> Result<PathBuf, CliError> {
+    env.ledger_path.clone().ok_or_else(|| {
+        CliError::Ledger(
+            "no data directory on this platform; set GPU_SHARE_LEDGER to a file path".into(),
+        )
+    })
+}
+
+/// JSON to `out`, pretty-printed, with a final newline.
+fn write_json(
+    out: &mut impl std::io::Write,
+    value: &impl serde::Serialize,
+) -> Result<(), CliError> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(|e| CliError::Output(e.into()))?;
+    writeln!(out)?;
+    Ok(())
+}

@@ -1,0 +1,107 @@
+//! `gpu-share plan`: the mechanism for one ask, optionally recorded in the ledger.
+
+use super::{ledger_path, write_json};
+use crate::args::{Format, PlanConfig};
+use crate::env::Env;
+use crate::exit::{CliError, Code};
+use crate::ledger_file;
+use crate::output::{printable, Style};
+use gpu_share_core::account::fractional_gpu_hours;
+use gpu_share_core::{select_mechanism, Choice, LedgerEntry, Mechanism, UsageRecord};
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(serde::Serialize)]
+struct PlanJson<'a> {
+    #[serde(flatten)]
+    choice: &'a Choice,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recorded: Option<Recorded>,
+}
+
+#[derive(serde::Serialize)]
+struct Recorded {
+    ledger: PathBuf,
+    started_at: i64,
+    /// `None`: open until `gpu-share release`.
+    seconds: Option<u64>,
+}
+
+pub fn run(
+    cfg: PlanConfig,
+    env: &Env,
+    style: Style,
+    out: &mut impl Write,
+) -> Result<Code, CliError> {
+    let choice = select_mechanism(&cfg.ask, &cfg.caps)?;
+    let recorded = match cfg.record {
+        Some(seconds) => {
+            let ledger = ledger_path(env)?;
+            let started_at = env.now.saturating_sub(seconds.unwrap_or(0) as i64);
+            let record = UsageRecord::from_choice(&choice, started_at, seconds);
+            ledger_file::append(&ledger, &[LedgerEntry::Usage(record)], None)?;
+            Some(Recorded {
+                ledger,
+                started_at,
+                seconds,
+            })
+        }
+        None => None,
+    };
+    match cfg.format {
+        Format::Json => write_json(
+            out,
+            &PlanJson {
+                choice: &choice,
+                recorded,
+            },
+        )?,
+        Format::Text => {
+            write_choice(out, &choice, style)?;
+            if let Some(r) = recorded {
+                let when = match r.seconds {
+                    Some(s) => format!(
+                        "{:.2} h, {} GPU-h allocated",
+                        s as f64 / 3600.0,
+                        fractional_gpu_hours(choice.allocated_fraction, s).to_fixed(2)
+                    ),
+                    None => format!("open until `gpu-share release {}`", printable(&choice.name)),
+                };
+                writeln!(out, "  recorded in {} ({when})", r.ledger.display())?;
+            }
+        }
+    }
+    Ok(Code::Ok)
+}
+
+/// The seed's three-part text: a headline, the notes, and the ⚠ warnings.
+pub fn write_choice(out: &mut impl Write, c: &Choice, style: Style) -> std::io::Result<()> {
+    let gpus = if c.allocated_fraction > gpu_share_core::Share::ONE {
+        "GPUs"
+    } else {
+        "GPU"
+    };
+    let amount = format!("{:.2} {gpus}", c.allocated_fraction);
+    let detail = match (c.mechanism, &c.mig_profile) {
+        (Mechanism::Mig, Some(p)) => format!("{p}, {amount}"),
+        _ => amount,
+    };
+    writeln!(
+        out,
+        "{}: {} (isolation: {}) — {detail}",
+        style.bold(&printable(&c.name)),
+        style.mechanism(c.mechanism),
+        c.isolation
+    )?;
+    for note in &c.notes {
+        writeln!(out, "  {}", printable(note))?;
+    }
+    for warning in &c.warnings {
+        writeln!(
+            out,
+            "  {}",
+            style.warning(&format!("⚠ {}", printable(warning)))
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,89 @@
+//! The ledger file: JSON lines appended under an exclusive lock, read under a shared one, never rewritten.
+
+use crate::exit::CliError;
+use gpu_share_core::account::{format_entry, parse_ledger};
+use gpu_share_core::LedgerEntry;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+fn ledger_error(path: &Path, what: &str, e: impl std::fmt::Display) -> CliError {
+    CliError::Ledger(format!("{what} {}: {e}", path.display()))
+}
+
+fn open_for_append(path: &Path) -> Result<File, CliError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| ledger_error(dir, "cannot create", e))?;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| ledger_error(path, "cannot open", e))?;
+    file.lock()
+        .map_err(|e| ledger_error(path, "cannot lock", e))?;
+    Ok(file)
+}
+
+/// Reads and checks the whole ledger (missing file: empty ledger).
+///
+/// # Errors
+/// `Ledger` for an unreadable file or any corrupt line (with its line number); nothing is changed.
+pub fn read(path: &Path) -> Result<Vec<LedgerEntry>, CliError> {
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(ledger_error(path, "cannot open", e)),
+    };
+    file.lock_shared()
+        .map_err(|e| ledger_error(path, "cannot lock", e))?;
+    read_locked(&mut file, path)
+}
+
+fn read_locked(file: &mut File, path: &Path) -> Result<Vec<LedgerEntry>, CliError> {
+    let mut text = String::new();
+    file.seek(SeekFrom::Start(0))
+        .map_err(|e| ledger_error(path, "cannot read", e))?;
+    file.read_to_string(&mut text)
+        .map_err(|e| ledger_error(path, "cannot read", e))?;
+    parse_ledger(&text).map_err(|e| ledger_error(path, "corrupt ledger", e))
+}
+
+/// A test an append must pass against the ledger as it is, read under the append's own lock.
+pub type Check<'a> = &'a dyn Fn(&[LedgerEntry]) -> Result<(), CliError>;
+
+/// Appends entries as one write under an exclusive lock. With a `check`, the current ledger is
+/// read and checked first, under the same lock, so no other process can change it in between.
+///
+/// # Errors
+/// `Ledger` when the file cannot be opened, locked, read or written, or `check` refuses.
+pub fn append(
+    path: &Path,
+    entries: &[LedgerEntry],
+    check: Option<Check<'_>>,
+) -> Result<(), CliError> {
+    let mut file = open_for_append(path)?;
+    if let Some(check) = check {
+        check(&read_locked(&mut file, path)?)?;
+    }
+    let mut text = String::new();
+    // A write cut short by a crash leaves a last line without its newline; start on a fresh line
+    // so the torn line stays on its own (and is reported), instead of corrupting this entry too.
+    if file.metadata().map(|m| m.len()).unwrap_or(0) > 0 && !ends_with_newline(&mut file) {
+        text.push('\n');
+    }
+    for entry in entries {
+        text.push_str(&format_entry(entry));
+        text.push('\n');
+    }
+    file.write_all(text.as_bytes())
+        .map_err(|e| ledger_error(path, "cannot write", e))?;
+    file.sync_data()
+        .map_err(|e| ledger_error(path, "cannot sync", e))
+}
+
+fn ends_with_newline(file: &mut File) -> bool {
+    let mut last = [0u8; 1];
+    file.seek(SeekFrom::End(-1)).is_ok() && file.read_exact(&mut last).is_ok() && last[0] == b'\n'
+}

@@ -1,0 +1,65 @@
+//! The `gpu-share` command line: arguments in, core calls, text or JSON out. The ledger file is its only I/O.
+
+mod args;
+mod commands;
+mod env;
+mod exit;
+mod ledger_file;
+mod output;
+
+pub use env::Env;
+pub use exit::{CliError, Code};
+
+use clap::Parser;
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Parses `argv`, runs the command, and reports errors on `err`. Never panics on input.
+pub fn main(
+    argv: impl IntoIterator<Item = OsString>,
+    env: &Env,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> ExitCode {
+    let cli = match args::Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap renders help and version as "errors" too; they go to stdout with success.
+            let code = if e.use_stderr() {
+                Code::Usage
+            } else {
+                Code::Ok
+            };
+            let target: &mut dyn Write = if e.use_stderr() { err } else { out };
+            let _ = write!(target, "{}", e.render().ansi());
+            return code.into();
+        }
+    };
+    match run(cli, env, out) {
+        Ok(code) => code.into(),
+        // A reader that stops early (`| head`) is not an error worth reporting.
+        Err(CliError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Code::Ok.into(),
+        Err(e) => {
+            let _ = writeln!(err, "gpu-share: error: {e}");
+            e.code().into()
+        }
+    }
+}
+
+/// Runs one parsed command.
+///
+/// # Errors
+/// Any input, ledger or output error, with the exit code it maps to.
+pub fn run(cli: args::Cli, env: &Env, out: &mut impl Write) -> Result<Code, CliError> {
+    let style = output::Style::detect(env);
+    match cli.command {
+        args::Command::Plan(a) => commands::plan::run(a.into_config()?, env, style, out),
+        args::Command::Pack(a) => commands::pack::run(a.into_config(env)?, style, out),
+        args::Command::Accounting(a) => {
+            commands::accounting::run(a.into_config()?, env, style, out)
+        }
+        args::Command::Release(a) => commands::release::run(&a, env, out),
+        args::Command::Models(a) => commands::models::run(&a, out),
+    }
+}

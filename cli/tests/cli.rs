@@ -1,0 +1,515 @@
+//! The `gpu-share` binary end to end: the seed's examples as golden tests, exit codes, and the ledger.
+
+use assert_cmd::Command;
+use predicates::str::contains;
+use serde_json::Value;
+use std::path::Path;
+
+fn gpu_share(ledger: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("gpu-share").unwrap();
+    cmd.env("GPU_SHARE_LEDGER", ledger)
+        .env("GPU_SHARE_NOW", "1000000")
+        .env_remove("NO_COLOR");
+    cmd
+}
+
+fn stdout(cmd: &mut Command) -> String {
+    String::from_utf8(cmd.assert().get_output().stdout.clone()).unwrap()
+}
+
+fn json(cmd: &mut Command) -> Value {
+    serde_json::from_slice(&cmd.assert().success().get_output().stdout).unwrap()
+}
+
+#[test]
+fn seed_plan_without_flags_is_the_honest_fallback_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    gpu_share(&dir.path().join("l"))
+        .args(["plan", "JPCP", "--fraction", "0.25"])
+        .assert()
+        .success()
+        .stdout(
+            "JPCP: whole (isolation: exclusive) — 1.00 GPU\n  \
+         no fractional support — rounded 0.25 up to a whole GPU (75% wasted)\n  \
+         ⚠ 75% GPU capacity wasted by this fallback.\n",
+        );
+}
+
+#[test]
+fn seed_plan_with_mig() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = stdout(gpu_share(&dir.path().join("l")).args([
+        "plan",
+        "JPCP",
+        "--fraction",
+        "0.25",
+        "--mig-capable",
+    ]));
+    assert_eq!(
+        out,
+        "JPCP: mig (isolation: hardware) — 2g.10gb, 0.29 GPU\n  \
+         A100-SXM4-40GB assumed: no GPU model given\n  \
+         2g.10gb on A100-SXM4-40GB: 2 of 7 compute slices, 2 of 8 memory slices = 0.2857 of the GPU, 0.0357 more than asked\n"
+    );
+    let v = json(gpu_share(&dir.path().join("l")).args([
+        "plan",
+        "JPCP",
+        "--fraction",
+        "0.25",
+        "--mig-capable",
+        "--json",
+    ]));
+    assert_eq!(v["mechanism"], "mig");
+    assert_eq!(v["isolation"], "hardware");
+    assert_eq!(v["mig_profile"], "2g.10gb");
+    assert!((v["allocated_fraction"].as_f64().unwrap() - 2.0 / 7.0).abs() < 1e-12);
+    assert!((v["wasted_fraction"].as_f64().unwrap() - 1.0 / 28.0).abs() < 1e-12);
+    assert!(v["warnings"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn seed_plan_timeslice_and_named_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("l");
+    let ts = stdout(gpu_share(&l).args(["plan", "JPCP", "--fraction", "0.5", "--timeslice"]));
+    assert!(
+        ts.starts_with("JPCP: timeslice (isolation: soft) — 0.50 GPU\n"),
+        "{ts}"
+    );
+    assert!(ts.contains("⚠ time-slicing has no memory or fault isolation"));
+    let mig = json(gpu_share(&l).args([
+        "plan",
+        "JPCP",
+        "--mig",
+        "2g.10gb",
+        "--mig-capable",
+        "--json",
+    ]));
+    assert_eq!(
+        (mig["mechanism"].as_str(), mig["mig_profile"].as_str()),
+        (Some("mig"), Some("2g.10gb"))
+    );
+    assert_eq!(mig["wasted_fraction"], 0.0);
+    let no_mig = json(gpu_share(&l).args(["plan", "JPCP", "--mig", "2g.10gb", "--json"]));
+    assert_eq!(no_mig["mechanism"], "whole");
+    assert!(no_mig["warnings"][0]
+        .as_str()
+        .unwrap()
+        .contains("71% GPU capacity wasted"));
+}
+
+#[test]
+fn seed_pack_example() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("l");
+    let args = [
+        "pack",
+        "--ask",
+        "a:0.5",
+        "--ask",
+        "b:0.3",
+        "--ask",
+        "c:0.4",
+        "--gpus",
+        "2",
+        "--timeslice",
+    ];
+    let out = stdout(gpu_share(&l).args(args));
+    assert!(
+        out.starts_with("3 asks on 2 GPUs (lower bound 2, utilisation 60%), 0 unplaced\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  GPU 0  timeslice  0.90 used  a 0.50, c 0.40\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  GPU 1  timeslice  0.30 used  b 0.30\n"),
+        "{out}"
+    );
+    let v = json(gpu_share(&l).args(args).arg("--json"));
+    assert_eq!(v["gpus_used"], 2);
+    assert_eq!(v["lower_bound"], 2);
+    assert_eq!(v["unplaced"], serde_json::json!([]));
+    assert_eq!(v["gpus"][0]["asks"], serde_json::json!(["a", "c"]));
+    assert_eq!(v["gpus"][0]["mechanism"], "timeslice");
+    assert_eq!(v["gpus"][1]["asks"], serde_json::json!(["b"]));
+}
+
+#[test]
+fn pack_mig_reports_real_placements() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = json(gpu_share(&dir.path().join("l")).args([
+        "pack",
+        "--ask",
+        "x:3g.20gb",
+        "--ask",
+        "y:2g.10gb",
+        "--ask",
+        "z:2g.10gb",
+        "--gpus",
+        "1",
+        "--mig-capable",
+        "--json",
+    ]));
+    assert_eq!(v["gpus_used"], 1);
+    let instances = v["gpus"][0]["instances"].as_array().unwrap();
+    let x = instances.iter().find(|i| i["ask"] == "x").unwrap();
+    assert_eq!(
+        (x["profile"].as_str(), x["start"].as_u64()),
+        (Some("3g.20gb"), Some(4))
+    );
+}
+
+#[test]
+fn unplaced_asks_exit_3_and_are_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("l");
+    gpu_share(&l)
+        .args([
+            "pack",
+            "--ask",
+            "a:0.6",
+            "--ask",
+            "b:0.6",
+            "--ask",
+            "c:0.6",
+            "--gpus",
+            "2",
+            "--timeslice",
+        ])
+        .assert()
+        .code(3)
+        .stdout(contains(
+            "unplaced:\n  c (timeslice): no timeslice GPU in use has 0.6 free; 0 of 2 GPUs free",
+        ));
+    let out = gpu_share(&l)
+        .args([
+            "pack",
+            "--ask",
+            "a:0.6",
+            "--ask",
+            "b:0.6",
+            "--ask",
+            "c:0.6",
+            "--gpus",
+            "2",
+            "--timeslice",
+            "--json",
+        ])
+        .assert()
+        .code(3)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["unplaced"], serde_json::json!(["c"]));
+}
+
+#[test]
+fn asks_file_csv_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("asks.csv");
+    std::fs::write(&csv, "name,fraction,hours\na,0.55,1\nb,0.34,1\nc,0.11,1\n").unwrap();
+    let v = json(
+        gpu_share(&dir.path().join("l"))
+            .args(["pack", "--timeslice", "--json", "--asks-file"])
+            .arg(&csv),
+    );
+    assert_eq!(
+        v["gpus_used"], 1,
+        "0.55 + 0.34 + 0.11 fills one GPU exactly"
+    );
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "a,0.5\nb,lots\n").unwrap();
+    gpu_share(&dir.path().join("l"))
+        .args(["pack", "--timeslice", "--asks-file"])
+        .arg(&bad)
+        .assert()
+        .code(1)
+        .stderr(contains("line 2, field \"fraction\""));
+    let js = dir.path().join("asks.json");
+    std::fs::write(
+        &js,
+        r#"[{"name":"x","mig_profile":"3g.20gb"},{"name":"y","fraction":"1/3"}]"#,
+    )
+    .unwrap();
+    let v = json(
+        gpu_share(&dir.path().join("l"))
+            .args(["pack", "--mig-capable", "--json", "--asks-file"])
+            .arg(&js),
+    );
+    assert_eq!(v["gpus_used"], 1);
+}
+
+#[test]
+fn bad_input_is_a_clear_error_never_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("l");
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["plan", "x", "--fraction", "0"],
+            1,
+            "must be greater than 0",
+        ),
+        (
+            &["plan", "x", "--fraction", "NaN"],
+            1,
+            "expected a fraction",
+        ),
+        (&["plan", "x", "--fraction", "-1"], 2, ""),
+        (&["plan", "", "--fraction", "0.5"], 1, "an ask needs a name"),
+        (
+            &["plan", "x", "--fraction", "0.5", "--mig", "1g.5gb"],
+            2,
+            "cannot be used with",
+        ),
+        (
+            &["plan", "x", "--mig", "9g.99gb", "--mig-capable"],
+            1,
+            "valid profiles: 1g.5gb",
+        ),
+        (
+            &[
+                "plan",
+                "x",
+                "--fraction",
+                "0.5",
+                "--gpu-model",
+                "Voodoo2",
+                "--mig-capable",
+            ],
+            1,
+            "unknown GPU model",
+        ),
+        (
+            &["pack", "--ask", "a:0.5", "--ask", "a:0.5"],
+            1,
+            "both named \"a\"",
+        ),
+        (&["pack", "--ask", "nocolon"], 1, "expected NAME:FRACTION"),
+        (&["pack"], 2, "at least one --ask"),
+        (&["pack", "--ask", "a:0.5", "--gpus", "0"], 1, "gpu_count"),
+        (&["models", "voodoo"], 1, "unknown GPU model"),
+        (&["accounting", "--pue", "0.2"], 1, "pue"),
+        (&["frobnicate"], 2, ""),
+    ];
+    for (args, code, message) in cases {
+        let assert = gpu_share(&l).args(*args).assert().code(*code);
+        let err = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn record_release_and_accounting() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("sub").join("ledger.jsonl");
+    gpu_share(&l)
+        .args([
+            "plan",
+            "JPCP",
+            "--fraction",
+            "0.25",
+            "--timeslice",
+            "--record",
+        ])
+        .assert()
+        .success()
+        .stdout(contains("open until `gpu-share release JPCP`"));
+    gpu_share(&l)
+        .args([
+            "plan",
+            "batch",
+            "--fraction",
+            "0.25",
+            "--record",
+            "--hours",
+            "2",
+        ])
+        .assert()
+        .success();
+    // Two hours later the open allocation is released.
+    gpu_share(&l)
+        .env("GPU_SHARE_NOW", "1007200")
+        .args(["release", "JPCP"])
+        .assert()
+        .success();
+    gpu_share(&l)
+        .args(["release", "JPCP"])
+        .assert()
+        .code(1)
+        .stderr(contains("no open allocation"));
+    let v = json(gpu_share(&l).env("GPU_SHARE_NOW", "1010000").args([
+        "accounting",
+        "--json",
+        "--cost-per-gpu-hour",
+        "3",
+    ]));
+    let totals = &v["summary"]["totals"];
+    assert_eq!(totals["records"], 2);
+    assert_eq!(totals["running"], 0);
+    // JPCP: 0.25 × 2 h = 0.5 GPU-h; batch: fallback, 0.25 asked, 1.0 allocated for 2 h.
+    assert_eq!(totals["requested_gpu_hours"], 1.0);
+    assert_eq!(totals["allocated_gpu_hours"], 2.5);
+    assert_eq!(totals["wasted_gpu_hours"], 1.5);
+    assert_eq!(totals["cost"], 7.5);
+    let csv = stdout(gpu_share(&l).args(["accounting", "--csv"]));
+    assert!(
+        csv.starts_with("group,key,records,running,requested_gpu_hours"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains("\ntotal,total,2,0,1.0000,2.5000,1.5000,"),
+        "{csv}"
+    );
+    let text = stdout(gpu_share(&l).args(["accounting"]));
+    assert!(text.contains("JPCP") && text.contains("batch"), "{text}");
+}
+
+#[test]
+fn open_allocations_count_up_to_now_and_show_as_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("l");
+    gpu_share(&l)
+        .args([
+            "plan",
+            "svc",
+            "--fraction",
+            "0.5",
+            "--timeslice",
+            "--record",
+        ])
+        .assert()
+        .success();
+    let v = json(
+        gpu_share(&l)
+            .env("GPU_SHARE_NOW", "1003600")
+            .args(["accounting", "--json"]),
+    );
+    assert_eq!(v["summary"]["totals"]["running"], 1);
+    assert_eq!(v["summary"]["totals"]["allocated_gpu_hours"], 0.5);
+    assert_eq!(v["records"][0]["status"], "running");
+}
+
+#[test]
+fn corrupt_ledger_is_reported_by_line_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("l");
+    gpu_share(&l)
+        .args(["plan", "a", "--fraction", "0.5", "--record", "--hours", "1"])
+        .assert()
+        .success();
+    let mut text = std::fs::read_to_string(&l).unwrap();
+    text.push_str("{not json\n");
+    std::fs::write(&l, &text).unwrap();
+    gpu_share(&l)
+        .args(["accounting"])
+        .assert()
+        .code(4)
+        .stderr(contains("line 2"));
+    assert_eq!(
+        std::fs::read_to_string(&l).unwrap(),
+        text,
+        "a corrupt ledger is never rewritten"
+    );
+}
+
+#[test]
+fn torn_last_line_does_not_swallow_the_next_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("l");
+    std::fs::write(&l, "{\"v\":1,\"kind\":\"us").unwrap();
+    gpu_share(&l)
+        .args(["plan", "a", "--fraction", "0.5", "--record", "--hours", "1"])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&l).unwrap();
+    assert!(
+        text.starts_with("{\"v\":1,\"kind\":\"us\n{\"v\":1,\"kind\":\"usage\""),
+        "{text}"
+    );
+    gpu_share(&l)
+        .args(["accounting"])
+        .assert()
+        .code(4)
+        .stderr(contains("line 1"));
+}
+
+#[test]
+fn concurrent_records_are_all_kept_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("l");
+    let bin = assert_cmd::cargo::cargo_bin("gpu-share");
+    let children: Vec<_> = (0..120)
+        .map(|i| {
+            std::process::Command::new(&bin)
+                .env("GPU_SHARE_LEDGER", &l)
+                .args([
+                    "plan",
+                    &format!("job{i}"),
+                    "--fraction",
+                    "0.25",
+                    "--timeslice",
+                    "--record",
+                    "--seconds",
+                    "60",
+                ])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let text = std::fs::read_to_string(&l).unwrap();
+    let mut names: Vec<String> = text
+        .lines()
+        .map(|line| {
+            serde_json::from_str::<Value>(line).unwrap()["ask"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    names.sort();
+    let mut expected: Vec<String> = (0..120).map(|i| format!("job{i}")).collect();
+    expected.sort();
+    assert_eq!(names, expected);
+}
+
+#[test]
+fn colour_only_on_a_terminal_and_never_with_no_color() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = stdout(gpu_share(&dir.path().join("l")).args(["plan", "x", "--fraction", "0.25"]));
+    assert!(!out.contains('\x1b'), "output to a pipe is plain");
+    let mut env = gpu_share_cli::Env {
+        stdout_is_terminal: true,
+        ..Default::default()
+    };
+    let run = |env: &gpu_share_cli::Env| {
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let argv = ["gpu-share", "plan", "x", "--fraction", "0.25"].map(std::ffi::OsString::from);
+        gpu_share_cli::main(argv, env, &mut out, &mut err);
+        String::from_utf8(out).unwrap()
+    };
+    assert!(run(&env).contains('\x1b'));
+    env.no_color = true;
+    assert!(!run(&env).contains('\x1b'));
+}
+
+#[test]
+fn models_lists_the_catalogue() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = stdout(gpu_share(&dir.path().join("l")).arg("models"));
+    for m in ["A100-SXM4-40GB", "H200", "B200", "A30", "T4", "L40S"] {
+        assert!(out.contains(m), "{m}");
+    }
+    let v =
+        json(gpu_share(&dir.path().join("l")).args(["models", "NVIDIA H100 80GB HBM3", "--json"]));
+    assert_eq!(v["name"], "H100-80GB-HBM3");
+    assert_eq!(v["profiles"][4]["starts"], serde_json::json!([0, 4]));
+}

@@ -1,0 +1,2 @@
+//! The gpu-share planner page: Leptos components over the pure core.
+pub fn start() {}
