@@ -155,7 +155,7 @@ impl Share {
     }
 
     pub fn is_whole(self) -> bool {
-        self.0 % UNITS_PER_GPU == 0
+        self.0.is_multiple_of(UNITS_PER_GPU)
     }
 
     pub fn checked_add(self, other: Share) -> Option<Share> {
@@ -196,7 +196,7 @@ impl fmt::Display for Share {
             // `pad` would read the precision as a maximum width; only width and alignment apply here.
             return pad(f, &self.to_fixed(places as u32));
         }
-        let exact = self.0 % (UNITS_PER_GPU / 100_000) == 0;
+        let exact = self.0.is_multiple_of(UNITS_PER_GPU / 100_000);
         let text = if exact {
             self.to_fixed(5)
         } else {
@@ -388,7 +388,8 @@ mod tests {
 
     #[test]
     fn decimals_sum_exactly_where_floats_do_not() {
-        assert!(0.55 + 0.34 + 0.11 > 1.0_f64, "the float sum overshoots");
+        let floats: f64 = [0.55, 0.34, 0.11].iter().sum();
+        assert!(floats > 1.0, "the float sum overshoots");
         let sum: Share = ["0.55", "0.34", "0.11"].iter().map(|s| p(s)).sum();
         assert_eq!(sum, Share::ONE);
     }

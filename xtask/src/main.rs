@@ -1,1 +1,78 @@
-fn main() {}
+//! `cargo xtask`: set-up, build, serve, test and CI for the gpu-share workspace, in plain Rust.
+
+mod checks;
+mod setup;
+mod shell;
+
+use shell::{cargo, run, Cmd};
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+  serve [--port N]  build the web planner and serve it on 127.0.0.1 (installs what is missing)
+  test              run every test: Rust, wasm32 build, browser end-to-end (installs what is missing)
+  lint              fmt --check, clippy -D warnings (native and wasm32), core wasm32 build, core dependency check
+  ci                what CI runs: lint, then test
+  dist              write the static web planner to dist/
+  setup             only install what is missing (wasm32 target, trunk, wasm-bindgen-cli, npm tools, chromium)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("serve") => serve(&args[1..]),
+        Some("test") => test(),
+        Some("lint") => lint(),
+        Some("ci") => lint().and_then(|()| test()),
+        Some("dist") => setup::all().and_then(|tools| dist(&tools)),
+        Some("setup") => setup::all().map(|_| ()),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Builds `dist/`: the release web page, wasm-opt'd, with relative paths.
+fn dist(tools: &setup::Tools) -> Result<(), String> {
+    run(Cmd::new("trunk").args(["build", "--release", "--offline"]).path(&tools.path))
+}
+
+fn serve(args: &[String]) -> Result<(), String> {
+    let port = match args {
+        [] => "8080".to_string(),
+        [flag, port] if flag == "--port" => port.clone(),
+        _ => return Err("usage: cargo xtask serve [--port N]".into()),
+    };
+    let tools = setup::all()?;
+    println!("xtask: serving the planner at http://127.0.0.1:{port}/ (Ctrl-C stops)");
+    run(Cmd::new("trunk")
+        .args(["serve", "--release", "--offline", "--address", "127.0.0.1", "--port", &port])
+        .path(&tools.path))
+}
+
+fn test() -> Result<(), String> {
+    let tools = setup::all()?;
+    run(cargo(["test", "--workspace", "--all-targets"]))?;
+    run(cargo(["test", "--workspace", "--doc"]))?;
+    checks::core_builds_for_wasm()?;
+    dist(&tools)?;
+    run(Cmd::new("node").args(["--test", "--test-reporter=spec", "tests/e2e/"]).path(&tools.path))
+}
+
+fn lint() -> Result<(), String> {
+    setup::all()?;
+    run(Cmd::new("rustup").args(["component", "add", "rustfmt", "clippy"]))?;
+    run(cargo(["fmt", "--all", "--check"]))?;
+    run(cargo(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+    run(cargo(["clippy", "-p", "gpu-share-web", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"]))?;
+    checks::core_dependencies_are_pure()?;
+    checks::core_builds_for_wasm()
+}

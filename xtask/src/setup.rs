@@ -1,0 +1,87 @@
+//! Idempotent set-up: each tool is checked by its version and installed only when missing or wrong.
+//!
+//! Everything comes from the package registries (crates.io, npm, Debian); nothing is downloaded
+//! from GitHub, which is why Trunk runs `--offline` with the tools below on its PATH.
+
+use crate::shell::{cargo, output, root, run, Cmd};
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Trunk 0.22 needs a newer rustc than these machines have (see shared/reference/toolchain.md).
+const TRUNK_VERSION: &str = "0.21.14";
+
+/// What the later steps need: a PATH with the installed tools first.
+pub struct Tools {
+    pub path: OsString,
+}
+
+pub fn all() -> Result<Tools, String> {
+    let path = tool_path();
+    wasm_target()?;
+    cargo_tool("trunk", "trunk", TRUNK_VERSION, &["--locked"], &path)?;
+    // The CLI must match the wasm-bindgen crate exactly; its locked build wants a webpki-roots
+    // version the registry refuses, so it installs without --locked.
+    cargo_tool("wasm-bindgen", "wasm-bindgen-cli", &locked_version("wasm-bindgen")?, &[], &path)?;
+    npm_packages(&path)?;
+    chromium()?;
+    Ok(Tools { path })
+}
+
+fn tool_path() -> OsString {
+    let mut dirs = vec![root().join("tests/node_modules/.bin")];
+    if let Some(home) = std::env::var_os("CARGO_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo"))) {
+        dirs.push(home.join("bin"));
+    }
+    dirs.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    std::env::join_paths(dirs).unwrap_or_default()
+}
+
+fn wasm_target() -> Result<(), String> {
+    let installed = output(Cmd::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
+    if installed.lines().any(|l| l.trim() == "wasm32-unknown-unknown") {
+        return Ok(());
+    }
+    run(Cmd::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
+}
+
+fn cargo_tool(bin: &str, krate: &str, version: &str, extra: &[&str], path: &OsString) -> Result<(), String> {
+    let have = output(Cmd::new(bin).args(["--version"]).path(path)).unwrap_or_default();
+    if have.split_whitespace().any(|w| w == version) {
+        return Ok(());
+    }
+    eprintln!("xtask: installing {krate} {version} (found: {})", have.trim());
+    run(cargo(["install", krate, "--version", version, "--force"]).args(extra))
+}
+
+/// The version of `name` that Cargo.lock pins.
+fn locked_version(name: &str) -> Result<String, String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock")).map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
+    let needle = format!("name = \"{name}\"\nversion = \"");
+    let start = lock.find(&needle).ok_or(format!("{name} is not in Cargo.lock"))? + needle.len();
+    Ok(lock[start..].split('"').next().unwrap_or_default().to_string())
+}
+
+/// `npm ci` in tests/ when its lockfile changed since the last install (playwright-core, binaryen).
+fn npm_packages(path: &OsString) -> Result<(), String> {
+    let lock = root().join("tests/package-lock.json");
+    let stamp = root().join("tests/node_modules/.xtask-installed-lock");
+    let want = std::fs::read(&lock).map_err(|e| format!("cannot read {}: {e}", lock.display()))?;
+    if std::fs::read(&stamp).ok().as_deref() == Some(&want[..]) {
+        return Ok(());
+    }
+    run(Cmd::new("npm").args(["ci", "--prefix", "tests", "--no-audit", "--no-fund"]).path(path))?;
+    std::fs::write(&stamp, &want).map_err(|e| format!("cannot write {}: {e}", stamp.display()))
+}
+
+/// Debian's Chromium for the browser tests, installed with apt-get when running as root.
+fn chromium() -> Result<(), String> {
+    if std::path::Path::new("/usr/bin/chromium").exists() {
+        return Ok(());
+    }
+    let root_user = output(Cmd::new("id").args(["-u"])).is_some_and(|u| u.trim() == "0");
+    if !root_user {
+        return Err("Chromium is missing: run `sudo apt-get install chromium chromium-driver`".into());
+    }
+    run(Cmd::new("apt-get").args(["update"]))?;
+    run(Cmd::new("apt-get").args(["install", "-y", "--no-install-recommends", "chromium", "chromium-driver"]))
+}

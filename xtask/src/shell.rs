@@ -1,0 +1,64 @@
+//! Running commands from the workspace root, echoing them first so a CI log reads like a script.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The workspace root (xtask lives one folder below it).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// A command line to run at the workspace root.
+pub struct Cmd {
+    program: String,
+    args: Vec<String>,
+    path: Option<OsString>,
+}
+
+impl Cmd {
+    pub fn new(program: &str) -> Cmd {
+        Cmd { program: program.into(), args: Vec::new(), path: None }
+    }
+
+    pub fn args<I: IntoIterator<Item = S>, S: AsRef<str>>(mut self, args: I) -> Cmd {
+        self.args.extend(args.into_iter().map(|a| a.as_ref().to_string()));
+        self
+    }
+
+    /// Runs with this `PATH` (tools installed by set-up first).
+    pub fn path(mut self, path: &OsString) -> Cmd {
+        self.path = Some(path.clone());
+        self
+    }
+
+    fn command(&self) -> Command {
+        let mut c = Command::new(&self.program);
+        c.args(&self.args).current_dir(root());
+        if let Some(p) = &self.path {
+            c.env("PATH", p);
+        }
+        c
+    }
+}
+
+pub fn cargo<I: IntoIterator<Item = S>, S: AsRef<str>>(args: I) -> Cmd {
+    Cmd::new(&std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())).args(args)
+}
+
+/// Runs a command to completion, failing on a non-zero exit.
+pub fn run(cmd: Cmd) -> Result<(), String> {
+    eprintln!("$ {} {}", cmd.program, cmd.args.join(" "));
+    let status = cmd.command().status().map_err(|e| format!("cannot run {}: {e}", cmd.program))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{} {}` failed ({status})", cmd.program, cmd.args.join(" ")))
+    }
+}
+
+/// Runs a command and returns its stdout, or `None` if it cannot start or fails.
+pub fn output(cmd: Cmd) -> Option<String> {
+    let out = cmd.command().output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
