@@ -4,7 +4,8 @@ use assert_cmd::Command;
 
 #[test]
 fn readme_console_examples_match_the_cli() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
     let mut checked = 0;
     for block in readme.split("```console\n").skip(1) {
         let block = block.split("```").next().unwrap();
@@ -12,8 +13,15 @@ fn readme_console_examples_match_the_cli() {
         let mut examples: Vec<(String, String)> = Vec::new();
         for line in block.lines() {
             match line.strip_prefix("$ gpu-share ") {
-                Some(cmd) => examples.push((cmd.split(" #").next().unwrap().trim().to_string(), String::new())),
-                None if !line.is_empty() => examples.last_mut().unwrap().1.push_str(&format!("{line}\n")),
+                Some(cmd) => examples.push((
+                    cmd.split(" #").next().unwrap().trim().to_string(),
+                    String::new(),
+                )),
+                None if !line.is_empty() => examples
+                    .last_mut()
+                    .unwrap()
+                    .1
+                    .push_str(&format!("{line}\n")),
                 None => {}
             }
         }
@@ -25,7 +33,11 @@ fn readme_console_examples_match_the_cli() {
                 .args(command.split_whitespace())
                 .output()
                 .unwrap();
-            assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "README example `gpu-share {command}`");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                expected,
+                "README example `gpu-share {command}`"
+            );
             checked += 1;
         }
     }

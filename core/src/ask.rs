@@ -151,55 +151,78 @@ pub fn validate_name(name: &str) -> Result<String> {
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::{AskSize, FractionalAsk};
+    use crate::error::{Error, ErrorKind, Result};
     use crate::units::Share;
     use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::Value;
 
-    /// The JSON shape: `{"name": "a", "fraction": 0.5}` or `{"name": "x", "mig_profile": "3g.20gb"}`.
-    #[derive(Serialize, Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Repr {
-        name: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        fraction: Option<Share>,
-        #[serde(default, skip_serializing_if = "Option::is_none", alias = "profile")]
-        mig_profile: Option<String>,
+    impl FractionalAsk {
+        /// Reads the JSON shape `{"name": "a", "fraction": 0.5}` (a number, or text such as `"1/3"`)
+        /// or `{"name": "x", "mig_profile": "3g.20gb"}`, keeping the core's error kinds and fields.
+        ///
+        /// # Errors
+        /// `Syntax` for a wrong shape or unknown key; the constructors' errors otherwise.
+        pub fn from_json(value: &Value) -> Result<Self> {
+            let shape = |m: &str| Error::new(ErrorKind::Syntax, m.to_string());
+            let Value::Object(map) = value else {
+                return Err(shape(
+                    "an ask must be an object such as {\"name\": \"a\", \"fraction\": 0.5}",
+                ));
+            };
+            if let Some(key) = map
+                .keys()
+                .find(|k| !matches!(k.as_str(), "name" | "fraction" | "mig_profile" | "profile"))
+            {
+                return Err(shape(&format!(
+                    "unknown field {key:?}; expected name, fraction or mig_profile"
+                ))
+                .in_field(key.as_str()));
+            }
+            let name = match map.get("name") {
+                Some(Value::String(n)) => n.as_str(),
+                None | Some(Value::Null) => "",
+                Some(_) => return Err(shape("must be a string").in_field("name")),
+            };
+            let fraction = map.get("fraction").filter(|v| !v.is_null());
+            let profile = map
+                .get("mig_profile")
+                .or_else(|| map.get("profile"))
+                .filter(|v| !v.is_null());
+            match (fraction, profile) {
+                (Some(f), None) => FractionalAsk::fraction(
+                    name,
+                    Share::from_json(f).map_err(|e| e.in_field("fraction"))?,
+                ),
+                (None, Some(Value::String(p))) => FractionalAsk::mig(name, p),
+                (None, Some(_)) => {
+                    Err(shape("must be a string such as \"3g.20gb\"").in_field("mig_profile"))
+                }
+                (Some(_), Some(_)) => Err(shape(&format!(
+                    "ask {name:?} gives both a fraction and a MIG profile; give one"
+                ))),
+                (None, None) => Err(shape(&format!(
+                    "ask {name:?} needs a fraction or a mig_profile"
+                ))),
+            }
+        }
     }
 
     impl Serialize for FractionalAsk {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let (fraction, mig_profile) = match &self.size {
-                AskSize::Fraction(f) => (Some(*f), None),
-                AskSize::MigProfile(p) => (None, Some(p.clone())),
-            };
-            Repr {
-                name: self.name.clone(),
-                fraction,
-                mig_profile,
+        fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+            use serde::ser::SerializeStruct;
+            let mut st = s.serialize_struct("FractionalAsk", 2)?;
+            st.serialize_field("name", &self.name)?;
+            match &self.size {
+                AskSize::Fraction(f) => st.serialize_field("fraction", f)?,
+                AskSize::MigProfile(p) => st.serialize_field("mig_profile", p)?,
             }
-            .serialize(s)
+            st.end()
         }
     }
 
     impl<'de> Deserialize<'de> for FractionalAsk {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            let r = Repr::deserialize(d)?;
-            let ask = match (r.fraction, r.mig_profile) {
-                (Some(f), None) => FractionalAsk::fraction(&r.name, f),
-                (None, Some(p)) => FractionalAsk::mig(&r.name, &p),
-                (Some(_), Some(_)) => {
-                    return Err(de::Error::custom(format!(
-                        "ask {:?} gives both a fraction and a MIG profile; give one",
-                        r.name
-                    )))
-                }
-                (None, None) => {
-                    return Err(de::Error::custom(format!(
-                        "ask {:?} needs a fraction or a mig_profile",
-                        r.name
-                    )))
-                }
-            };
-            ask.map_err(de::Error::custom)
+        fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+            FractionalAsk::from_json(&Value::deserialize(d)?).map_err(de::Error::custom)
         }
     }
 }

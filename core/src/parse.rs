@@ -13,6 +13,7 @@ pub const MAX_SECONDS: u64 = 10 * 366 * 24 * 3600;
 
 /// An ask with the duration it runs for, when the list gives one (for accounting).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct AskEntry {
     pub ask: FractionalAsk,
     pub seconds: Option<u64>,

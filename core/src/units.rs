@@ -349,6 +349,23 @@ mod serde_impl {
         }
     }
 
+    impl Share {
+        /// Reads a JSON number (see [`Share::from_f64`]) or text in the grammar (`"1/3"`).
+        ///
+        /// # Errors
+        /// As the two readers, or `Syntax` for any other JSON value.
+        pub fn from_json(value: &serde_json::Value) -> crate::error::Result<Share> {
+            match value {
+                serde_json::Value::Number(n) => Share::from_f64(n.as_f64().unwrap_or(f64::NAN)),
+                serde_json::Value::String(t) => Share::parse(t),
+                other => Err(crate::error::Error::new(
+                    crate::error::ErrorKind::Syntax,
+                    format!("expected a number or text such as \"1/3\", got {other}"),
+                )),
+            }
+        }
+    }
+
     impl<'de> Deserialize<'de> for Share {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Share, D::Error> {
             #[derive(Deserialize)]

@@ -1,6 +1,7 @@
 //! `cargo xtask`: set-up, build, serve, test and CI for the gpu-share workspace, in plain Rust.
 
 mod checks;
+mod npm;
 mod setup;
 mod shell;
 
@@ -15,6 +16,7 @@ usage: cargo xtask <command>
   lint              fmt --check, clippy -D warnings (native and wasm32), core wasm32 build, core dependency check
   ci                what CI runs: lint, then test
   dist              write the static web planner to dist/
+  npm               build the npm package @examlops/gpu-sharing into target/npm/
   setup             only install what is missing (wasm32 target, trunk, wasm-bindgen-cli, npm tools, chromium)";
 
 fn main() -> ExitCode {
@@ -25,6 +27,7 @@ fn main() -> ExitCode {
         Some("lint") => lint(),
         Some("ci") => lint().and_then(|()| test()),
         Some("dist") => setup::all().and_then(|tools| dist(&tools)),
+        Some("npm") => setup::all().and_then(|tools| npm::build(&tools)),
         Some("setup") => setup::all().map(|_| ()),
         _ => {
             eprintln!("{USAGE}");
@@ -42,7 +45,9 @@ fn main() -> ExitCode {
 
 /// Builds `dist/`: the release web page, wasm-opt'd, with relative paths.
 fn dist(tools: &setup::Tools) -> Result<(), String> {
-    run(Cmd::new("trunk").args(["build", "--release", "--offline"]).path(&tools.path))
+    run(Cmd::new("trunk")
+        .args(["build", "--release", "--offline"])
+        .path(&tools.path))
 }
 
 fn serve(args: &[String]) -> Result<(), String> {
@@ -54,7 +59,15 @@ fn serve(args: &[String]) -> Result<(), String> {
     let tools = setup::all()?;
     println!("xtask: serving the planner at http://127.0.0.1:{port}/ (Ctrl-C stops)");
     run(Cmd::new("trunk")
-        .args(["serve", "--release", "--offline", "--address", "127.0.0.1", "--port", &port])
+        .args([
+            "serve",
+            "--release",
+            "--offline",
+            "--address",
+            "127.0.0.1",
+            "--port",
+            &port,
+        ])
         .path(&tools.path))
 }
 
@@ -64,15 +77,33 @@ fn test() -> Result<(), String> {
     run(cargo(["test", "--workspace", "--doc"]))?;
     checks::core_builds_for_wasm()?;
     dist(&tools)?;
-    run(Cmd::new("node").args(["--test", "--test-reporter=spec", "tests/e2e/"]).path(&tools.path))
+    run(Cmd::new("node")
+        .args(["--test", "--test-reporter=spec", "tests/e2e/"])
+        .path(&tools.path))
 }
 
 fn lint() -> Result<(), String> {
     setup::all()?;
     run(Cmd::new("rustup").args(["component", "add", "rustfmt", "clippy"]))?;
     run(cargo(["fmt", "--all", "--check"]))?;
-    run(cargo(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
-    run(cargo(["clippy", "-p", "gpu-share-web", "--target", "wasm32-unknown-unknown", "--", "-D", "warnings"]))?;
+    run(cargo([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run(cargo([
+        "clippy",
+        "-p",
+        "gpu-share-web",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
     checks::core_dependencies_are_pure()?;
     checks::core_builds_for_wasm()
 }

@@ -21,7 +21,13 @@ pub fn all() -> Result<Tools, String> {
     cargo_tool("trunk", "trunk", TRUNK_VERSION, &["--locked"], &path)?;
     // The CLI must match the wasm-bindgen crate exactly; its locked build wants a webpki-roots
     // version the registry refuses, so it installs without --locked.
-    cargo_tool("wasm-bindgen", "wasm-bindgen-cli", &locked_version("wasm-bindgen")?, &[], &path)?;
+    cargo_tool(
+        "wasm-bindgen",
+        "wasm-bindgen-cli",
+        &locked_version("wasm-bindgen")?,
+        &[],
+        &path,
+    )?;
     npm_packages(&path)?;
     chromium()?;
     Ok(Tools { path })
@@ -29,36 +35,62 @@ pub fn all() -> Result<Tools, String> {
 
 fn tool_path() -> OsString {
     let mut dirs = vec![root().join("tests/node_modules/.bin")];
-    if let Some(home) = std::env::var_os("CARGO_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo"))) {
+    if let Some(home) = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+    {
         dirs.push(home.join("bin"));
     }
-    dirs.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
     std::env::join_paths(dirs).unwrap_or_default()
 }
 
 fn wasm_target() -> Result<(), String> {
-    let installed = output(Cmd::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
-    if installed.lines().any(|l| l.trim() == "wasm32-unknown-unknown") {
+    let installed =
+        output(Cmd::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
+    if installed
+        .lines()
+        .any(|l| l.trim() == "wasm32-unknown-unknown")
+    {
         return Ok(());
     }
     run(Cmd::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
 }
 
-fn cargo_tool(bin: &str, krate: &str, version: &str, extra: &[&str], path: &OsString) -> Result<(), String> {
+fn cargo_tool(
+    bin: &str,
+    krate: &str,
+    version: &str,
+    extra: &[&str],
+    path: &OsString,
+) -> Result<(), String> {
     let have = output(Cmd::new(bin).args(["--version"]).path(path)).unwrap_or_default();
     if have.split_whitespace().any(|w| w == version) {
         return Ok(());
     }
-    eprintln!("xtask: installing {krate} {version} (found: {})", have.trim());
+    eprintln!(
+        "xtask: installing {krate} {version} (found: {})",
+        have.trim()
+    );
     run(cargo(["install", krate, "--version", version, "--force"]).args(extra))
 }
 
 /// The version of `name` that Cargo.lock pins.
 fn locked_version(name: &str) -> Result<String, String> {
-    let lock = std::fs::read_to_string(root().join("Cargo.lock")).map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
+    let lock = std::fs::read_to_string(root().join("Cargo.lock"))
+        .map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
     let needle = format!("name = \"{name}\"\nversion = \"");
-    let start = lock.find(&needle).ok_or(format!("{name} is not in Cargo.lock"))? + needle.len();
-    Ok(lock[start..].split('"').next().unwrap_or_default().to_string())
+    let start = lock
+        .find(&needle)
+        .ok_or(format!("{name} is not in Cargo.lock"))?
+        + needle.len();
+    Ok(lock[start..]
+        .split('"')
+        .next()
+        .unwrap_or_default()
+        .to_string())
 }
 
 /// `npm ci` in tests/ when its lockfile changed since the last install (playwright-core, binaryen).
@@ -69,7 +101,9 @@ fn npm_packages(path: &OsString) -> Result<(), String> {
     if std::fs::read(&stamp).ok().as_deref() == Some(&want[..]) {
         return Ok(());
     }
-    run(Cmd::new("npm").args(["ci", "--prefix", "tests", "--no-audit", "--no-fund"]).path(path))?;
+    run(Cmd::new("npm")
+        .args(["ci", "--prefix", "tests", "--no-audit", "--no-fund"])
+        .path(path))?;
     std::fs::write(&stamp, &want).map_err(|e| format!("cannot write {}: {e}", stamp.display()))
 }
 
@@ -80,8 +114,16 @@ fn chromium() -> Result<(), String> {
     }
     let root_user = output(Cmd::new("id").args(["-u"])).is_some_and(|u| u.trim() == "0");
     if !root_user {
-        return Err("Chromium is missing: run `sudo apt-get install chromium chromium-driver`".into());
+        return Err(
+            "Chromium is missing: run `sudo apt-get install chromium chromium-driver`".into(),
+        );
     }
     run(Cmd::new("apt-get").args(["update"]))?;
-    run(Cmd::new("apt-get").args(["install", "-y", "--no-install-recommends", "chromium", "chromium-driver"]))
+    run(Cmd::new("apt-get").args([
+        "install",
+        "-y",
+        "--no-install-recommends",
+        "chromium",
+        "chromium-driver",
+    ]))
 }

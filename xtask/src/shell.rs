@@ -6,7 +6,10 @@ use std::process::Command;
 
 /// The workspace root (xtask lives one folder below it).
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// A command line to run at the workspace root.
@@ -18,11 +21,16 @@ pub struct Cmd {
 
 impl Cmd {
     pub fn new(program: &str) -> Cmd {
-        Cmd { program: program.into(), args: Vec::new(), path: None }
+        Cmd {
+            program: program.into(),
+            args: Vec::new(),
+            path: None,
+        }
     }
 
     pub fn args<I: IntoIterator<Item = S>, S: AsRef<str>>(mut self, args: I) -> Cmd {
-        self.args.extend(args.into_iter().map(|a| a.as_ref().to_string()));
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_string()));
         self
     }
 
@@ -49,16 +57,25 @@ pub fn cargo<I: IntoIterator<Item = S>, S: AsRef<str>>(args: I) -> Cmd {
 /// Runs a command to completion, failing on a non-zero exit.
 pub fn run(cmd: Cmd) -> Result<(), String> {
     eprintln!("$ {} {}", cmd.program, cmd.args.join(" "));
-    let status = cmd.command().status().map_err(|e| format!("cannot run {}: {e}", cmd.program))?;
+    let status = cmd
+        .command()
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", cmd.program))?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("`{} {}` failed ({status})", cmd.program, cmd.args.join(" ")))
+        Err(format!(
+            "`{} {}` failed ({status})",
+            cmd.program,
+            cmd.args.join(" ")
+        ))
     }
 }
 
 /// Runs a command and returns its stdout, or `None` if it cannot start or fails.
 pub fn output(cmd: Cmd) -> Option<String> {
     let out = cmd.command().output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }

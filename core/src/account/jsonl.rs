@@ -44,13 +44,15 @@ fn parse_line(line: &str) -> Result<LedgerEntry> {
     };
     match map.remove("v").and_then(|v| v.as_u64()) {
         Some(LEDGER_VERSION) => {}
-        Some(v) => return Err(Error::new(
-            ErrorKind::Ledger,
-            format!(
+        Some(v) => {
+            return Err(Error::new(
+                ErrorKind::Ledger,
+                format!(
                 "ledger format version {v} is not supported (this build reads {LEDGER_VERSION})"
             ),
-        )
-        .in_field("v")),
+            )
+            .in_field("v"))
+        }
         None => {
             return Err(Error::new(ErrorKind::Ledger, "entry has no format version").in_field("v"))
         }

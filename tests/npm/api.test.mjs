@@ -1,0 +1,173 @@
+// The built npm package, imported by name the way a consumer does (node --test tests/npm/).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  FractionalAsk,
+  ClusterGpuCaps,
+  selectMechanism,
+  binPack,
+  fractionalGpuHours,
+  gpuModels,
+  parseAsks,
+  parseScenario,
+  scenarioToQuery,
+  Ledger,
+} from "@examlops/gpu-sharing";
+
+test("the seed's programmatic example", () => {
+  const caps = new ClusterGpuCaps({ supportsMig: true, migProfiles: ["1g.5gb", "2g.10gb"] });
+  const choice = selectMechanism(new FractionalAsk("JPCP", { fraction: 0.2 }), caps);
+  assert.equal(choice.mechanism, "mig");
+  assert.equal(choice.isolation, "hardware");
+  assert.equal(choice.migProfile, "2g.10gb");
+  assert.ok(Math.abs(choice.wastedFraction - (2 / 7 - 0.2)) < 1e-12);
+  // Neither 0.5 nor 0.4 is covered by 1g.5gb or 2g.10gb, so both fall back to whole GPUs: one fits.
+  const result = binPack([new FractionalAsk("a", { fraction: 0.5 }), new FractionalAsk("b", { fraction: 0.4 })], 1, caps);
+  assert.equal(result.gpusUsed, 1);
+  assert.deepEqual(result.unplaced, ["b"]);
+  assert.match(result.unplacedReasons[0].reason, /needs 1 whole GPU; 0 of 1 GPUs free/);
+  const small = binPack([new FractionalAsk("a", { fraction: 0.2 }), new FractionalAsk("b", { fraction: 0.1 })], 1, caps);
+  assert.deepEqual(small.gpus[0].instances.map((i) => i.profile).sort(), ["1g.5gb", "2g.10gb"]);
+});
+
+test("honest fallback without fractional support", () => {
+  const choice = selectMechanism({ name: "JPCP", fraction: 0.25 }, {});
+  assert.equal(choice.mechanism, "whole");
+  assert.equal(choice.isolation, "exclusive");
+  assert.equal(choice.allocatedFraction, 1);
+  assert.equal(choice.wastedFraction, 0.75);
+  assert.deepEqual(choice.warnings, ["75% GPU capacity wasted by this fallback."]);
+  assert.equal(choice.notes[0], "no fractional support — rounded 0.25 up to a whole GPU (75% wasted)");
+});
+
+test("plain objects, strings and the seed pack", () => {
+  const r = binPack(
+    [{ name: "a", fraction: 0.5 }, { name: "b", fraction: "30%" }, { name: "c", fraction: "2/5" }],
+    2,
+    { supportsTimeslicing: true },
+  );
+  assert.equal(r.gpusUsed, 2);
+  assert.equal(r.lowerBound, 2);
+  assert.deepEqual(r.gpus.map((g) => g.asks), [["a", "c"], ["b"]]);
+  assert.equal(r.gpus[0].mechanism, "timeslice");
+});
+
+test("exact arithmetic across the boundary", () => {
+  const thirds = binPack([1, 2, 3].map((i) => ({ name: `t${i}`, fraction: 1 / 3 })), null, { supportsTimeslicing: true });
+  assert.equal(thirds.gpusUsed, 1);
+  const decimals = binPack(
+    [{ name: "a", fraction: 0.55 }, { name: "b", fraction: 0.34 }, { name: "c", fraction: 0.11 }],
+    null,
+    { supportsTimeslicing: true },
+  );
+  assert.equal(decimals.gpusUsed, 1);
+});
+
+test("MIG placements follow real geometry", () => {
+  const r = binPack(
+    [{ name: "x", migProfile: "3g.20gb" }, { name: "y", migProfile: "2g.10gb" }, { name: "z", migProfile: "2g.10gb" }],
+    1,
+    { supportsMig: true },
+  );
+  assert.equal(r.gpusUsed, 1);
+  const x = r.gpus[0].instances.find((i) => i.ask === "x");
+  assert.equal(x.start, 4);
+  const impossible = binPack(
+    [{ name: "a", migProfile: "3g.20gb" }, { name: "b", migProfile: "3g.20gb" }, { name: "c", migProfile: "1g.5gb" }],
+    1,
+    { supportsMig: true },
+  );
+  assert.deepEqual(impossible.unplaced, ["c"]);
+  assert.match(impossible.unplacedReasons[0].reason, /no MIG GPU in use has a free placement for 1g.5gb/);
+});
+
+test("accounting", () => {
+  assert.equal(fractionalGpuHours(0.25, 7200), 0.5);
+  assert.equal(fractionalGpuHours("1/4", 7200), 0.5);
+  const ledger = new Ledger();
+  const choice = selectMechanism({ name: "JPCP", fraction: 0.25 }, {});
+  ledger.record(choice, { startedAt: 1000, seconds: 7200 });
+  ledger.record(selectMechanism({ name: "svc", fraction: 0.5 }, { supportsTimeslicing: true }), { startedAt: 1000 });
+  ledger.release("svc", 4600);
+  const s = ledger.summarize({ now: 10000, rates: { costPerGpuHour: 2 } });
+  assert.equal(s.totals.records, 2);
+  assert.equal(s.totals.requestedGpuHours, 1);
+  assert.equal(s.totals.allocatedGpuHours, 2.5);
+  assert.equal(s.totals.wastedGpuHours, 1.5);
+  assert.equal(s.totals.cost, 5);
+  assert.deepEqual(s.byWorkload.map((r) => r.key), ["JPCP", "svc"]);
+  const csv = ledger.toCsv({ now: 10000 });
+  assert.match(csv, /^ask,mechanism,isolation/);
+  assert.match(ledger.summaryCsv({ now: 10000 }), /\ntotal,total,2,0,1\.0000,2\.5000,1\.5000,/);
+  const lines = ledger.toJsonLines();
+  assert.ok(lines.startsWith('{"v":1,'));
+  assert.deepEqual(Ledger.fromJsonLines(lines).entries, ledger.entries);
+  assert.equal(JSON.parse(ledger.toJson({ now: 10000 })).summary.totals.records, 2);
+  assert.throws(() => ledger.release("ghost", 5000), /no open allocation/);
+  assert.equal(ledger.entries.length, 3, "a refused release changes nothing");
+});
+
+test("catalogue, ask lists and scenarios", () => {
+  const models = gpuModels();
+  const a100 = models.find((m) => m.name === "A100-SXM4-40GB");
+  assert.equal(a100.mig.computeSlices, 7);
+  assert.deepEqual(a100.profiles.find((p) => p.name === "3g.20gb").starts, [0, 4]);
+  assert.ok(models.some((m) => m.name === "T4" && m.mig === null));
+  const asks = parseAsks("name,fraction,hours\na,0.5,2\nx,3g.20gb,\n");
+  assert.deepEqual(asks[0], { ask: { name: "a", fraction: 0.5 }, seconds: 7200 });
+  assert.deepEqual(asks[1].ask, { name: "x", migProfile: "3g.20gb" });
+  const s = parseScenario("?ask=a:0.5&ask=b:0.3&gpus=2&timeslice");
+  assert.equal(s.caps.gpuCount, 2);
+  assert.equal(scenarioToQuery(s), "ask=a:0.5&ask=b:0.3&gpus=2&timeslice");
+});
+
+test("bad input throws typed errors naming the field, and the module stays usable", () => {
+  const cases = [
+    [() => new FractionalAsk("x", { fraction: 0 }), RangeError, /fraction/],
+    [() => new FractionalAsk("x", { fraction: -1 }), RangeError, /negative/],
+    [() => new FractionalAsk("x", { fraction: NaN }), Error, /fraction/],
+    [() => new FractionalAsk("", { fraction: 0.5 }), TypeError, /name/],
+    [() => new FractionalAsk("x", { fraction: 0.5, migProfile: "1g.5gb" }), TypeError, /both/],
+    [() => new FractionalAsk("x", {}), TypeError, /fraction or a mig_profile/],
+    [() => new FractionalAsk("x", { fraction: 0.5, colour: "red" }), TypeError, /unknown field "colour"/],
+    [() => new ClusterGpuCaps({ gpuModel: "Voodoo2", supportsMig: true }), Error, /unknown GPU model/],
+    [() => new ClusterGpuCaps({ supportsMgi: true }), TypeError, /unknown field/],
+    [() => selectMechanism({ name: "x", migProfile: "9g.99gb" }, { supportsMig: true }), Error, /valid profiles/],
+    [() => binPack([{ name: "a", fraction: 0.5 }, { name: "a", fraction: 0.5 }], null, {}), Error, /both named/],
+    [() => binPack([{ name: "a", fraction: 0.5 }], 0, {}), RangeError, /gpuCount/],
+    [() => binPack("garbage", 1, {}), TypeError, /asks/],
+    [() => binPack(null), TypeError, /asks is missing/],
+    [() => fractionalGpuHours(0.5, -1), RangeError, /seconds/],
+    [() => parseAsks("a,0.5\nb,oops\n"), TypeError, /line 2/],
+    [() => Ledger.fromJsonLines('{"v":2}'), Error, /version 2/],
+  ];
+  for (const [fn, type, message] of cases) {
+    assert.throws(fn, (e) => e instanceof type && message.test(e.message), String(fn));
+  }
+  try {
+    new FractionalAsk("x", { fraction: 0 });
+  } catch (e) {
+    assert.equal(e.field, "fraction");
+    assert.equal(e.kind, "out_of_range");
+  }
+  // After all of that, planning still works.
+  assert.equal(selectMechanism({ name: "ok", fraction: 0.5 }, { supportsTimeslicing: true }).mechanism, "timeslice");
+});
+
+test("arbitrary JSON never crashes the module", () => {
+  const junk = [undefined, null, 0, -1, 1e308, "", "x", [], {}, [[]], { name: {} }, { name: "a", fraction: {} },
+    { name: "a", fraction: [] }, { name: "a".repeat(1000), fraction: 0.5 }, { name: "a", fraction: 1e9 },
+    { name: "\u0000", fraction: 0.5 }, Symbol.iterator, () => 1, new Date(0), 10n];
+  for (const a of junk) {
+    for (const c of junk) {
+      for (const fn of [() => selectMechanism(a, c), () => binPack([a], 1, c), () => binPack(a, c, c), () => new ClusterGpuCaps(c)]) {
+        try {
+          fn();
+        } catch (e) {
+          assert.ok(e instanceof Error, `threw a non-Error: ${e}`);
+        }
+      }
+    }
+  }
+  assert.equal(binPack([{ name: "ok", fraction: 0.5 }], 1, { supportsTimeslicing: true }).gpusUsed, 1);
+});

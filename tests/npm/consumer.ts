@@ -1,0 +1,49 @@
+// A TypeScript consumer of @examlops/gpu-sharing, type-checked with `tsc --noEmit --strict` against the package's declarations.
+import {
+  FractionalAsk,
+  ClusterGpuCaps,
+  selectMechanism,
+  binPack,
+  fractionalGpuHours,
+  gpuModels,
+  Ledger,
+  type Choice,
+  type PackResult,
+  type Mechanism,
+  type Summary,
+  type GpuShareError,
+} from "@examlops/gpu-sharing";
+
+const caps = new ClusterGpuCaps({ supportsMig: true, migProfiles: ["1g.5gb", "2g.10gb"] });
+const choice: Choice = selectMechanism(new FractionalAsk("JPCP", { fraction: 0.2 }), caps);
+const mechanism: Mechanism = choice.mechanism;
+const wasted: number = choice.wastedFraction;
+const profile: string | null = choice.migProfile;
+
+const result: PackResult = binPack([new FractionalAsk("a", { fraction: "50%" }), { name: "b", migProfile: "1g.5gb" }], 1, caps);
+const used: number = result.gpusUsed;
+const names: string[] = result.unplaced;
+const starts: number[] = result.gpus.flatMap((g) => (g.instances ?? []).map((i) => i.start));
+
+const hours: number = fractionalGpuHours(0.25, 7200);
+const memory: number[] = gpuModels().map((m) => m.memoryMib);
+
+const ledger = new Ledger();
+ledger.record(choice, { seconds: 3600 });
+const summary: Summary = ledger.summarize({ rates: { costPerGpuHour: 2 } });
+const cost: number | null = summary.totals.cost;
+
+try {
+  new FractionalAsk("x", { fraction: 0 });
+} catch (e) {
+  const err = e as GpuShareError;
+  const where: string | null = err.field;
+  console.log(where, err.kind);
+}
+
+// @ts-expect-error: an ask is a fraction or a profile, never both.
+new FractionalAsk("bad", { fraction: 0.5, migProfile: "1g.5gb" });
+// @ts-expect-error: mechanisms are a closed set.
+const nope: Mechanism = "vgpu";
+
+console.log(mechanism, wasted, profile, used, names, starts, hours, memory, cost, nope);

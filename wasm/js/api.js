@@ -1,0 +1,86 @@
+// The package's JavaScript API: thin classes and functions over the WebAssembly exports.
+// Every call goes to the Rust core; nothing here plans, packs or counts.
+import * as raw from "./gpu_share_wasm.js";
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** A workload's ask: a fraction of a GPU, or a named MIG profile. Validated on construction. */
+export class FractionalAsk {
+  constructor(name, size = {}) {
+    const ask = raw.checkAsk({ name, ...size });
+    this.name = ask.name;
+    if (ask.fraction !== undefined) this.fraction = ask.fraction;
+    if (ask.migProfile !== undefined) this.migProfile = ask.migProfile;
+    Object.freeze(this);
+  }
+}
+
+/** What the cluster supports. Validated against the GPU catalogue on construction. */
+export class ClusterGpuCaps {
+  constructor(options = {}) {
+    Object.assign(this, raw.checkCaps(options));
+    Object.freeze(this);
+  }
+}
+
+export const selectMechanism = (ask, caps) => raw.selectMechanism(ask, caps);
+export const binPack = (asks, gpuCount, caps) => raw.binPack(asks, gpuCount ?? null, caps);
+export const fractionalGpuHours = (fraction, seconds) => raw.fractionalGpuHours(fraction, seconds);
+export const gpuModels = () => raw.gpuModels();
+export const parseAsks = (text) => raw.parseAsks(text);
+export const parseScenario = (query) => raw.parseScenario(query);
+export const scenarioToQuery = (scenario) => raw.scenarioToQuery(scenario);
+
+/** Usage records and releases, kept in memory; store them with toJsonLines() and read them back with fromJsonLines(). */
+export class Ledger {
+  #entries = [];
+
+  constructor(entries = []) {
+    // Round-trip through the core's reader so every entry is validated.
+    if (entries.length) this.#entries = raw.parseLedger(raw.ledgerToJsonLines(entries));
+  }
+
+  static fromJsonLines(text) {
+    return new Ledger(raw.parseLedger(text));
+  }
+
+  get entries() {
+    return structuredClone(this.#entries);
+  }
+
+  /** Records a choice; without `seconds` the use stays open until release(). */
+  record(choice, { startedAt = nowSeconds(), seconds = null } = {}) {
+    const entry = raw.usageRecord(choice, startedAt, seconds);
+    this.#entries.push(entry);
+    return entry;
+  }
+
+  /** Closes the latest open use of `ask`; throws (and changes nothing) when there is none. */
+  release(ask, at = nowSeconds()) {
+    const entries = [...this.#entries, { kind: "release", ask, at }];
+    raw.summarizeLedger(entries, at, null);
+    this.#entries = entries;
+  }
+
+  summarize({ now = nowSeconds(), rates = null } = {}) {
+    return raw.summarizeLedger(this.#entries, now, rates);
+  }
+
+  toCsv({ now = nowSeconds() } = {}) {
+    return raw.ledgerCsv(this.#entries, now);
+  }
+
+  summaryCsv({ now = nowSeconds(), rates = null } = {}) {
+    return raw.ledgerSummaryCsv(this.#entries, now, rates);
+  }
+
+  /** The summary and the entries as one JSON document, for download. */
+  toJson({ now = nowSeconds(), rates = null } = {}) {
+    return JSON.stringify({ now, summary: this.summarize({ now, rates }), entries: this.#entries }, null, 2);
+  }
+
+  /** The entries as JSON Lines: the same format as the gpu-share CLI's ledger file. */
+  toJsonLines() {
+    return raw.ledgerToJsonLines(this.#entries);
+  }
+}

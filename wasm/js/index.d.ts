@@ -1,0 +1,221 @@
+// Types of @examlops/gpu-sharing: the shapes the Rust core reads and returns, in JavaScript casing.
+
+export type Mechanism = "mig" | "mps" | "timeslice" | "whole";
+export type Isolation = "hardware" | "partial" | "soft" | "exclusive";
+
+/** A share of a GPU: a number (0.25) or text ("0.25", "25%", "1/4"). Numbers ≥ 1 are whole GPUs. */
+export type FractionInput = number | string;
+
+export type AskSize = { fraction: FractionInput; migProfile?: never } | { migProfile: string; fraction?: never };
+
+/** A plain ask object, accepted wherever a FractionalAsk is. */
+export type PlainAsk = { name: string } & AskSize;
+
+export declare class FractionalAsk {
+  /** @throws {TypeError | RangeError} on an empty name, a fraction ≤ 0, or a malformed profile name. */
+  constructor(name: string, size: AskSize);
+  readonly name: string;
+  readonly fraction?: number;
+  readonly migProfile?: string;
+}
+
+export interface CapsInit {
+  supportsMig?: boolean;
+  /** The MIG profiles the cluster allows; null allows every profile of the model. */
+  migProfiles?: string[] | null;
+  supportsMps?: boolean;
+  supportsTimeslicing?: boolean;
+  /** Canonical, nvidia-smi or short name: "A100-SXM4-40GB", "NVIDIA H200", "h100". */
+  gpuModel?: string | null;
+  gpuCount?: number | null;
+}
+
+export declare class ClusterGpuCaps {
+  /** @throws {Error} for an unknown model or profile, or MIG on a model without it. */
+  constructor(options?: CapsInit);
+  readonly supportsMig: boolean;
+  readonly migProfiles: string[] | null;
+  readonly supportsMps: boolean;
+  readonly supportsTimeslicing: boolean;
+  readonly gpuModel: string | null;
+  readonly gpuCount: number | null;
+}
+
+export interface MpsLimits {
+  activeThreadPercentage: number;
+  pinnedMemoryMib: number | null;
+}
+
+export interface Choice {
+  name: string;
+  mechanism: Mechanism;
+  isolation: Isolation;
+  requestedFraction: number;
+  allocatedFraction: number;
+  wastedFraction: number;
+  /** Physical GPUs occupied or shared: ⌈fraction⌉ for "whole", else 1. */
+  gpus: number;
+  migProfile: string | null;
+  gpuModel: string | null;
+  mps: MpsLimits | null;
+  notes: string[];
+  warnings: string[];
+}
+
+export interface SharedSlot {
+  ask: string;
+  share: number;
+}
+
+export interface MigInstance {
+  ask: string;
+  profile: string;
+  /** First memory slice of the placement. */
+  start: number;
+  memorySlices: number;
+  computeSlices: number;
+}
+
+export interface GpuLayout {
+  index: number;
+  mechanism: Mechanism;
+  asks: string[];
+  usedFraction: number;
+  slots?: SharedSlot[];
+  instances?: MigInstance[];
+}
+
+export interface UnplacedAsk {
+  name: string;
+  mechanism: Mechanism;
+  reason: string;
+}
+
+export interface PackResult {
+  gpusUsed: number;
+  lowerBound: number;
+  gpuCount: number | null;
+  gpuModel: string | null;
+  utilisation: number;
+  /** Names of the asks that found no room. */
+  unplaced: string[];
+  unplacedReasons: UnplacedAsk[];
+  gpus: GpuLayout[];
+  choices: Choice[];
+  notes: string[];
+}
+
+export interface UsageEntry {
+  kind: "usage";
+  ask: string;
+  mechanism: Mechanism;
+  isolation: Isolation;
+  requestedFraction: number;
+  allocatedFraction: number;
+  migProfile?: string;
+  gpuModel?: string;
+  /** Unix seconds. */
+  startedAt: number;
+  /** Absent while the use is open. */
+  seconds?: number;
+}
+
+export interface ReleaseEntry {
+  kind: "release";
+  ask: string;
+  at: number;
+}
+
+export type LedgerEntry = UsageEntry | ReleaseEntry;
+
+export interface Rates {
+  costPerGpuHour?: number | null;
+  watts?: number | null;
+  pue?: number;
+  gridGCo2ePerKwh?: number;
+}
+
+export interface SummaryRow {
+  key: string;
+  records: number;
+  running: number;
+  requestedGpuHours: number;
+  allocatedGpuHours: number;
+  wastedGpuHours: number;
+  cost: number | null;
+  energyKwh: number;
+  co2eKg: number;
+}
+
+export interface Summary {
+  totals: SummaryRow;
+  byWorkload: SummaryRow[];
+  byMechanism: SummaryRow[];
+  rates: Required<Rates>;
+}
+
+export type Certainty = { certainty: "known" } | { certainty: "uncertain"; why: string };
+
+export interface MigProfile {
+  name: string;
+  computeSlices: number;
+  memorySlices: number;
+  maxCount: number;
+  starts: number[];
+  class: "plain" | "media_extensions" | "all_media_engines" | "no_media_engines" | "graphics";
+  certainty: Certainty;
+}
+
+export interface GpuModel {
+  name: string;
+  smiNames: string[];
+  aliases: string[];
+  memoryMib: number;
+  powerLimitW: number | null;
+  mig: { computeSlices: number; memorySlices: number } | null;
+  profiles: MigProfile[];
+  certainty: Certainty;
+  source: string;
+}
+
+export interface AskEntry {
+  ask: PlainAsk;
+  seconds: number | null;
+}
+
+export interface Scenario {
+  asks: PlainAsk[];
+  caps: Required<CapsInit>;
+}
+
+/** Errors thrown for bad input carry where the input was wrong. */
+export interface GpuShareError extends Error {
+  kind: "out_of_range" | "syntax" | "unknown_model" | "unknown_profile" | "duplicate_name" | "too_large" | "ledger";
+  field: string | null;
+  line: number | null;
+}
+
+export declare function selectMechanism(ask: FractionalAsk | PlainAsk, caps?: ClusterGpuCaps | CapsInit): Choice;
+export declare function binPack(
+  asks: ReadonlyArray<FractionalAsk | PlainAsk>,
+  gpuCount?: number | null,
+  caps?: ClusterGpuCaps | CapsInit,
+): PackResult;
+export declare function fractionalGpuHours(fraction: FractionInput, seconds: number): number;
+export declare function gpuModels(): GpuModel[];
+export declare function parseAsks(text: string): AskEntry[];
+export declare function parseScenario(query: string): Scenario;
+export declare function scenarioToQuery(scenario: { asks: ReadonlyArray<FractionalAsk | PlainAsk>; caps: CapsInit }): string;
+
+export declare class Ledger {
+  constructor(entries?: LedgerEntry[]);
+  static fromJsonLines(text: string): Ledger;
+  readonly entries: LedgerEntry[];
+  record(choice: Choice, options?: { startedAt?: number; seconds?: number | null }): UsageEntry;
+  release(ask: string, at?: number): void;
+  summarize(options?: { now?: number; rates?: Rates | null }): Summary;
+  toCsv(options?: { now?: number }): string;
+  summaryCsv(options?: { now?: number; rates?: Rates | null }): string;
+  toJson(options?: { now?: number; rates?: Rates | null }): string;
+  toJsonLines(): string;
+}

@@ -1,0 +1,67 @@
+//! Key-case conversion between JavaScript (`supportsMig`) and the core's serde names (`supports_mig`).
+
+use serde_json::{Map, Value};
+
+/// Renames every object key from camelCase to snake_case, recursively.
+pub fn to_snake(value: Value) -> Value {
+    rename(value, &|k| {
+        let mut out = String::with_capacity(k.len() + 4);
+        for c in k.chars() {
+            if c.is_ascii_uppercase() {
+                out.push('_');
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    })
+}
+
+/// Renames every object key from snake_case to camelCase, recursively.
+pub fn to_camel(value: Value) -> Value {
+    rename(value, &|k| {
+        let mut out = String::with_capacity(k.len());
+        let mut upper = false;
+        for c in k.chars() {
+            match (c, upper) {
+                ('_', _) => upper = true,
+                (c, true) => {
+                    out.push(c.to_ascii_uppercase());
+                    upper = false;
+                }
+                (c, false) => out.push(c),
+            }
+        }
+        out
+    })
+}
+
+fn rename(value: Value, f: &dyn Fn(&str) -> String) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (f(&k), rename(v, f)))
+                .collect::<Map<_, _>>(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(|v| rename(v, f)).collect()),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn round_trips_keys_not_values() {
+        let js = json!({"supportsMig": true, "migProfiles": ["1g.5gb"], "nested": [{"gpuCount": 2, "name": "a_b"}]});
+        let snake = to_snake(js.clone());
+        assert_eq!(
+            snake,
+            json!({"supports_mig": true, "mig_profiles": ["1g.5gb"], "nested": [{"gpu_count": 2, "name": "a_b"}]})
+        );
+        assert_eq!(to_camel(snake), js);
+    }
+}

@@ -1,0 +1,283 @@
+//! The npm package's WebAssembly exports: each deserializes its input, calls one core function, serializes the result.
+//!
+//! JavaScript sees camelCase keys (`supportsMig`, `allocatedFraction`); the core's serde names are
+//! snake_case, and `case` converts keys both ways — values are untouched. Every export returns
+//! `Result`, so bad input becomes a thrown `Error`/`RangeError`/`TypeError` and the module stays usable.
+
+mod case;
+mod error;
+
+use error::{shape, to_js};
+use gpu_share_core::account::{self, LedgerEntry, Rates, UsageRecord};
+use gpu_share_core::parse::MAX_SECONDS;
+use gpu_share_core::{catalog, ClusterGpuCaps, Error, ErrorKind, FractionalAsk, Scenario, Share};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+type JsResult = Result<JsValue, JsValue>;
+
+/// Reports a panic (a bug: no input should cause one) on the console before the module aborts.
+#[wasm_bindgen(start)]
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = format!("gpu-share: internal error, please report it: {info}");
+        web_console_error(&message);
+    }));
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    fn web_console_error(message: &str);
+}
+
+fn json_of(value: JsValue, what: &str) -> Result<Value, Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(Value::Null);
+    }
+    serde_wasm_bindgen::from_value(value).map_err(|e| shape(what, e).in_field(what))
+}
+
+fn input<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, Error> {
+    let json = json_of(value, what)?;
+    if json.is_null() {
+        return Err(Error::new(ErrorKind::Syntax, format!("{what} is missing")).in_field(what));
+    }
+    serde_json::from_value(case::to_snake(json)).map_err(|e| shape(what, e).in_field(what))
+}
+
+fn input_or_default<T: DeserializeOwned + Default>(value: JsValue, what: &str) -> Result<T, Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(T::default());
+    }
+    input(value, what)
+}
+
+fn output<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, Error> {
+    let json =
+        serde_json::to_value(value).map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
+    case::to_camel(json)
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))
+}
+
+fn js<T>(result: Result<T, Error>) -> Result<T, JsValue> {
+    result.map_err(|e| to_js(&e))
+}
+
+/// A whole number from JavaScript (a count, Unix seconds) in `min..=max`.
+fn whole(value: f64, what: &str, min: f64, max: f64) -> Result<f64, Error> {
+    if value.is_finite() && value.fract() == 0.0 && (min..=max).contains(&value) {
+        Ok(value)
+    } else {
+        Err(Error::new(
+            ErrorKind::OutOfRange,
+            format!("must be a whole number from {min} to {max}, got {value}"),
+        )
+        .in_field(what))
+    }
+}
+
+const MAX_UNIX_SECONDS: f64 = 1e11;
+
+/// An ask from JavaScript, with the core's own error kinds (so `fraction: 0` is a `RangeError`).
+fn ask_of(value: JsValue) -> Result<FractionalAsk, Error> {
+    let json = case::to_snake(json_of(value, "ask")?);
+    if json.is_null() {
+        return Err(Error::new(ErrorKind::Syntax, "ask is missing").in_field("ask"));
+    }
+    FractionalAsk::from_json(&json)
+}
+
+fn asks_of(value: JsValue) -> Result<Vec<FractionalAsk>, Error> {
+    match case::to_snake(json_of(value, "asks")?) {
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, a)| FractionalAsk::from_json(a).map_err(|e| e.in_field(format!("asks[{i}]"))))
+            .collect(),
+        Value::Null => Err(Error::new(ErrorKind::Syntax, "asks is missing").in_field("asks")),
+        _ => Err(Error::new(ErrorKind::Syntax, "must be an array of asks").in_field("asks")),
+    }
+}
+
+/// Checks an ask (`{name, fraction}` or `{name, migProfile}`) and returns it normalised.
+#[wasm_bindgen(js_name = checkAsk)]
+pub fn check_ask(ask: JsValue) -> JsResult {
+    js(ask_of(ask).and_then(|a| output(&a)))
+}
+
+/// Checks cluster capabilities against the catalogue and returns them as given.
+#[wasm_bindgen(js_name = checkCaps)]
+pub fn check_caps(caps: JsValue) -> JsResult {
+    js(
+        input_or_default::<ClusterGpuCaps>(caps, "caps").and_then(|c| {
+            c.resolve(&[])?;
+            output(&c)
+        }),
+    )
+}
+
+#[wasm_bindgen(js_name = selectMechanism)]
+pub fn select_mechanism(ask: JsValue, caps: JsValue) -> JsResult {
+    js((|| {
+        let ask = ask_of(ask)?;
+        let caps: ClusterGpuCaps = input_or_default(caps, "caps")?;
+        output(&gpu_share_core::select_mechanism(&ask, &caps)?)
+    })())
+}
+
+#[wasm_bindgen(js_name = binPack)]
+pub fn bin_pack(asks: JsValue, gpu_count: JsValue, caps: JsValue) -> JsResult {
+    js((|| {
+        let asks = asks_of(asks)?;
+        let gpu_count = match gpu_count.as_f64() {
+            Some(n) => Some(whole(
+                n,
+                "gpuCount",
+                1.0,
+                gpu_share_core::caps::MAX_GPU_COUNT as f64,
+            )? as u64),
+            None if gpu_count.is_undefined() || gpu_count.is_null() => None,
+            None => {
+                return Err(
+                    Error::new(ErrorKind::Syntax, "must be a number or null").in_field("gpuCount")
+                )
+            }
+        };
+        let caps: ClusterGpuCaps = input_or_default(caps, "caps")?;
+        output(&gpu_share_core::bin_pack(&asks, gpu_count, &caps)?)
+    })())
+}
+
+/// `fraction × seconds / 3600`, exactly; `fraction` is a number or a string (`"1/3"`, `"25%"`).
+#[wasm_bindgen(js_name = fractionalGpuHours)]
+pub fn fractional_gpu_hours(fraction: JsValue, seconds: f64) -> Result<f64, JsValue> {
+    js((|| {
+        let fraction = Share::from_json(&json_of(fraction, "fraction")?)
+            .map_err(|e| e.in_field("fraction"))?;
+        let seconds = whole(seconds, "seconds", 0.0, MAX_SECONDS as f64)? as u64;
+        Ok(account::fractional_gpu_hours(fraction, seconds).to_f64())
+    })())
+}
+
+#[wasm_bindgen(js_name = gpuModels)]
+pub fn gpu_models() -> JsResult {
+    js(output(catalog::models()))
+}
+
+/// Reads a CSV or JSON ask list into `[{ask, seconds}]`.
+#[wasm_bindgen(js_name = parseAsks)]
+pub fn parse_asks(text: &str) -> JsResult {
+    js(gpu_share_core::parse::parse_asks(text).and_then(|a| output(&a)))
+}
+
+/// Reads `ask=a:0.5&gpus=2&timeslice` into `{asks, caps}`.
+#[wasm_bindgen(js_name = parseScenario)]
+pub fn parse_scenario(query: &str) -> JsResult {
+    js(Scenario::from_query(query).and_then(|s| output(&s)))
+}
+
+#[wasm_bindgen(js_name = scenarioToQuery)]
+pub fn scenario_to_query(scenario: JsValue) -> Result<String, JsValue> {
+    js(input::<Scenario>(scenario, "scenario").map(|s| s.to_query()))
+}
+
+/// A usage record of a choice (from `selectMechanism`): started at `startedAt` (Unix seconds),
+/// running for `seconds`, or open when `seconds` is null.
+#[wasm_bindgen(js_name = usageRecord)]
+pub fn usage_record(choice: JsValue, started_at: f64, seconds: JsValue) -> JsResult {
+    js((|| {
+        let mut c = case::to_snake(json_of(choice, "choice")?);
+        let Some(map) = c.as_object_mut() else {
+            return Err(Error::new(
+                ErrorKind::Syntax,
+                "must be a choice object from selectMechanism",
+            )
+            .in_field("choice"));
+        };
+        let started_at = whole(started_at, "startedAt", -MAX_UNIX_SECONDS, MAX_UNIX_SECONDS)?;
+        let seconds = match seconds.as_f64() {
+            Some(s) => Value::from(whole(s, "seconds", 0.0, MAX_SECONDS as f64)? as u64),
+            None => Value::Null,
+        };
+        let mut record = serde_json::Map::new();
+        for key in [
+            "mechanism",
+            "isolation",
+            "requested_fraction",
+            "allocated_fraction",
+            "mig_profile",
+            "gpu_model",
+        ] {
+            if let Some(v) = map.remove(key) {
+                record.insert(key.into(), v);
+            }
+        }
+        record.insert("ask".into(), map.remove("name").unwrap_or(Value::Null));
+        record.insert("started_at".into(), Value::from(started_at as i64));
+        record.insert("seconds".into(), seconds);
+        let record: UsageRecord = serde_json::from_value(Value::Object(record))
+            .map_err(|e| shape("choice", e).in_field("choice"))?;
+        gpu_share_core::ask::validate_name(&record.ask).map_err(|e| e.in_field("choice"))?;
+        output(&LedgerEntry::Usage(record))
+    })())
+}
+
+fn entries(value: JsValue) -> Result<Vec<LedgerEntry>, Error> {
+    let list: Vec<LedgerEntry> = input(value, "entries")?;
+    for (i, e) in list.iter().enumerate() {
+        let (LedgerEntry::Usage(UsageRecord { ask, .. }) | LedgerEntry::Release { ask, .. }) = e;
+        gpu_share_core::ask::validate_name(ask)
+            .map_err(|e| e.in_field(format!("entries[{i}].ask")))?;
+    }
+    Ok(list)
+}
+
+fn usages(list: JsValue, now: f64) -> Result<Vec<account::Usage>, Error> {
+    let now = whole(now, "now", -MAX_UNIX_SECONDS, MAX_UNIX_SECONDS)? as i64;
+    account::resolve(&entries(list)?, now)
+}
+
+fn rates(value: JsValue) -> Result<Rates, Error> {
+    let rates: Rates = input_or_default(value, "rates")?;
+    rates.validate()?;
+    Ok(rates)
+}
+
+/// Adds ledger entries up at `now`: `{totals, byWorkload, byMechanism, rates}`.
+#[wasm_bindgen(js_name = summarizeLedger)]
+pub fn summarize_ledger(list: JsValue, now: f64, rates_: JsValue) -> JsResult {
+    js((|| {
+        output(&account::summarize(&usages(list, now)?, &rates(rates_)?))
+    })())
+}
+
+#[wasm_bindgen(js_name = ledgerSummaryCsv)]
+pub fn ledger_summary_csv(list: JsValue, now: f64, rates_: JsValue) -> Result<String, JsValue> {
+    js((|| {
+        Ok(account::summary_csv(&account::summarize(
+            &usages(list, now)?,
+            &rates(rates_)?,
+        )))
+    })())
+}
+
+#[wasm_bindgen(js_name = ledgerCsv)]
+pub fn ledger_csv(list: JsValue, now: f64) -> Result<String, JsValue> {
+    js(usages(list, now).map(|u| account::ledger_csv(&u)))
+}
+
+/// The entries as JSON Lines, the format of the CLI's ledger file.
+#[wasm_bindgen(js_name = ledgerToJsonLines)]
+pub fn ledger_to_json_lines(list: JsValue) -> Result<String, JsValue> {
+    js(entries(list).map(|l| l.iter().map(|e| account::format_entry(e) + "\n").collect()))
+}
+
+/// Reads JSON Lines ledger text; an error names the line.
+#[wasm_bindgen(js_name = parseLedger)]
+pub fn parse_ledger(text: &str) -> JsResult {
+    js(account::parse_ledger(text).and_then(|l| output(&l)))
+}
