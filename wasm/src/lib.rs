@@ -4,6 +4,7 @@
 //! snake_case, and `case` converts keys both ways — values are untouched. Every export returns
 //! `Result`, so bad input becomes a thrown `Error`/`RangeError`/`TypeError` and the module stays usable.
 
+mod bench;
 mod case;
 mod error;
 

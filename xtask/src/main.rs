@@ -1,5 +1,6 @@
 //! `cargo xtask`: set-up, build, serve, test and CI for the gpu-share workspace, in plain Rust.
 
+mod bench;
 mod checks;
 mod npm;
 mod setup;
@@ -17,6 +18,7 @@ usage: cargo xtask <command>
   ci                what CI runs: lint, then test
   dist              write the static web planner to dist/
   npm               build the npm package @examlops/gpu-sharing into target/npm/
+  bench             packing quality (BPPLIB optima) and speed; writes BENCHMARKS.md
   setup             only install what is missing (wasm32 target, trunk, wasm-bindgen-cli, npm tools, chromium)";
 
 fn main() -> ExitCode {
@@ -27,6 +29,7 @@ fn main() -> ExitCode {
         Some("lint") => lint(),
         Some("ci") => lint().and_then(|()| test()),
         Some("dist") => setup::all().and_then(|tools| dist(&tools)),
+        Some("bench") => bench::run(&args[1..]),
         Some("npm") => setup::all().and_then(|tools| npm::build(&tools)),
         Some("setup") => setup::all().map(|_| ()),
         _ => {

@@ -124,9 +124,9 @@ fn package_json() -> Result<String, String> {
     ))
 }
 
-/// Makes the built package importable by name from tests/, the way `npm link` would.
+/// Makes the built package importable by name from tests/npm/, the way `npm link` would.
 fn link_for_tests(out: &Path) -> Result<(), String> {
-    let scope = root().join("tests/node_modules/@examlops");
+    let scope = root().join("tests/npm/node_modules/@examlops");
     std::fs::create_dir_all(&scope).map_err(|e| e.to_string())?;
     let link = scope.join("gpu-sharing");
     let _ = std::fs::remove_file(&link);

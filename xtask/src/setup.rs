@@ -93,18 +93,20 @@ fn locked_version(name: &str) -> Result<String, String> {
         .to_string())
 }
 
-/// `npm ci` in tests/ when its lockfile changed since the last install (playwright-core, binaryen).
+/// `npm ci` in each test folder whose lockfile changed since its last install: tests/ (playwright-core,
+/// binaryen's wasm-opt) and tests/npm/ (typescript, vite, for the package's consumers).
 fn npm_packages(path: &OsString) -> Result<(), String> {
-    let lock = root().join("tests/package-lock.json");
-    let stamp = root().join("tests/node_modules/.xtask-installed-lock");
-    let want = std::fs::read(&lock).map_err(|e| format!("cannot read {}: {e}", lock.display()))?;
-    if std::fs::read(&stamp).ok().as_deref() == Some(&want[..]) {
-        return Ok(());
+    for dir in ["tests", "tests/npm"] {
+        let lock = root().join(dir).join("package-lock.json");
+        let stamp = root().join(dir).join("node_modules/.xtask-installed-lock");
+        let want = std::fs::read(&lock).map_err(|e| format!("cannot read {}: {e}", lock.display()))?;
+        if std::fs::read(&stamp).ok().as_deref() == Some(&want[..]) {
+            continue;
+        }
+        run(Cmd::new("npm").args(["ci", "--prefix", dir, "--no-audit", "--no-fund"]).path(path))?;
+        std::fs::write(&stamp, &want).map_err(|e| format!("cannot write {}: {e}", stamp.display()))?;
     }
-    run(Cmd::new("npm")
-        .args(["ci", "--prefix", "tests", "--no-audit", "--no-fund"])
-        .path(path))?;
-    std::fs::write(&stamp, &want).map_err(|e| format!("cannot write {}: {e}", stamp.display()))
+    Ok(())
 }
 
 /// Debian's Chromium for the browser tests, installed with apt-get when running as root.
