@@ -6,6 +6,10 @@ use crate::units::Share;
 /// The longest ask name accepted, in characters.
 pub const MAX_NAME_CHARS: usize = 128;
 
+/// The most whole GPUs one ask may take: beyond any single job, and small enough that a plan of
+/// such asks stays within memory (every GPU of a plan is listed).
+pub const MAX_ASK_GPUS: u64 = 100_000;
+
 /// What an ask wants.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum AskSize {
@@ -34,6 +38,13 @@ impl FractionalAsk {
             return Err(
                 Error::new(ErrorKind::OutOfRange, "must be greater than 0").in_field("fraction")
             );
+        }
+        if fraction.ceil_gpus() > MAX_ASK_GPUS {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("{fraction} GPUs is more than the {MAX_ASK_GPUS} one ask may take"),
+            )
+            .in_field("fraction"));
         }
         Ok(FractionalAsk {
             name,

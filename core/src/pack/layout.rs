@@ -4,7 +4,7 @@ use super::bounds::l2;
 use super::mig::{layout, Counts, FitCache};
 use super::tree::FirstFitTree;
 use super::MPS_CLIENTS_PER_GPU;
-use crate::caps::ResolvedCaps;
+use crate::caps::{ResolvedCaps, MAX_GPU_COUNT};
 use crate::catalog::{GpuModel, ProfileClass};
 use crate::plan::{Choice, Mechanism};
 use crate::units::Share;
@@ -185,18 +185,20 @@ impl Builder {
         }
     }
 
+    /// Without a GPU count, the planner still stops at [`MAX_GPU_COUNT`] GPUs, so that an absurd
+    /// input ends in unplaced asks instead of exhausting memory.
     fn room_for(&self, n: u64) -> bool {
-        self.limit
-            .is_none_or(|limit| self.gpus.len() as u64 + n <= limit)
+        self.gpus.len() as u64 + n <= self.limit.unwrap_or(MAX_GPU_COUNT)
     }
 
     fn left(&self) -> String {
+        let used = self.gpus.len() as u64;
         match self.limit {
-            Some(limit) => format!(
-                "{} of {limit} GPUs free",
-                limit.saturating_sub(self.gpus.len() as u64)
+            Some(limit) => format!("{} of {limit} GPUs free", limit.saturating_sub(used)),
+            None => format!(
+                "{} GPUs free below the planner's limit of {MAX_GPU_COUNT}",
+                MAX_GPU_COUNT.saturating_sub(used)
             ),
-            None => String::new(),
         }
     }
 
