@@ -40,8 +40,13 @@ export class Ledger {
     if (entries.length) this.#entries = raw.parseLedger(raw.ledgerToJsonLines(entries));
   }
 
-  static fromJsonLines(text) {
+  /** Reads either stored form: JSON Lines (toJsonLines, the CLI's file) or the document of toJson. */
+  static fromJson(text) {
     return new Ledger(raw.parseLedger(text));
+  }
+
+  static fromJsonLines(text) {
+    return Ledger.fromJson(text);
   }
 
   get entries() {
@@ -74,9 +79,9 @@ export class Ledger {
     return raw.ledgerSummaryCsv(this.#entries, now, rates);
   }
 
-  /** The summary and the entries as one JSON document, for download. */
+  /** The entries and their summary as one JSON document, for download; Ledger.fromJson reads it back. */
   toJson({ now = nowSeconds(), rates = null } = {}) {
-    return JSON.stringify({ now, summary: this.summarize({ now, rates }), entries: this.#entries }, null, 2);
+    return raw.ledgerDocument(this.#entries, now, rates);
   }
 
   /** The entries as JSON Lines: the same format as the gpu-share CLI's ledger file. */

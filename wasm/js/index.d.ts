@@ -209,6 +209,8 @@ export declare function scenarioToQuery(scenario: { asks: ReadonlyArray<Fraction
 
 export declare class Ledger {
   constructor(entries?: LedgerEntry[]);
+  /** Reads JSON Lines (toJsonLines, the CLI's ledger file) or the JSON document of toJson. */
+  static fromJson(text: string): Ledger;
   static fromJsonLines(text: string): Ledger;
   readonly entries: LedgerEntry[];
   record(choice: Choice, options?: { startedAt?: number; seconds?: number | null }): UsageEntry;

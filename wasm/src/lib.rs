@@ -277,8 +277,20 @@ pub fn ledger_to_json_lines(list: JsValue) -> Result<String, JsValue> {
     js(entries(list).map(|l| l.iter().map(|e| account::format_entry(e) + "\n").collect()))
 }
 
-/// Reads JSON Lines ledger text; an error names the line.
+/// Reads a ledger: JSON Lines (the CLI's file) or the JSON document of `ledgerDocument`; an
+/// error names the line or the entry.
 #[wasm_bindgen(js_name = parseLedger)]
 pub fn parse_ledger(text: &str) -> JsResult {
-    js(account::parse_ledger(text).and_then(|l| output(&l)))
+    js(account::parse_ledger_any(text).and_then(|l| output(&l)))
+}
+
+/// The entries and their summary at `now` as one JSON document, which `parseLedger` reads back.
+#[wasm_bindgen(js_name = ledgerDocument)]
+pub fn ledger_document(list: JsValue, now: f64, rates_: JsValue) -> Result<String, JsValue> {
+    js((|| {
+        let now = whole(now, "now", -MAX_UNIX_SECONDS, MAX_UNIX_SECONDS)? as i64;
+        let list = entries(list)?;
+        let summary = account::summarize(&account::resolve(&list, now)?, &rates(rates_)?);
+        Ok(account::ledger_document(&list, Some(&summary)))
+    })())
 }

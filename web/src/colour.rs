@@ -19,7 +19,7 @@ pub fn hue(name: &str) -> u16 {
 
 /// The fill of an ask's blocks: a light tint that dark text stays readable on, in both themes.
 pub fn fill(name: &str) -> String {
-    format!("hsl({} 70% 72%)", hue(name))
+    format!("hsl({}, 70%, 72%)", hue(name))
 }
 
 #[cfg(test)]

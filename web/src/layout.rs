@@ -87,7 +87,11 @@ fn mig_lane(gpu: &GpuLayout, slices: u8) -> Lane {
     let free_count: usize = free.iter().map(|(_, len)| usize::from(*len)).sum();
     for (start, len) in free {
         let last = start + len - 1;
-        let which = if len == 1 { format!("slice {start}") } else { format!("slices {start}–{last}") };
+        let which = if len == 1 {
+            format!("slice {start}")
+        } else {
+            format!("slices {start}–{last}")
+        };
         segments.push(Segment {
             ask: None,
             x: percent(f64::from(start) / n),
@@ -100,7 +104,10 @@ fn mig_lane(gpu: &GpuLayout, slices: u8) -> Lane {
     Lane {
         index: gpu.index,
         mechanism: gpu.mechanism,
-        title: format!("GPU {} · mig · {taken} of {slices} memory slices used", gpu.index),
+        title: format!(
+            "GPU {} · mig · {taken} of {slices} memory slices used",
+            gpu.index
+        ),
         slices: Some(slices),
         segments,
     }
@@ -125,7 +132,11 @@ pub fn free_runs(used: &[bool]) -> Vec<(u8, u8)> {
 
 /// Time-sliced, MPS and whole GPUs: shares stacked left to right, the rest free.
 fn shared_lane(gpu: &GpuLayout) -> Lane {
-    let mut slots: Vec<(String, f64)> = gpu.slots.iter().map(|s| (s.ask.clone(), s.share.to_f64())).collect();
+    let mut slots: Vec<(String, f64)> = gpu
+        .slots
+        .iter()
+        .map(|s| (s.ask.clone(), s.share.to_f64()))
+        .collect();
     if slots.is_empty() && !gpu.asks.is_empty() {
         // A layout without shares: split the lane evenly so every ask still shows.
         let each = 1.0 / gpu.asks.len() as f64;
@@ -161,7 +172,10 @@ fn shared_lane(gpu: &GpuLayout) -> Lane {
     Lane {
         index: gpu.index,
         mechanism: gpu.mechanism,
-        title: format!("GPU {} · {} · {} used", gpu.index, gpu.mechanism, gpu.used_fraction),
+        title: format!(
+            "GPU {} · {} · {} used",
+            gpu.index, gpu.mechanism, gpu.used_fraction
+        ),
         slices: None,
         segments,
     }
@@ -183,16 +197,27 @@ mod tests {
     use gpu_share_core::{bin_pack, ClusterGpuCaps, FractionalAsk};
 
     fn asks(specs: &[&str]) -> Vec<FractionalAsk> {
-        specs.iter().map(|s| FractionalAsk::parse_spec(s).unwrap()).collect()
+        specs
+            .iter()
+            .map(|s| FractionalAsk::parse_spec(s).unwrap())
+            .collect()
     }
 
     #[test]
     fn the_seed_pack_stacks_shares() {
-        let caps = ClusterGpuCaps { supports_timeslicing: true, ..Default::default() };
+        let caps = ClusterGpuCaps {
+            supports_timeslicing: true,
+            ..Default::default()
+        };
         let pack = bin_pack(&asks(&["a:0.5", "b:0.3", "c:0.4"]), Some(2), &caps).unwrap();
         let l = lanes(&pack);
         assert_eq!(l.len(), 2);
-        let names = |lane: &Lane| lane.segments.iter().filter_map(|s| s.ask.clone()).collect::<Vec<_>>();
+        let names = |lane: &Lane| {
+            lane.segments
+                .iter()
+                .filter_map(|s| s.ask.clone())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(names(&l[0]), ["a", "c"]);
         assert_eq!(names(&l[1]), ["b"]);
         assert_eq!(l[0].segments[0].x, "0%");
@@ -207,22 +232,44 @@ mod tests {
 
     #[test]
     fn mig_instances_sit_at_their_real_placement() {
-        let caps = ClusterGpuCaps { supports_mig: true, ..Default::default() };
-        let pack = bin_pack(&asks(&["x:3g.20gb", "y:2g.10gb", "z:2g.10gb"]), Some(1), &caps).unwrap();
+        let caps = ClusterGpuCaps {
+            supports_mig: true,
+            ..Default::default()
+        };
+        let pack = bin_pack(
+            &asks(&["x:3g.20gb", "y:2g.10gb", "z:2g.10gb"]),
+            Some(1),
+            &caps,
+        )
+        .unwrap();
         let l = lanes(&pack);
         assert_eq!(l.len(), 1);
         assert_eq!(l[0].slices, Some(8));
-        let x = l[0].segments.iter().find(|s| s.ask.as_deref() == Some("x")).unwrap();
+        let x = l[0]
+            .segments
+            .iter()
+            .find(|s| s.ask.as_deref() == Some("x"))
+            .unwrap();
         assert_eq!(x.x, "50%", "3g.20gb starts at memory slice 4");
         assert_eq!(x.width, "50%");
         assert!(x.tooltip.contains("slices 4–7"), "{}", x.tooltip);
-        let total: f64 = l[0].segments.iter().map(|s| s.width.trim_end_matches('%').parse::<f64>().unwrap()).sum();
-        assert!((total - 100.0).abs() < 1e-6, "segments cover the lane: {total}");
+        let total: f64 = l[0]
+            .segments
+            .iter()
+            .map(|s| s.width.trim_end_matches('%').parse::<f64>().unwrap())
+            .sum();
+        assert!(
+            (total - 100.0).abs() < 1e-6,
+            "segments cover the lane: {total}"
+        );
     }
 
     #[test]
     fn free_runs_are_maximal() {
-        assert_eq!(free_runs(&[true, false, false, true, false]), vec![(1, 2), (4, 1)]);
+        assert_eq!(
+            free_runs(&[true, false, false, true, false]),
+            vec![(1, 2), (4, 1)]
+        );
         assert_eq!(free_runs(&[false; 4]), vec![(0, 4)]);
         assert!(free_runs(&[true; 8]).is_empty());
         assert!(free_runs(&[]).is_empty());
@@ -251,12 +298,21 @@ mod tests {
     #[test]
     fn a_thousand_asks_lay_out_quickly() {
         let specs: Vec<String> = (0..1000).map(|i| format!("w{i}:0.{}", 1 + i % 9)).collect();
-        let list: Vec<FractionalAsk> = specs.iter().map(|s| FractionalAsk::parse_spec(s).unwrap()).collect();
-        let caps = ClusterGpuCaps { supports_timeslicing: true, ..Default::default() };
+        let list: Vec<FractionalAsk> = specs
+            .iter()
+            .map(|s| FractionalAsk::parse_spec(s).unwrap())
+            .collect();
+        let caps = ClusterGpuCaps {
+            supports_timeslicing: true,
+            ..Default::default()
+        };
         let pack = bin_pack(&list, Some(200), &caps).unwrap();
         let l = lanes(&pack);
         assert_eq!(l.len() as u64, pack.gpus_used);
-        let placed: usize = l.iter().map(|lane| lane.segments.iter().filter(|s| s.ask.is_some()).count()).sum();
+        let placed: usize = l
+            .iter()
+            .map(|lane| lane.segments.iter().filter(|s| s.ask.is_some()).count())
+            .sum();
         assert_eq!(placed + pack.unplaced.len(), 1000);
     }
 }

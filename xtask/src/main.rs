@@ -79,9 +79,30 @@ fn test() -> Result<(), String> {
     run(cargo(["test", "--workspace", "--all-targets"]))?;
     run(cargo(["test", "--workspace", "--doc"]))?;
     checks::core_builds_for_wasm()?;
+    // The web crate's browser-only tests, in headless Chromium through wasm-bindgen-test-runner.
+    run(cargo([
+        "test",
+        "-p",
+        "gpu-share-web",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--test",
+        "browser",
+    ])
+    .path(&tools.path))?;
     dist(&tools)?;
+    node_tests("tests/e2e/", &tools)?;
+    npm::build(&tools)?;
+    node_tests("tests/npm/", &tools)?;
+    run(Cmd::new("tests/npm/node_modules/.bin/tsc")
+        .args(["-p", "tests/npm/tsconfig.json"])
+        .path(&tools.path))
+}
+
+/// Node's own test runner over one folder of `*.test.mjs` files.
+fn node_tests(dir: &str, tools: &setup::Tools) -> Result<(), String> {
     run(Cmd::new("node")
-        .args(["--test", "--test-reporter=spec", "tests/e2e/"])
+        .args(["--test", "--test-reporter=spec", dir])
         .path(&tools.path))
 }
 

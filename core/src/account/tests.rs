@@ -159,3 +159,47 @@ fn corrupt_ledger_lines_are_reported_by_line() {
         Some("ask.name")
     );
 }
+
+#[cfg(feature = "serde")]
+#[test]
+fn ledger_documents_round_trip_and_are_checked() {
+    let entries = vec![
+        record("a:0.5", &timeslice(), 0, Some(60)),
+        LedgerEntry::Usage(match record("b:0.25", &timeslice(), 5, None) {
+            LedgerEntry::Usage(u) => u,
+            _ => unreachable!(),
+        }),
+        LedgerEntry::Release {
+            ask: "b".into(),
+            at: 99,
+        },
+    ];
+    let usages = resolve(&entries, 100).unwrap();
+    let summary = summarize(&usages, &Rates::default());
+    let doc = ledger_document(&entries, Some(&summary));
+    assert!(doc.contains("\"format\": \"gpu-share-ledger\""), "{doc}");
+    assert_eq!(parse_ledger_any(&doc).unwrap(), entries);
+    let lines: String = entries.iter().map(|e| format_entry(e) + "\n").collect();
+    assert_eq!(
+        parse_ledger_any(&lines).unwrap(),
+        entries,
+        "JSON Lines still read"
+    );
+    let single = format_entry(&entries[0]);
+    assert_eq!(
+        parse_ledger_any(&single).unwrap(),
+        entries[..1],
+        "a one-line ledger is JSON Lines"
+    );
+    let bad = doc.replace("\"version\": 1", "\"version\": 7");
+    assert!(parse_ledger_any(&bad)
+        .unwrap_err()
+        .message
+        .contains("version 7"));
+    let broken = doc.replacen("\"ask\": \"a\"", "\"ask\": 3", 1);
+    assert_eq!(
+        parse_ledger_any(&broken).unwrap_err().field.as_deref(),
+        Some("entries[0]")
+    );
+    assert!(parse_ledger_any("{\"format\":\"other\",\"entries\":[]}").is_err());
+}

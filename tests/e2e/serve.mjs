@@ -1,0 +1,70 @@
+// A tiny static file server for the built dist/ folder: 127.0.0.1, an ephemeral port, GET/HEAD only.
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+  '.ico': 'image/x-icon',
+  '.png': 'image/png',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** Serves `root` (optionally under a sub-path prefix such as `/sub/`); resolves to { origin, url, close }. */
+export async function serve(root, { prefix = '/' } = {}) {
+  const base = resolve(root);
+  const server = createServer(async (req, res) => {
+    try {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(405).end();
+        return;
+      }
+      let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      if (!path.startsWith(prefix)) {
+        res.writeHead(404).end('not found');
+        return;
+      }
+      path = path.slice(prefix.length);
+      if (path === '' || path.endsWith('/')) path += 'index.html';
+      const file = normalize(join(base, path));
+      if (file !== base && !file.startsWith(base + sep)) {
+        res.writeHead(403).end();
+        return;
+      }
+      const info = await stat(file).catch(() => null);
+      if (!info || !info.isFile()) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+        return;
+      }
+      const body = await readFile(file);
+      res.writeHead(200, {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'content-length': body.length,
+        'cache-control': 'no-store',
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    } catch (e) {
+      res.writeHead(500).end(String(e));
+    }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address();
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    origin,
+    url: `${origin}${prefix}`,
+    close: () => new Promise((ok) => server.close(ok)),
+  };
+}
+
+// `node tests/e2e/serve.mjs [dist]` serves a folder by hand.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const s = await serve(process.argv[2] ?? 'dist');
+  console.log(`serving on ${s.url}`);
+}

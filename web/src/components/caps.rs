@@ -1,0 +1,143 @@
+//! The capabilities form: GPU model from the core's catalogue, GPU count, MIG (with allowed profiles), MPS, time-slicing.
+
+use gpu_share_core::catalog::models;
+use leptos::prelude::*;
+
+use crate::state::AppState;
+
+#[component]
+pub fn CapsForm() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let model_options = move || {
+        let current = state.gpu_model.get();
+        let known = models().iter().any(|m| m.name == current);
+        let mut options: Vec<(String, String)> = vec![(String::new(), "not specified".into())];
+        if !current.is_empty() && !known {
+            options.push((current.clone(), format!("{current} (from the link)")));
+        }
+        for m in models() {
+            let mig = if m.is_mig_capable() { ", MIG" } else { "" };
+            options.push((
+                m.name.to_string(),
+                format!("{} ({} GiB{mig})", m.name, m.memory_mib / 1024),
+            ));
+        }
+        options
+            .into_iter()
+            .map(|(value, label)| {
+                let selected = value == current;
+                view! { <option value=value selected=selected>{label}</option> }
+            })
+            .collect_view()
+    };
+    let on_model = move |ev: leptos::ev::Event| {
+        state.gpu_model.set(event_target_value(&ev));
+        // Profiles of another model would not be valid: start the limit from the new model's plain profiles.
+        if state.limit_profiles.get_untracked() {
+            let plain = state
+                .profile_model
+                .get_untracked()
+                .profiles
+                .iter()
+                .filter(|p| p.is_plain())
+                .map(|p| p.name.to_string());
+            state.allowed_profiles.set(plain.collect());
+        }
+    };
+    let on_limit = move |ev: leptos::ev::Event| {
+        let on = event_target_checked(&ev);
+        if on && state.allowed_profiles.with_untracked(Vec::is_empty) {
+            let plain = state
+                .profile_model
+                .get_untracked()
+                .profiles
+                .iter()
+                .filter(|p| p.is_plain())
+                .map(|p| p.name.to_string());
+            state.allowed_profiles.set(plain.collect());
+        }
+        state.limit_profiles.set(on);
+    };
+    let profile_boxes = move || {
+        let model = state.profile_model.get();
+        model
+            .profiles
+            .iter()
+            .map(|p| {
+                let name = p.name.to_string();
+                let checked = {
+                    let name = name.clone();
+                    move || {
+                        state
+                            .allowed_profiles
+                            .with(|a| a.iter().any(|x| x.eq_ignore_ascii_case(&name)))
+                    }
+                };
+                let toggle = {
+                    let name = name.clone();
+                    move |ev: leptos::ev::Event| {
+                        let on = event_target_checked(&ev);
+                        state.allowed_profiles.update(|a| {
+                            a.retain(|x| !x.eq_ignore_ascii_case(&name));
+                            if on {
+                                a.push(name.clone());
+                            }
+                        });
+                    }
+                };
+                let title = format!(
+                    "{} compute slices, {} memory slices, up to {} per GPU",
+                    p.compute_slices, p.memory_slices, p.max_count
+                );
+                view! {
+                    <label class="check" title=title>
+                        <input type="checkbox" prop:checked=checked on:change=toggle />
+                        {name.clone()}
+                    </label>
+                }
+            })
+            .collect_view()
+    };
+    let mig_model_note = move || {
+        state
+            .profile_model
+            .with(|m| format!("Profiles of {}", m.name))
+    };
+    view! {
+        <section class="card caps" aria-labelledby="caps-h">
+            <h2 id="caps-h">"Cluster"</h2>
+            <div class="form-grid">
+                <label for="gpu-model">"GPU model"</label>
+                <select id="gpu-model" on:change=on_model>{model_options}</select>
+                <label for="gpu-count">"GPU count"</label>
+                <div>
+                    <input id="gpu-count" type="text" inputmode="numeric" placeholder="unlimited"
+                        aria-invalid=move || if state.gpu_count_error.get().is_some() { "true" } else { "false" }
+                        prop:value=move || state.gpu_count.get()
+                        on:input=move |ev| state.gpu_count.set(event_target_value(&ev)) />
+                    {move || state.gpu_count_error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
+                </div>
+            </div>
+            <fieldset class="mechanisms">
+                <legend>"Sharing the cluster supports"</legend>
+                <label class="check"><input type="checkbox" id="mig" prop:checked=move || state.mig.get()
+                    on:change=move |ev| state.mig.set(event_target_checked(&ev)) />"MIG (hardware partitions)"</label>
+                <label class="check"><input type="checkbox" id="mps" prop:checked=move || state.mps.get()
+                    on:change=move |ev| state.mps.set(event_target_checked(&ev)) />"MPS"</label>
+                <label class="check"><input type="checkbox" id="timeslice" prop:checked=move || state.timeslice.get()
+                    on:change=move |ev| state.timeslice.set(event_target_checked(&ev)) />"Time-slicing"</label>
+            </fieldset>
+            <Show when=move || state.mig.get() || state.limit_profiles.get()>
+                <fieldset class="profiles">
+                    <legend>{mig_model_note}</legend>
+                    <label class="check"><input type="checkbox" id="limit-profiles" prop:checked=move || state.limit_profiles.get()
+                        on:change=on_limit />"Only allow these profiles"</label>
+                    <Show when=move || state.limit_profiles.get()
+                        fallback=|| view! { <p class="hint">"Every profile of the model is allowed; the planner picks plain ones itself."</p> }>
+                        <div class="profile-boxes">{profile_boxes}</div>
+                    </Show>
+                </fieldset>
+            </Show>
+        </section>
+    }
+}

@@ -1,0 +1,88 @@
+//! Browser-only checks (wasm-bindgen-test in headless Chrome): localStorage round trip and quota errors, the address bar, the mounted page.
+#![cfg(target_arch = "wasm32")]
+
+use gpu_share_core::{select_mechanism, ClusterGpuCaps, FractionalAsk, LedgerEntry, UsageRecord};
+use gpu_share_web::{storage, url};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn entry(name: &str) -> LedgerEntry {
+    let caps = ClusterGpuCaps {
+        supports_timeslicing: true,
+        ..Default::default()
+    };
+    let choice = select_mechanism(
+        &FractionalAsk::parse_spec(&format!("{name}:0.5")).unwrap(),
+        &caps,
+    )
+    .unwrap();
+    LedgerEntry::Usage(UsageRecord::from_choice(&choice, 1_700_000_000, Some(3600)))
+}
+
+#[wasm_bindgen_test]
+fn the_ledger_survives_in_local_storage() {
+    storage::save(&[entry("a"), entry("b")]).unwrap();
+    assert_eq!(storage::load().unwrap(), vec![entry("a"), entry("b")]);
+    storage::save(&[]).unwrap();
+    assert_eq!(storage::load().unwrap(), vec![]);
+}
+
+#[wasm_bindgen_test]
+fn a_full_storage_is_reported_and_the_old_ledger_kept() {
+    storage::save(&[entry("kept")]).unwrap();
+    // Far beyond any browser's per-origin localStorage quota (about 5 MB in Chrome).
+    let huge: Vec<LedgerEntry> = (0..40_000)
+        .map(|i| entry(&format!("workload-{i:06}-{}", "x".repeat(100))))
+        .collect();
+    let err = storage::save(&huge).unwrap_err();
+    assert!(err.contains("saving the ledger failed"), "{err}");
+    assert_eq!(storage::load().unwrap(), vec![entry("kept")]);
+    storage::save(&[]).unwrap();
+}
+
+#[wasm_bindgen_test]
+fn an_unreadable_stored_ledger_is_an_error_not_a_panic() {
+    let ls = web_sys::window().unwrap().local_storage().unwrap().unwrap();
+    ls.set_item(storage::LEDGER_KEY, "{\"v\":1,\"kind\":\"usage\"}\n")
+        .unwrap();
+    let err = storage::load().unwrap_err();
+    assert!(err.contains("line 1"), "{err}");
+    ls.remove_item(storage::LEDGER_KEY).unwrap();
+}
+
+#[wasm_bindgen_test]
+fn the_address_bar_follows_the_scenario() {
+    url::replace_query("ask=a:0.5&timeslice");
+    assert_eq!(url::current_query(), "?ask=a:0.5&timeslice");
+    assert!(url::link("ask=a:0.5").ends_with("?ask=a:0.5"));
+    url::replace_query("");
+    assert_eq!(url::current_query(), "");
+}
+
+#[wasm_bindgen_test]
+async fn the_page_mounts_and_draws_the_default_plan() {
+    url::replace_query("ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice");
+    gpu_share_web::start();
+    // Let effects run.
+    let tick = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 50)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(tick).await.unwrap();
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let text = |sel: &str| {
+        doc.query_selector(sel)
+            .unwrap()
+            .and_then(|e| e.text_content())
+            .unwrap_or_default()
+    };
+    assert_eq!(text("[data-testid=\"gpus-used\"]"), "2");
+    assert!(doc
+        .query_selector("[data-testid=\"gpu-1\"]")
+        .unwrap()
+        .is_some());
+    assert!(text("[data-testid=\"gpu-0\"]").contains("a — 0.5 of GPU 0"));
+}
