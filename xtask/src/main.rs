@@ -50,7 +50,15 @@ fn main() -> ExitCode {
 fn dist(tools: &setup::Tools) -> Result<(), String> {
     run(Cmd::new("trunk")
         .args(["build", "--release", "--offline"])
-        .path(&tools.path))
+        .path(&tools.path))?;
+    let wasm = std::fs::read_dir(shell::root().join("dist"))
+        .map_err(|e| format!("cannot read dist/: {e}"))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "wasm"))
+        .ok_or("dist/ has no .wasm")?;
+    let (raw, gzipped) = shell::sizes(&wasm);
+    eprintln!("web page in dist/: .wasm {raw} bytes, {gzipped} bytes gzipped");
+    Ok(())
 }
 
 fn serve(args: &[String]) -> Result<(), String> {

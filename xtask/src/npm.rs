@@ -1,7 +1,7 @@
 //! `cargo xtask npm`: the npm package @examlops/gpu-sharing, built into target/npm/.
 
 use crate::setup::Tools;
-use crate::shell::{cargo, output, root, run, Cmd};
+use crate::shell::{cargo, root, run, sizes, Cmd};
 use std::path::Path;
 
 const PACKAGE: &str = "@examlops/gpu-sharing";
@@ -64,13 +64,8 @@ pub fn build(tools: &Tools) -> Result<(), String> {
     copy(&root().join("wasm/README.md"), &out.join("README.md"))?;
     std::fs::write(out.join("package.json"), package_json()?)
         .map_err(|e| format!("cannot write package.json: {e}"))?;
-    let size = output(Cmd::new("sh").args(["-c", &format!("gzip -9 -c {bg} | wc -c")]))
-        .unwrap_or_default();
-    let raw = std::fs::metadata(bg).map(|m| m.len()).unwrap_or(0);
-    eprintln!(
-        "npm package in target/npm: .wasm {raw} bytes, {} bytes gzipped",
-        size.trim()
-    );
+    let (raw, gzipped) = sizes(Path::new(bg));
+    eprintln!("npm package in target/npm: .wasm {raw} bytes, {gzipped} bytes gzipped");
     link_for_tests(&out)
 }
 

@@ -79,3 +79,13 @@ pub fn output(cmd: Cmd) -> Option<String> {
         .success()
         .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
+
+/// Raw and `gzip -9` sizes of a file, in bytes, for the size lines the build prints.
+pub fn sizes(path: &Path) -> (u64, u64) {
+    let raw = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let script = format!("gzip -9 -c '{}' | wc -c", path.display());
+    let gzipped = output(Cmd::new("sh").args(["-c", &script]))
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
+    (raw, gzipped)
+}

@@ -133,11 +133,17 @@ fn rejects_duplicate_names_and_bad_counts() {
 #[test]
 fn absurd_sizes_are_refused_or_unplaced_not_planned() {
     assert!(FractionalAsk::parse_spec("huge:100001").is_err());
-    let big: Vec<FractionalAsk> = (0..11).map(|i| FractionalAsk::parse_spec(&format!("b{i}:100000")).unwrap()).collect();
+    let big: Vec<FractionalAsk> = (0..11)
+        .map(|i| FractionalAsk::parse_spec(&format!("b{i}:100000")).unwrap())
+        .collect();
     let r = bin_pack(&big, None, &timeslice()).unwrap();
     assert_eq!(r.gpus_used, 1_000_000);
     assert_eq!(r.unplaced.len(), 1);
-    assert!(r.unplaced[0].reason.contains("limit of 1000000"), "{}", r.unplaced[0].reason);
+    assert!(
+        r.unplaced[0].reason.contains("limit of 1000000"),
+        "{}",
+        r.unplaced[0].reason
+    );
 }
 
 #[test]

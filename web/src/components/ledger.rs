@@ -275,7 +275,7 @@ pub fn Ledger() -> impl IntoView {
             <div class="buttons">
                 <button type="button" class="primary" data-testid="record" on:click=move |_| record(state)>"Record this plan"</button>
                 <button type="button" class="danger" data-testid="clear-ledger" on:click=clear>"Clear ledger…"</button>
-                <label class="file">"Import a ledger (JSON lines) "
+                <label class="file">"Import a ledger (JSON or JSON lines) "
                     <input type="file" data-testid="import-ledger" accept=".jsonl,.json,.txt,application/json" on:change=on_import /></label>
             </div>
             {move || state.ledger_notice.get().map(|n| match n {
