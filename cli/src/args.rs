@@ -3,6 +3,8 @@
 use crate::env::Env;
 use crate::exit::CliError;
 use clap::{Args, Parser, Subcommand};
+use gpu_share_core::pack::optimize::Budget;
+use gpu_share_core::pack::PackOptions;
 use gpu_share_core::parse::{parse_asks, parse_hours, parse_seconds, AskEntry};
 use gpu_share_core::{ClusterGpuCaps, FractionalAsk, Rates, Share};
 use std::path::PathBuf;
@@ -170,6 +172,13 @@ pub struct PackArgs {
     pub gpus: Option<u64>,
     #[command(flatten)]
     pub caps: CapsArgs,
+    /// Improve on first-fit-decreasing: search for a packing on fewer GPUs, up to a proven optimum.
+    #[arg(long)]
+    pub optimize: bool,
+    /// With --optimize: how long the search may run, in milliseconds (a deterministic work budget
+    /// calibrated to this many milliseconds of a release build).
+    #[arg(long, value_name = "MS", requires = "optimize", default_value_t = 1000)]
+    pub time_limit_ms: u64,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -180,6 +189,7 @@ pub struct PackConfig {
     pub asks: Vec<AskEntry>,
     pub gpu_count: Option<u64>,
     pub caps: ClusterGpuCaps,
+    pub options: PackOptions,
     pub format: Format,
 }
 
@@ -207,10 +217,14 @@ impl PackArgs {
                 "give at least one --ask or an --asks-file".into(),
             ));
         }
+        let optimize = self
+            .optimize
+            .then(|| Budget::from_millis(self.time_limit_ms));
         Ok(PackConfig {
             asks,
             gpu_count: self.gpus,
             caps: self.caps.caps(self.gpus),
+            options: PackOptions { optimize },
             format: format(self.json),
         })
     }

@@ -513,3 +513,49 @@ fn models_lists_the_catalogue() {
     assert_eq!(v["name"], "H100-80GB-HBM3");
     assert_eq!(v["profiles"][4]["starts"], serde_json::json!([0, 4]));
 }
+
+#[test]
+fn optimize_finds_fewer_gpus_than_ffd_and_says_whether_it_is_proven() {
+    // FFD: 0.5+0.4, 0.4+0.3+0.2, 0.2 → 3 GPUs; 0.5+0.3+0.2 and 0.4+0.4+0.2 fill exactly 2.
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("l");
+    let asks = [
+        "--ask", "a:0.5", "--ask", "b:0.4", "--ask", "c:0.4", "--ask", "d:0.3", "--ask", "e:0.2",
+        "--ask", "f:0.2",
+    ];
+    let plain = json(
+        gpu_share(&l)
+            .args(["pack", "--timeslice", "--json"])
+            .args(asks),
+    );
+    assert_eq!(plain["gpus_used"], 3);
+    assert!(plain.get("optimize").is_none());
+    let v = json(
+        gpu_share(&l)
+            .args(["pack", "--timeslice", "--json", "--optimize"])
+            .args(asks),
+    );
+    assert_eq!(v["gpus_used"], 2);
+    assert_eq!(v["optimize"]["proven_optimal"], true);
+    assert_eq!(v["optimize"]["ffd_gpus"], 3);
+    let text = stdout(
+        gpu_share(&l)
+            .args(["pack", "--timeslice", "--optimize", "--time-limit-ms", "50"])
+            .args(asks),
+    );
+    assert!(
+        text.contains("optimize: 2 GPUs (first-fit-decreasing: 3); proven optimal"),
+        "{text}"
+    );
+    gpu_share(&l)
+        .args([
+            "pack",
+            "--timeslice",
+            "--time-limit-ms",
+            "5",
+            "--ask",
+            "a:0.5",
+        ])
+        .assert()
+        .code(2);
+}

@@ -10,10 +10,13 @@ use crate::error::{Error, ErrorKind, Result};
 pub struct Scenario {
     pub asks: Vec<FractionalAsk>,
     pub caps: ClusterGpuCaps,
+    /// Pack with `--optimize` (search for fewer GPUs than first-fit-decreasing).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub optimize: bool,
 }
 
 /// Query keys a scenario understands; any other key (say `embed`) is left to the page.
-pub const SCENARIO_KEYS: [&str; 7] = [
+pub const SCENARIO_KEYS: [&str; 8] = [
     "ask",
     "gpus",
     "timeslice",
@@ -21,6 +24,7 @@ pub const SCENARIO_KEYS: [&str; 7] = [
     "mps",
     "gpu-model",
     "mig-profiles",
+    "optimize",
 ];
 
 impl Scenario {
@@ -63,6 +67,7 @@ impl Scenario {
                 "timeslice" => s.caps.supports_timeslicing = flag("timeslice")?,
                 "mig-capable" => s.caps.supports_mig = flag("mig-capable")?,
                 "mps" => s.caps.supports_mps = flag("mps")?,
+                "optimize" => s.optimize = flag("optimize")?,
                 "gpu-model" => s.caps.gpu_model = value.filter(|v| !v.trim().is_empty()),
                 "mig-profiles" => {
                     let list: Vec<String> = value
@@ -93,6 +98,7 @@ impl Scenario {
             (self.caps.supports_mig, "mig-capable"),
             (self.caps.supports_mps, "mps"),
             (self.caps.supports_timeslicing, "timeslice"),
+            (self.optimize, "optimize"),
         ] {
             if on {
                 parts.push(key.to_string());
@@ -190,7 +196,7 @@ mod tests {
 
     #[test]
     fn round_trips_odd_names_and_every_key() {
-        let q = "ask=%3Cimg%20src%3Dx%3E:25%25&ask=x:3g.20gb&mig-capable&mps=false&gpu-model=NVIDIA+A100-SXM4-40GB&mig-profiles=1g.5gb,3g.20gb&embed";
+        let q = "ask=%3Cimg%20src%3Dx%3E:25%25&ask=x:3g.20gb&mig-capable&optimize&mps=false&gpu-model=NVIDIA+A100-SXM4-40GB&mig-profiles=1g.5gb,3g.20gb&embed";
         let s = Scenario::from_query(q).unwrap();
         assert_eq!(s.asks[0].name, "<img src=x>");
         assert_eq!(s.caps.gpu_model.as_deref(), Some("NVIDIA A100-SXM4-40GB"));

@@ -162,3 +162,19 @@ test('1,000 asks on 200 GPUs stay responsive', async (t) => {
   assert.equal(await page.locator('[data-testid^="gpu-"]').count(), 500);
   await assertClean(assert, page, watch);
 });
+
+test('optimize packs onto fewer GPUs than first-fit-decreasing, and the link keeps it', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=a:0.5&ask=b:0.4&ask=c:0.4&ask=d:0.3&ask=e:0.2&ask=f:0.2&timeslice');
+  assert.equal(await page.textContent('[data-testid="gpus-used"]'), '3');
+  assert.equal(await page.locator('[data-testid="optimized"]').count(), 0);
+  await page.check('[data-testid="optimize"]');
+  await page.waitForFunction(() => document.querySelector('[data-testid="gpus-used"]')?.textContent === '2');
+  assert.match(await page.textContent('[data-testid="optimized"]'), /first-fit-decreasing: 3 · proven optimal/);
+  await page.waitForFunction(() => new URLSearchParams(location.search).has('optimize'));
+  // Reloading the link reproduces the optimized plan.
+  await page.reload();
+  await page.waitForSelector('[data-testid="optimized"]');
+  assert.equal(await page.textContent('[data-testid="gpus-used"]'), '2');
+  await assertClean(assert, page, watch);
+});

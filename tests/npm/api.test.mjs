@@ -173,3 +173,13 @@ test("arbitrary JSON never crashes the module", () => {
   }
   assert.equal(binPack([{ name: "ok", fraction: 0.5 }], 1, { supportsTimeslicing: true }).gpusUsed, 1);
 });
+
+test("optimize packs on fewer GPUs than first-fit-decreasing and says it is proven", () => {
+  const asks = [0.5, 0.4, 0.4, 0.3, 0.2, 0.2].map((fraction, i) => ({ name: `a${i}`, fraction }));
+  const caps = { supportsTimeslicing: true };
+  assert.equal(binPack(asks, null, caps).gpusUsed, 3);
+  const r = binPack(asks, null, caps, { optimize: true, timeLimitMs: 100 });
+  assert.equal(r.gpusUsed, 2);
+  assert.deepEqual(r.optimize, { provenOptimal: true, lowerBound: 2, gap: 0, ffdGpus: 3 });
+  assert.throws(() => binPack(asks, null, caps, { optimise: true }), TypeError);
+});

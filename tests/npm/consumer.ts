@@ -24,6 +24,8 @@ const result: PackResult = binPack([new FractionalAsk("a", { fraction: "50%" }),
 const used: number = result.gpusUsed;
 const names: string[] = result.unplaced;
 const starts: number[] = result.gpus.flatMap((g) => (g.instances ?? []).map((i) => i.start));
+const optimized = binPack([{ name: "o", fraction: 0.5 }], null, caps, { optimize: true, timeLimitMs: 50 });
+const proven: boolean | undefined = optimized.optimize?.provenOptimal;
 
 const hours: number = fractionalGpuHours(0.25, 7200);
 const memory: number[] = gpuModels().map((m) => m.memoryMib);
@@ -46,4 +48,4 @@ new FractionalAsk("bad", { fraction: 0.5, migProfile: "1g.5gb" });
 // @ts-expect-error: mechanisms are a closed set.
 const nope: Mechanism = "vgpu";
 
-console.log(mechanism, wasted, profile, used, names, starts, hours, memory, cost, nope);
+console.log(mechanism, wasted, profile, used, names, starts, hours, memory, cost, nope, proven);

@@ -103,6 +103,8 @@ export interface PackResult {
   gpus: GpuLayout[];
   choices: Choice[];
   notes: string[];
+  /** Present when binPack was asked to optimize. */
+  optimize?: OptimizeReport;
 }
 
 export interface UsageEntry {
@@ -196,10 +198,27 @@ export interface GpuShareError extends Error {
 }
 
 export declare function selectMechanism(ask: FractionalAsk | PlainAsk, caps?: ClusterGpuCaps | CapsInit): Choice;
+export interface PackOptions {
+  /** Search for a packing on fewer GPUs than first-fit-decreasing, up to a proven optimum. */
+  optimize?: boolean;
+  /** The search's budget, calibrated to milliseconds of a native release build (default 1000). */
+  timeLimitMs?: number;
+}
+
+export interface OptimizeReport {
+  provenOptimal: boolean;
+  lowerBound: number;
+  /** GPUs above the lower bound. */
+  gap: number;
+  /** GPUs plain first-fit-decreasing used. */
+  ffdGpus: number;
+}
+
 export declare function binPack(
   asks: ReadonlyArray<FractionalAsk | PlainAsk>,
   gpuCount?: number | null,
   caps?: ClusterGpuCaps | CapsInit,
+  options?: PackOptions,
 ): PackResult;
 export declare function fractionalGpuHours(fraction: FractionInput, seconds: number): number;
 export declare function gpuModels(): GpuModel[];

@@ -10,6 +10,7 @@ mod error;
 
 use error::{shape, to_js};
 use gpu_share_core::account::{self, LedgerEntry, Rates, UsageRecord};
+use gpu_share_core::pack::{self, optimize::Budget, PackOptions};
 use gpu_share_core::parse::MAX_SECONDS;
 use gpu_share_core::{catalog, ClusterGpuCaps, Error, ErrorKind, FractionalAsk, Scenario, Share};
 use serde::de::DeserializeOwned;
@@ -131,7 +132,7 @@ pub fn select_mechanism(ask: JsValue, caps: JsValue) -> JsResult {
 }
 
 #[wasm_bindgen(js_name = binPack)]
-pub fn bin_pack(asks: JsValue, gpu_count: JsValue, caps: JsValue) -> JsResult {
+pub fn bin_pack(asks: JsValue, gpu_count: JsValue, caps: JsValue, options: JsValue) -> JsResult {
     js((|| {
         let asks = asks_of(asks)?;
         let gpu_count = match gpu_count.as_f64() {
@@ -149,8 +150,40 @@ pub fn bin_pack(asks: JsValue, gpu_count: JsValue, caps: JsValue) -> JsResult {
             }
         };
         let caps: ClusterGpuCaps = input_or_default(caps, "caps")?;
-        output(&gpu_share_core::bin_pack(&asks, gpu_count, &caps)?)
+        let options: PackOptionsJs = input_or_default(options, "options")?;
+        let budget = options.optimize.then(|| {
+            Budget::from_millis(
+                options
+                    .time_limit_ms
+                    .unwrap_or(1000.0)
+                    .clamp(0.0, 600_000.0) as u64,
+            )
+        });
+        let packed =
+            pack::bin_pack_with(&asks, gpu_count, &caps, &PackOptions { optimize: budget })?;
+        let mut json = serde_json::to_value(&packed.result)
+            .map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
+        if let (Some(map), true) = (json.as_object_mut(), options.optimize) {
+            map.insert(
+                "optimize".into(),
+                serde_json::json!({
+                    "proven_optimal": packed.proven_optimal,
+                    "lower_bound": packed.lower_bound,
+                    "gap": packed.gap(),
+                    "ffd_gpus": packed.ffd_gpus,
+                }),
+            );
+        }
+        output(&json)
     })())
+}
+
+/// `binPack`'s options: `{optimize: true, timeLimitMs: 200}`.
+#[derive(serde::Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct PackOptionsJs {
+    optimize: bool,
+    time_limit_ms: Option<f64>,
 }
 
 /// `fraction × seconds / 3600`, exactly; `fraction` is a number or a string (`"1/3"`, `"25%"`).

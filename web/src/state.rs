@@ -2,10 +2,10 @@
 
 use gpu_share_core::account::{resolve, summarize, Rates, Summary};
 use gpu_share_core::catalog::{find_model, GpuModel, DEFAULT_MIG_MODEL};
+use gpu_share_core::pack::{bin_pack_with, optimize::Budget, PackOptions};
 use gpu_share_core::parse::parse_hours;
 use gpu_share_core::{
-    bin_pack, AskSize, ClusterGpuCaps, Error, FractionalAsk, LedgerEntry, PackResult, Scenario,
-    Share, Usage,
+    AskSize, ClusterGpuCaps, Error, FractionalAsk, LedgerEntry, PackResult, Scenario, Share, Usage,
 };
 use leptos::prelude::*;
 
@@ -151,6 +151,10 @@ pub struct AppState {
     pub allowed_profiles: RwSignal<Vec<String>>,
     pub mps: RwSignal<bool>,
     pub timeslice: RwSignal<bool>,
+    /// Search for a packing on fewer GPUs than first-fit-decreasing (`&optimize` in the link).
+    pub optimize: RwSignal<bool>,
+    /// With `optimize`: (GPUs first-fit-decreasing used, whether the packing is proven optimal).
+    pub optimized: Memo<Option<(u64, bool)>>,
     /// The compact view for iframes.
     pub embed: bool,
     /// Why the link's scenario could not be read, if it could not.
@@ -174,6 +178,10 @@ pub struct AppState {
     pub rates: Memo<Result<Rates, String>>,
     pub summary: Memo<Result<(Vec<Usage>, Summary), String>>,
 }
+
+/// The search budget of `optimize` in the page: about 100 ms of a native release build (the page
+/// stays responsive; most plans reach a proven optimum far sooner).
+const OPTIMIZE_MS: u64 = 100;
 
 /// The scenario the page opens with when the link carries none: the seed's pack example.
 pub const DEFAULT_QUERY: &str = "ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice";
@@ -213,6 +221,7 @@ impl AppState {
         let allowed_profiles = RwSignal::new(caps.mig_profiles.clone().unwrap_or_default());
         let mps = RwSignal::new(caps.supports_mps);
         let timeslice = RwSignal::new(caps.supports_timeslicing);
+        let optimize = RwSignal::new(scenario.optimize);
 
         let asks = Memo::new(move |_| {
             rows.with(|rows| {
@@ -235,8 +244,28 @@ impl AppState {
         let scenario = Memo::new(move |_| Scenario {
             asks: asks.with(|a| a.iter().map(|(ask, _)| ask.clone()).collect()),
             caps: caps.get(),
+            optimize: optimize.get(),
         });
-        let pack = Memo::new(move |_| scenario.with(|s| bin_pack(&s.asks, None, &s.caps)));
+        let packed = Memo::new(move |_| {
+            scenario.with(|s| {
+                let options = PackOptions {
+                    optimize: s.optimize.then(|| Budget::from_millis(OPTIMIZE_MS)),
+                };
+                bin_pack_with(&s.asks, None, &s.caps, &options)
+            })
+        });
+        let pack = Memo::new(move |_| {
+            packed.with(|p| p.as_ref().map(|p| p.result.clone()).map_err(Clone::clone))
+        });
+        let optimized = Memo::new(move |_| {
+            let on = scenario.with(|s| s.optimize);
+            packed.with(|p| {
+                p.as_ref()
+                    .ok()
+                    .filter(|_| on)
+                    .map(|p| (p.ffd_gpus, p.proven_optimal))
+            })
+        });
         let profile_model = Memo::new(move |_| {
             let from_pack = pack.with(|p| {
                 p.as_ref()
@@ -295,6 +324,8 @@ impl AppState {
             allowed_profiles,
             mps,
             timeslice,
+            optimize,
+            optimized,
             embed,
             link_error: RwSignal::new(link_error),
             asks,

@@ -99,12 +99,16 @@ fn npm_packages(path: &OsString) -> Result<(), String> {
     for dir in ["tests", "tests/npm"] {
         let lock = root().join(dir).join("package-lock.json");
         let stamp = root().join(dir).join("node_modules/.xtask-installed-lock");
-        let want = std::fs::read(&lock).map_err(|e| format!("cannot read {}: {e}", lock.display()))?;
+        let want =
+            std::fs::read(&lock).map_err(|e| format!("cannot read {}: {e}", lock.display()))?;
         if std::fs::read(&stamp).ok().as_deref() == Some(&want[..]) {
             continue;
         }
-        run(Cmd::new("npm").args(["ci", "--prefix", dir, "--no-audit", "--no-fund"]).path(path))?;
-        std::fs::write(&stamp, &want).map_err(|e| format!("cannot write {}: {e}", stamp.display()))?;
+        run(Cmd::new("npm")
+            .args(["ci", "--prefix", dir, "--no-audit", "--no-fund"])
+            .path(path))?;
+        std::fs::write(&stamp, &want)
+            .map_err(|e| format!("cannot write {}: {e}", stamp.display()))?;
     }
     Ok(())
 }

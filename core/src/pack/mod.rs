@@ -4,12 +4,15 @@ mod bounds;
 mod ffd;
 mod layout;
 mod mig;
+pub mod optimize;
+mod options;
 mod reference;
 mod tree;
 
 pub use bounds::{l1, l2};
 pub use ffd::{bins_used, decreasing_order, first_fit_decreasing};
 pub use layout::{GpuLayout, MigInstance, PackResult, SharedSlot, Unplaced};
+pub use options::{bin_pack_with, OptimizedPack, PackOptions};
 pub use reference::reference_ffd;
 
 use crate::ask::FractionalAsk;

@@ -126,6 +126,9 @@ pub fn CapsForm() -> impl IntoView {
                     on:change=move |ev| state.mps.set(event_target_checked(&ev)) />"MPS"</label>
                 <label class="check"><input type="checkbox" id="timeslice" prop:checked=move || state.timeslice.get()
                     on:change=move |ev| state.timeslice.set(event_target_checked(&ev)) />"Time-slicing"</label>
+                <label class="check" title="Search for a packing on fewer GPUs than first-fit-decreasing, up to a proven optimum">
+                    <input type="checkbox" id="optimize" data-testid="optimize" prop:checked=move || state.optimize.get()
+                    on:change=move |ev| state.optimize.set(event_target_checked(&ev)) />"Optimize packing"</label>
             </fieldset>
             <Show when=move || state.mig.get() || state.limit_profiles.get()>
                 <fieldset class="profiles">

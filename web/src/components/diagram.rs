@@ -96,6 +96,10 @@ pub fn Diagram() -> impl IntoView {
                 <span>"limit: "<strong>{stat(|p| p.gpu_count.map_or("unlimited".into(), |n| n.to_string()))}</strong></span>
                 <span>"utilisation: "<strong data-testid="utilisation">{stat(|p| layout::share_percent(p.utilisation()))}</strong></span>
                 <span>"model: "<strong>{stat(|p| p.gpu_model.clone().unwrap_or_else(|| "not specified".into()))}</strong></span>
+                {move || state.optimized.get().map(|(ffd, proven)| view! {
+                    <span data-testid="optimized">"first-fit-decreasing: "<strong>{ffd.to_string()}</strong>
+                        {if proven { " · proven optimal" } else { " · not proven optimal" }}</span>
+                })}
             </p>
             <div class="diagram-scroll" tabindex="0" aria-label="Packing diagram, scrollable">
                 <svg data-testid="packing-diagram" class="packing" width="100%" height=height role="img"

@@ -1,0 +1,271 @@
+//! The local search that removes a bin: a tabu search over overfilled packings (after Alvim et al.'s HI_BP).
+//!
+//! To go from `m` bins to `m − 1`, the least-filled bin is taken apart and each of its items goes
+//! to the bin where it overflows least. The search then moves groups of up to two items between an
+//! overfilled bin and another bin (a shift, or a swap of a group for a smaller one) to bring the
+//! total overflow to zero, at which point every bin fits and one bin is saved. Each step takes the
+//! move that lowers the overflow most, ties broken at random; when no move helps it takes the least
+//! harmful one, and an item that just left a bin may not go back for a few steps (tabu), so the
+//! search does not undo itself.
+
+use super::Work;
+
+/// A deterministic pseudo-random sequence (splitmix64): only for tie-breaks and tabu tenures, so the
+/// same input always gives the same packing.
+pub(crate) struct SplitMix(u64);
+
+impl SplitMix {
+    pub(crate) fn new(seed: u64) -> Self {
+        SplitMix(seed)
+    }
+
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0), up to a negligible modulo bias.
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// A bin-packing instance: the items and the two limits every bin must respect.
+pub struct Problem<'a> {
+    pub sizes: &'a [u64],
+    pub capacity: u64,
+    /// The most items one bin may hold (MPS clients per GPU); `usize::MAX` for no limit.
+    pub max_items: usize,
+}
+
+/// A set of one or two items and their total size.
+#[derive(Clone, Copy)]
+struct Group {
+    size: u64,
+    items: [usize; 2],
+    len: usize,
+}
+
+impl Group {
+    fn members(&self) -> &[usize] {
+        &self.items[..self.len]
+    }
+}
+
+/// Every one- and two-item subset of `items`.
+fn groups(items: &[usize], sizes: &[u64], out: &mut Vec<Group>) {
+    out.clear();
+    for (x, &i) in items.iter().enumerate() {
+        out.push(Group {
+            size: sizes[i],
+            items: [i, 0],
+            len: 1,
+        });
+        for &j in &items[x + 1..] {
+            out.push(Group {
+                size: sizes[i] + sizes[j],
+                items: [i, j],
+                len: 2,
+            });
+        }
+    }
+}
+
+/// One attempt to pack everything into `bins.len() − 1` bins.
+pub(crate) struct Rebalancer<'a> {
+    problem: &'a Problem<'a>,
+    bins: Vec<Vec<usize>>,
+    load: Vec<u64>,
+    /// The bin each item last left, and the step before which it may not go back.
+    left: Vec<(usize, u64)>,
+    step: u64,
+    rng: SplitMix,
+}
+
+/// A candidate move: group `a` of bin `p` goes to bin `q`, group `g` of `q` comes back.
+#[derive(Clone, Copy)]
+struct Move {
+    /// Change in the total overflow: lower is better.
+    delta: i128,
+    p: usize,
+    q: usize,
+    a: Group,
+    g: Group,
+}
+
+impl<'a> Rebalancer<'a> {
+    /// Takes apart the least-filled bin of `bins` (ties: the last) and puts each of its items, largest
+    /// first, where it overflows least. `None` when the item limit leaves no bin for an item.
+    pub(crate) fn new(
+        problem: &'a Problem<'a>,
+        mut bins: Vec<Vec<usize>>,
+        seed: u64,
+    ) -> Option<Self> {
+        let sizes = problem.sizes;
+        let load_of = |b: &Vec<usize>| b.iter().map(|&i| sizes[i]).sum::<u64>();
+        let victim = (0..bins.len()).rev().min_by_key(|&b| load_of(&bins[b]))?;
+        let mut loose = bins.swap_remove(victim);
+        let mut load: Vec<u64> = bins.iter().map(load_of).collect();
+        loose.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+        for i in loose {
+            let b = (0..bins.len())
+                .filter(|&b| bins[b].len() < problem.max_items)
+                .min_by_key(|&b| load[b])?;
+            bins[b].push(i);
+            load[b] += sizes[i];
+        }
+        Some(Rebalancer {
+            problem,
+            bins,
+            load,
+            left: vec![(usize::MAX, 0); sizes.len()],
+            step: 0,
+            rng: SplitMix::new(seed),
+        })
+    }
+
+    fn overflow(&self, b: usize) -> u64 {
+        self.load[b].saturating_sub(self.problem.capacity)
+    }
+
+    /// Searches until no bin overflows (then returns the bins) or `work` runs out.
+    pub(crate) fn run(mut self, work: &mut Work) -> Option<Vec<Vec<usize>>> {
+        let sizes = self.problem.sizes;
+        let mut scratch: Vec<Vec<Group>> = vec![Vec::new(); self.bins.len()];
+        let mut stale = vec![true; self.bins.len()];
+        loop {
+            let over: Vec<usize> = (0..self.bins.len())
+                .filter(|&b| self.overflow(b) > 0)
+                .collect();
+            if over.is_empty() {
+                return Some(self.bins);
+            }
+            if !work.spend(1) {
+                return None;
+            }
+            for b in 0..self.bins.len() {
+                if stale[b] {
+                    let g = &mut scratch[b];
+                    groups(&self.bins[b], sizes, g);
+                    g.push(Group {
+                        size: 0,
+                        items: [0, 0],
+                        len: 0,
+                    });
+                    g.sort_by_key(|g| g.size);
+                    stale[b] = false;
+                }
+            }
+            let m = self.best_move(&over, &scratch, work)?;
+            for &i in m.a.members() {
+                self.shift(i, m.p, m.q);
+            }
+            for &i in m.g.members() {
+                self.shift(i, m.q, m.p);
+            }
+            stale[m.p] = true;
+            stale[m.q] = true;
+            self.step += 1;
+        }
+    }
+
+    fn shift(&mut self, i: usize, from: usize, to: usize) {
+        let size = self.problem.sizes[i];
+        self.bins[from].retain(|&x| x != i);
+        self.load[from] -= size;
+        self.bins[to].push(i);
+        self.load[to] += size;
+        let tenure = 1 + self.rng.below(1 + self.bins.len().min(10) as u64);
+        self.left[i] = (from, self.step + tenure);
+    }
+
+    /// The move that lowers the total overflow most (ties at random), from an overfilled bin.
+    fn best_move(
+        &mut self,
+        over: &[usize],
+        groups_of: &[Vec<Group>],
+        work: &mut Work,
+    ) -> Option<Move> {
+        let (cap, max) = (self.problem.capacity, self.problem.max_items);
+        let step = self.step;
+        let left = &self.left;
+        let may_enter = |g: &Group, bin: usize| {
+            g.members()
+                .iter()
+                .all(|&i| left[i].0 != bin || left[i].1 <= step)
+        };
+        let mut best: Option<Move> = None;
+        let mut ties = 0u64;
+        for &p in over {
+            let excess = self.load[p] - cap;
+            for q in 0..self.bins.len() {
+                if q == p {
+                    continue;
+                }
+                work.spend(groups_of[p].len() as u64);
+                let (lp, lq) = (i128::from(self.load[p]), i128::from(self.load[q]));
+                let c = i128::from(cap);
+                let before = (lp - c).max(0) + (lq - c).max(0);
+                let room = cap.saturating_sub(self.load[q]);
+                // The ideal size difference d = a − g lowers p's overflow without raising q's:
+                // anything in [min(excess, room), max(excess, room)] does; look around both ends.
+                let (lo, hi) = (excess.min(room), excess.max(room));
+                for a in &groups_of[p] {
+                    if a.len == 0 || !may_enter(a, q) {
+                        continue;
+                    }
+                    let gq = &groups_of[q];
+                    // g in [a − hi, a − lo] is ideal; the nearest on either side are next best.
+                    let first = gq.partition_point(|g| g.size < a.size.saturating_sub(hi));
+                    let candidates = [
+                        first.wrapping_sub(1),
+                        first,
+                        first + 1,
+                        gq.partition_point(|g| g.size <= a.size.saturating_sub(lo))
+                            .wrapping_sub(1),
+                    ];
+                    for &k in &candidates {
+                        let Some(g) = gq.get(k) else { continue };
+                        if g.size >= a.size && !(g.size == a.size && g.len != a.len) {
+                            continue;
+                        }
+                        if self.bins[q].len() + a.len - g.len > max
+                            || self.bins[p].len() + g.len - a.len > max
+                            || !may_enter(g, p)
+                        {
+                            continue;
+                        }
+                        let d = i128::from(a.size) - i128::from(g.size);
+                        let after = (lp - d - c).max(0) + (lq + d - c).max(0);
+                        let delta = after - before;
+                        let better = match &best {
+                            None => true,
+                            Some(b) if delta < b.delta => true,
+                            Some(b) if delta == b.delta => {
+                                ties += 1;
+                                self.rng.below(ties + 1) == 0
+                            }
+                            _ => false,
+                        };
+                        if better {
+                            if best.as_ref().is_none_or(|b| delta < b.delta) {
+                                ties = 0;
+                            }
+                            best = Some(Move {
+                                delta,
+                                p,
+                                q,
+                                a: *a,
+                                g: *g,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        best
+    }
+}

@@ -1,0 +1,233 @@
+//! `bin_pack_with`: the packer with options; today the one option is `--optimize` for the shared pools.
+
+use super::optimize::{improve, Budget, Problem};
+use super::{bin_pack, GpuLayout, PackResult, SharedSlot, MPS_CLIENTS_PER_GPU};
+use crate::ask::FractionalAsk;
+use crate::caps::ClusterGpuCaps;
+use crate::error::Result;
+use crate::plan::Mechanism;
+use crate::units::Share;
+use std::collections::BTreeMap;
+
+/// How to pack.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PackOptions {
+    /// Improve on first-fit-decreasing with this much search (`None`: plain FFD).
+    pub optimize: Option<Budget>,
+}
+
+/// A packing and how good it is known to be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptimizedPack {
+    pub result: PackResult,
+    /// Every ask placed, on exactly `lower_bound` GPUs: no packing uses fewer.
+    pub proven_optimal: bool,
+    /// The result's lower bound (all asks, all mechanisms).
+    pub lower_bound: u64,
+    /// GPUs plain first-fit-decreasing used for the same asks.
+    pub ffd_gpus: u64,
+}
+
+impl OptimizedPack {
+    /// GPUs above the lower bound (0 when proven optimal; an upper bound on what is still to gain).
+    pub fn gap(&self) -> u64 {
+        self.result.gpus_used.saturating_sub(self.lower_bound)
+    }
+}
+
+/// Like [`bin_pack`], then, with `options.optimize`, re-packs the MPS and time-sliced GPUs with
+/// [`improve`] (each pool gets half of the budget when both are in use). Whole GPUs are already
+/// optimal; MIG GPUs are left as FFD placed them. GPUs a better packing frees go first to asks FFD
+/// could not place under a GPU limit (shared and whole asks).
+///
+/// # Errors
+/// As [`bin_pack`].
+pub fn bin_pack_with(
+    asks: &[FractionalAsk],
+    gpu_count: Option<u64>,
+    caps: &ClusterGpuCaps,
+    options: &PackOptions,
+) -> Result<OptimizedPack> {
+    let mut result = bin_pack(asks, gpu_count, caps)?;
+    let ffd_gpus = result.gpus_used;
+    if let Some(budget) = options.optimize {
+        let pools = [Mechanism::Mps, Mechanism::Timeslice];
+        let in_use = pools
+            .iter()
+            .filter(|m| result.gpus.iter().any(|g| g.mechanism == **m))
+            .count() as u64;
+        let share = Budget::work(budget.work / in_use.max(1));
+        for mechanism in pools {
+            optimize_pool(&mut result, mechanism, share);
+        }
+        place_leftovers(&mut result);
+        for (index, gpu) in result.gpus.iter_mut().enumerate() {
+            gpu.index = index as u64;
+        }
+        result.gpus_used = result.gpus.len() as u64;
+        if result.gpus_used < ffd_gpus {
+            result.notes.push(format!(
+                "optimized: {} GPUs instead of first-fit-decreasing's {ffd_gpus}",
+                result.gpus_used
+            ));
+        }
+    }
+    let lower_bound = result.lower_bound;
+    Ok(OptimizedPack {
+        proven_optimal: result.unplaced.is_empty() && result.gpus_used == lower_bound,
+        lower_bound,
+        ffd_gpus,
+        result,
+    })
+}
+
+/// Re-packs the GPUs of one shared mechanism in place; freed GPUs are removed.
+fn optimize_pool(result: &mut PackResult, mechanism: Mechanism, budget: Budget) {
+    let gpus: Vec<usize> = (0..result.gpus.len())
+        .filter(|&g| result.gpus[g].mechanism == mechanism)
+        .collect();
+    if gpus.len() < 2 {
+        return;
+    }
+    let share_of: BTreeMap<&str, Share> = result
+        .choices
+        .iter()
+        .map(|c| (c.name.as_str(), c.allocated_fraction))
+        .collect();
+    let mut names: Vec<String> = Vec::new();
+    let mut bin_of: Vec<usize> = Vec::new();
+    for (bin, &g) in gpus.iter().enumerate() {
+        for slot in &result.gpus[g].slots {
+            names.push(slot.ask.clone());
+            bin_of.push(bin);
+        }
+    }
+    let sizes: Vec<u64> = names
+        .iter()
+        .map(|n| share_of.get(n.as_str()).map_or(0, |s| s.units()))
+        .collect();
+    let max_items = if mechanism == Mechanism::Mps {
+        MPS_CLIENTS_PER_GPU as usize
+    } else {
+        usize::MAX
+    };
+    let problem = Problem {
+        sizes: &sizes,
+        capacity: Share::ONE.units(),
+        max_items,
+    };
+    let better = improve(&problem, &bin_of, budget);
+    if better.bins >= gpus.len() {
+        return;
+    }
+    // The new bins take the places of the pool's first GPUs; the rest are dropped.
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); better.bins];
+    for (i, &b) in better.bin_of.iter().enumerate() {
+        members[b].push(i);
+    }
+    for (bin, items) in members.iter_mut().enumerate() {
+        items.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+        let slots: Vec<SharedSlot> = items
+            .iter()
+            .map(|&i| SharedSlot {
+                ask: names[i].clone(),
+                share: Share::from_units(sizes[i]),
+            })
+            .collect();
+        result.gpus[gpus[bin]] = shared_gpu(mechanism, slots);
+    }
+    let dropped = &gpus[better.bins..];
+    let mut g = 0;
+    result.gpus.retain(|_| {
+        g += 1;
+        !dropped.contains(&(g - 1))
+    });
+}
+
+fn shared_gpu(mechanism: Mechanism, slots: Vec<SharedSlot>) -> GpuLayout {
+    let used = slots.iter().map(|s| s.share.units()).sum();
+    GpuLayout {
+        index: 0,
+        mechanism,
+        asks: slots.iter().map(|s| s.ask.clone()).collect(),
+        used_fraction: Share::from_units(used),
+        slots,
+        instances: Vec::new(),
+    }
+}
+
+/// First fit of the asks FFD left unplaced, largest first, into the room a better packing made:
+/// shared asks onto a GPU of their mechanism or a new one, whole asks onto new GPUs, under the limit.
+fn place_leftovers(result: &mut PackResult) {
+    let Some(limit) = result.gpu_count else {
+        return;
+    };
+    let choices: BTreeMap<&str, &crate::plan::Choice> = result
+        .choices
+        .iter()
+        .map(|c| (c.name.as_str(), c))
+        .collect();
+    let mut order: Vec<usize> = (0..result.unplaced.len()).collect();
+    order.sort_by_key(|&u| {
+        let c = choices.get(result.unplaced[u].name.as_str());
+        std::cmp::Reverse(c.map(|c| (c.gpus, c.allocated_fraction)))
+    });
+    let mut placed = vec![false; result.unplaced.len()];
+    for u in order {
+        let Some(c) = choices.get(result.unplaced[u].name.as_str()) else {
+            continue;
+        };
+        let free = limit.saturating_sub(result.gpus.len() as u64);
+        match c.mechanism {
+            Mechanism::Whole if c.gpus <= free => {
+                for _ in 0..c.gpus {
+                    let slot = SharedSlot {
+                        ask: c.name.clone(),
+                        share: Share::ONE,
+                    };
+                    result.gpus.push(shared_gpu(Mechanism::Whole, vec![slot]));
+                }
+                placed[u] = true;
+            }
+            Mechanism::Mps | Mechanism::Timeslice => {
+                let size = c.allocated_fraction.units();
+                let max = if c.mechanism == Mechanism::Mps {
+                    MPS_CLIENTS_PER_GPU as usize
+                } else {
+                    usize::MAX
+                };
+                let slot = SharedSlot {
+                    ask: c.name.clone(),
+                    share: c.allocated_fraction,
+                };
+                let fits = result.gpus.iter().position(|g| {
+                    g.mechanism == c.mechanism
+                        && g.slots.len() < max
+                        && g.used_fraction.units() + size <= Share::ONE.units()
+                });
+                match fits {
+                    Some(g) => {
+                        let gpu = &mut result.gpus[g];
+                        gpu.slots.push(slot);
+                        *gpu = shared_gpu(c.mechanism, std::mem::take(&mut gpu.slots));
+                        placed[u] = true;
+                    }
+                    None if free > 0 => {
+                        result.gpus.push(shared_gpu(c.mechanism, vec![slot]));
+                        placed[u] = true;
+                    }
+                    None => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut k = 0;
+    result.unplaced.retain(|_| {
+        k += 1;
+        !placed[k - 1]
+    });
+}
+
+#[cfg(test)]
+mod tests;

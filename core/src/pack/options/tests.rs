@@ -1,0 +1,107 @@
+//! `bin_pack_with`: the packer's invariants hold after optimizing, and it never uses more GPUs.
+
+use super::*;
+use crate::pack::optimize::Budget;
+use proptest::prelude::*;
+
+fn fraction_asks(thousandths: &[u64]) -> Vec<FractionalAsk> {
+    thousandths
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            FractionalAsk::fraction(&format!("a{i}"), Share::ratio(s, 1000).unwrap()).unwrap()
+        })
+        .collect()
+}
+
+fn caps(mps: bool) -> ClusterGpuCaps {
+    ClusterGpuCaps {
+        supports_mps: mps,
+        supports_timeslicing: !mps,
+        ..Default::default()
+    }
+}
+
+fn optimize() -> PackOptions {
+    PackOptions {
+        optimize: Some(Budget::work(200_000)),
+    }
+}
+
+#[test]
+fn saves_a_gpu_ffd_wastes() {
+    // {0.5,0.333,0.167}, {0.417,0.333,0.25}, {0.417,0.333,0.25} fill three GPUs; FFD needs four.
+    let asks = fraction_asks(&[500, 417, 417, 333, 333, 333, 250, 250, 167]);
+    let plain = bin_pack(&asks, None, &caps(false)).unwrap();
+    let r = bin_pack_with(&asks, None, &caps(false), &optimize()).unwrap();
+    assert!(r.result.gpus_used <= plain.gpus_used);
+    assert_eq!(r.ffd_gpus, plain.gpus_used);
+    assert_eq!(r.result.gpus_used, 3, "{:?}", r.result.gpus);
+    assert!(r.proven_optimal);
+    assert_eq!(r.gap(), 0);
+}
+
+#[test]
+fn without_the_option_it_is_plain_ffd() {
+    let asks = fraction_asks(&[600, 500, 500, 400, 400, 400, 300, 300, 200]);
+    let plain = bin_pack(&asks, Some(5), &caps(true)).unwrap();
+    let r = bin_pack_with(&asks, Some(5), &caps(true), &PackOptions::default()).unwrap();
+    assert_eq!(r.result, plain);
+}
+
+#[test]
+fn freed_gpus_take_asks_ffd_left_out() {
+    // The same perfect packing under a limit of 3 GPUs: FFD leaves an ask out; optimize may not.
+    let asks = fraction_asks(&[500, 417, 417, 333, 333, 333, 250, 250, 167]);
+    let ffd = bin_pack(&asks, Some(3), &caps(false)).unwrap();
+    assert!(!ffd.unplaced.is_empty());
+    let r = bin_pack_with(&asks, Some(3), &caps(false), &optimize()).unwrap();
+    assert!(r.result.gpus_used <= 3);
+    assert!(r.result.unplaced.len() <= ffd.unplaced.len());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn invariants_hold_and_never_more_gpus(
+        sizes in prop::collection::vec(1u64..1500, 0..60),
+        limit in prop::option::of(1u64..30),
+        mps in any::<bool>(),
+    ) {
+        let asks = fraction_asks(&sizes);
+        let plain = bin_pack(&asks, limit, &caps(mps)).unwrap();
+        let r = bin_pack_with(&asks, limit, &caps(mps), &optimize()).unwrap();
+        let p = &r.result;
+        prop_assert!(p.gpus_used <= plain.gpus_used.max(limit.unwrap_or(0)));
+        if limit.is_none() {
+            prop_assert!(p.gpus_used <= plain.gpus_used);
+        }
+        prop_assert!(p.unplaced.len() <= plain.unplaced.len());
+        prop_assert!(limit.is_none_or(|n| p.gpus_used <= n));
+        prop_assert_eq!(p.gpus_used as usize, p.gpus.len());
+        if p.unplaced.is_empty() {
+            prop_assert!(p.gpus_used >= p.lower_bound);
+        }
+        let mut seen: Vec<&str> = p.unplaced.iter().map(|u| u.name.as_str()).collect();
+        for (index, g) in p.gpus.iter().enumerate() {
+            prop_assert_eq!(g.index as usize, index);
+            let total: Share = g.slots.iter().map(|s| s.share).sum();
+            prop_assert!(total <= Share::ONE, "GPU {} overfilled", index);
+            prop_assert_eq!(total, g.used_fraction);
+            if g.mechanism == Mechanism::Mps {
+                prop_assert!(g.slots.len() <= MPS_CLIENTS_PER_GPU as usize);
+            }
+            for a in &g.asks {
+                let c = p.choices.iter().find(|c| &c.name == a).unwrap();
+                prop_assert_eq!(c.mechanism, g.mechanism, "one mechanism per GPU");
+                if c.gpus > 1 && seen.last() == Some(&a.as_str()) { continue; }
+                seen.push(a);
+            }
+        }
+        seen.sort_unstable();
+        let mut names: Vec<&str> = asks.iter().map(|a| a.name.as_str()).collect();
+        names.sort_unstable();
+        prop_assert_eq!(seen, names);
+    }
+}
