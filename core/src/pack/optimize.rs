@@ -1,14 +1,16 @@
 //! `--optimize`: fewer bins than first-fit-decreasing where a better packing exists, within a work budget.
 //!
-//! Starts from FFD, computes the best lower bound it knows (Martello–Toth L2 and L3), and while the
-//! packing is above that bound runs a local search that empties one bin at a time
-//! ([`search`]). It stops at a proven optimum (bins = bound) or when the budget is spent.
+//! Starts from the better of FFD and minimum-bin-slack ([`mbs`]), computes the best lower bound it
+//! knows (Martello–Toth L2), and while the packing is above that bound runs a local search that
+//! empties one bin at a time ([`search`]). It stops at a proven optimum (bins = bound) or when the budget is spent.
 //!
 //! The core has no clock, so the time limit is a deterministic **work budget**: a count of
 //! elementary search steps. [`Budget::from_millis`] converts milliseconds with a constant measured
 //! on a 2-core 2020s server in release mode (`cargo xtask bench` reports the real times), so the
 //! same input and budget always give the same packing, on any machine and in WebAssembly.
 
+mod completion;
+mod mbs;
 mod search;
 
 use super::bounds::l2;
@@ -98,13 +100,35 @@ pub fn lower_bound(sizes: &[u64], capacity: u64) -> u64 {
 pub fn improve(problem: &Problem, bin_of: &[usize], budget: Budget) -> Optimized {
     let sizes = problem.sizes;
     let mut work = Work { left: budget.work };
-    // Oversized items cannot share a bin: they stay alone and out of the search.
+    // Oversized items cannot share a bin: they stay alone and out of the search. Zero-sized items
+    // fit anywhere (FFD even puts them beside an oversized item): they join a bin at the end.
     let (big, rest): (Vec<usize>, Vec<usize>) =
         (0..sizes.len()).partition(|&i| sizes[i] > problem.capacity);
+    let (zero, rest): (Vec<usize>, Vec<usize>) = rest.into_iter().partition(|&i| sizes[i] == 0);
     let rest_sizes: Vec<u64> = rest.iter().map(|&i| sizes[i]).collect();
     let count_bound = (rest.len() as u64).div_ceil(problem.max_items.max(1) as u64);
     let bound = lower_bound(&rest_sizes, problem.capacity).max(count_bound);
     let mut bins = group(&rest, bin_of);
+    // A second start: bins filled one at a time as full as possible often beat FFD outright.
+    if bins.len() as u64 > bound {
+        if let Some(packed) = mbs::mbs(problem, &rest, &mut work, None) {
+            if packed.len() < bins.len() {
+                bins = packed;
+            }
+        }
+    }
+    // Then a complete search for a packing into exactly the lower bound, with up to half of the
+    // budget: where it succeeds, the result is a proven optimum.
+    if bins.len() as u64 > bound {
+        let mut exact = Work {
+            left: (budget.work / 2).min(work.left),
+        };
+        let granted = exact.left;
+        if let Some(packed) = completion::complete(problem, &rest, bound, &mut exact) {
+            bins = packed.into_iter().filter(|b| !b.is_empty()).collect();
+        }
+        work.left -= granted - exact.left;
+    }
     let mut attempt = 0u64;
     while bins.len() as u64 > bound && work.left > 0 {
         let seed = 0x6770_752d_7368_6172 ^ (sizes.len() as u64) ^ attempt.rotate_left(32);
@@ -115,17 +139,23 @@ pub fn improve(problem: &Problem, bin_of: &[usize], budget: Budget) -> Optimized
             None => break,
         }
     }
+    bins.extend(big.iter().map(|&i| vec![i]));
+    for &i in &zero {
+        match bins.iter_mut().find(|b| b.len() < problem.max_items) {
+            Some(bin) => bin.push(i),
+            None => bins.push(vec![i]),
+        }
+    }
     let mut out = vec![usize::MAX; sizes.len()];
     for (b, items) in bins.iter().enumerate() {
         for &i in items {
             out[i] = b;
         }
     }
-    for (k, &i) in big.iter().enumerate() {
-        out[i] = bins.len() + k;
-    }
-    let total = bins.len() + big.len();
-    let lower_bound = bound + big.len() as u64;
+    let total = bins.len();
+    let lower_bound = (bound + big.len() as u64)
+        .max(u64::from(!zero.is_empty()))
+        .max((sizes.len() as u64).div_ceil(problem.max_items.max(1) as u64));
     Optimized {
         bin_of: out,
         bins: total,

@@ -112,3 +112,13 @@ proptest! {
         prop_assert_eq!(r.bins, brute_force(&sizes, 100));
     }
 }
+
+#[test]
+fn zero_sized_items_never_cost_a_bin() {
+    // FFD lets the zero-sized items share the oversized item's bin; the optimizer must too.
+    let sizes = [101u64, 0, 0, 60, 50];
+    let r = optimize_sizes(&sizes, 100, Budget::work(0));
+    assert_eq!(r.bins, bins_used(&first_fit_decreasing(&sizes, 100)));
+    check_feasible(&sizes, 100, usize::MAX, &r);
+    assert_eq!(optimize_sizes(&[0, 0], 100, Budget::work(1000)).bins, 1);
+}
