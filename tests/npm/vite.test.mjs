@@ -1,13 +1,12 @@
 // The built npm package through a bundler: Vite builds tests/npm/vite-app, and headless Chromium runs the bundle.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "vite";
-import { chromium } from "playwright-core";
-import { serve } from "../e2e/serve.mjs";
+import { resultOfPage } from "./page.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -21,24 +20,7 @@ test("a Vite bundle of the package runs in the browser", async (t) => {
   });
   const assets = readdirSync(join(out, "assets"));
   assert.ok(assets.some((f) => f.endsWith(".wasm")), `the .wasm is emitted as an asset: ${assets}`);
-  const server = await serve(out);
-  const browser = await chromium.launch({
-    executablePath: process.env.GPU_SHARE_CHROMIUM ?? "/usr/bin/chromium",
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
-  t.after(async () => {
-    await browser.close();
-    await server.close();
-    rmSync(out, { recursive: true, force: true });
-  });
-  const page = await browser.newPage();
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  await page.goto(`${server.origin}/index.html`);
-  await page.waitForFunction(() => window.__result, null, { timeout: 20000 });
-  const r = await page.evaluate(() => window.__result);
+  const { result: r, errors } = await resultOfPage(t, out);
   assert.deepEqual(errors, []);
   assert.equal(r.choice.migProfile, "2g.10gb");
   assert.equal(r.pack.gpusUsed, 1);
