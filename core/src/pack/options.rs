@@ -1,4 +1,6 @@
-//! `bin_pack_with`: the packer with options; today the one option is `--optimize` for the shared pools.
+//! `bin_pack_with`: the packer with options; today the one option is `--optimize` (shared pools and MIG GPUs).
+
+mod mig;
 
 use super::optimize::{improve, Budget, Problem};
 use super::{bin_pack, GpuLayout, PackResult, SharedSlot, MPS_CLIENTS_PER_GPU};
@@ -36,9 +38,9 @@ impl OptimizedPack {
 }
 
 /// Like [`bin_pack`], then, with `options.optimize`, re-packs the MPS and time-sliced GPUs with
-/// [`improve`] (each pool gets half of the budget when both are in use). Whole GPUs are already
-/// optimal; MIG GPUs are left as FFD placed them. GPUs a better packing frees go first to asks FFD
-/// could not place under a GPU limit (shared and whole asks).
+/// [`improve`] and empties MIG GPUs whose instances fit on the others ([`mig::optimize_mig`]);
+/// the budget is split evenly between the pools in use. Whole GPUs are already optimal. GPUs a
+/// better packing frees go first to asks FFD could not place under a GPU limit (shared and whole asks).
 ///
 /// # Errors
 /// As [`bin_pack`].
@@ -51,15 +53,16 @@ pub fn bin_pack_with(
     let mut result = bin_pack(asks, gpu_count, caps)?;
     let ffd_gpus = result.gpus_used;
     if let Some(budget) = options.optimize {
-        let pools = [Mechanism::Mps, Mechanism::Timeslice];
+        let pools = [Mechanism::Mps, Mechanism::Timeslice, Mechanism::Mig];
         let in_use = pools
             .iter()
             .filter(|m| result.gpus.iter().any(|g| g.mechanism == **m))
             .count() as u64;
         let share = Budget::work(budget.work / in_use.max(1));
-        for mechanism in pools {
+        for mechanism in [Mechanism::Mps, Mechanism::Timeslice] {
             optimize_pool(&mut result, mechanism, share);
         }
+        mig::optimize_mig(&mut result, share.work);
         place_leftovers(&mut result);
         for (index, gpu) in result.gpus.iter_mut().enumerate() {
             gpu.index = index as u64;

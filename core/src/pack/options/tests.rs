@@ -105,3 +105,77 @@ proptest! {
         prop_assert_eq!(seen, names);
     }
 }
+
+fn mig_asks(profiles: &[&str]) -> Vec<FractionalAsk> {
+    profiles
+        .iter()
+        .enumerate()
+        .map(|(i, p)| FractionalAsk::mig(&format!("m{i}"), p).unwrap())
+        .collect()
+}
+
+fn mig_caps() -> ClusterGpuCaps {
+    ClusterGpuCaps {
+        supports_mig: true,
+        gpu_model: Some("a100-40gb".into()),
+        ..Default::default()
+    }
+}
+
+/// Every MIG GPU's instances at valid, non-overlapping placements, and the set placeable.
+fn check_mig_layouts(p: &crate::pack::PackResult) {
+    let a100 = crate::catalog::find_model("a100-40gb").unwrap();
+    for g in p.gpus.iter().filter(|g| g.mechanism == Mechanism::Mig) {
+        let mut used = 0u16;
+        for i in &g.instances {
+            let prof = a100.profile(&i.profile).unwrap();
+            assert!(prof.valid_start(i.start), "{} at {}", i.profile, i.start);
+            assert_eq!(used & prof.mask_at(i.start), 0, "GPU {} overlaps", g.index);
+            used |= prof.mask_at(i.start);
+        }
+        assert_eq!(g.instances.len(), g.asks.len());
+        let compute: u8 = g.instances.iter().map(|i| i.compute_slices).sum();
+        assert!(compute <= 7);
+    }
+}
+
+#[test]
+fn empties_a_mig_gpu_by_swapping_instances() {
+    // FFD: 4g+3g, 4g+3g, 4g+1g.10gb+1g.10gb, 4g+3×1g.5gb, then a lone 1g.5gb. Swapping a 1g.10gb for
+    // a 1g.5gb lets each of the last two GPUs hold 4g + 1g.10gb + 2×1g.5gb: 4 GPUs.
+    let asks = mig_asks(&[
+        "4g.20gb", "4g.20gb", "4g.20gb", "4g.20gb", "3g.20gb", "3g.20gb", "1g.10gb", "1g.10gb",
+        "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb",
+    ]);
+    let plain = bin_pack(&asks, None, &mig_caps()).unwrap();
+    assert_eq!(plain.gpus_used, 5);
+    let r = bin_pack_with(&asks, None, &mig_caps(), &optimize()).unwrap();
+    assert_eq!(r.result.gpus_used, 4);
+    assert!(r.proven_optimal);
+    check_mig_layouts(&r.result);
+    let placed: usize = r.result.gpus.iter().map(|g| g.instances.len()).sum();
+    assert_eq!(placed, asks.len());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    #[test]
+    fn mig_optimize_keeps_placements_valid_and_never_adds_gpus(
+        picks in prop::collection::vec(0usize..5, 0..24),
+    ) {
+        let names = ["1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb"];
+        let profiles: Vec<&str> = picks.iter().map(|&i| names[i]).collect();
+        let asks = mig_asks(&profiles);
+        let plain = bin_pack(&asks, None, &mig_caps()).unwrap();
+        let r = bin_pack_with(&asks, None, &mig_caps(), &optimize()).unwrap();
+        prop_assert!(r.result.gpus_used <= plain.gpus_used);
+        prop_assert!(r.result.gpus_used >= r.lower_bound);
+        check_mig_layouts(&r.result);
+        let mut placed: Vec<&str> = r.result.gpus.iter().flat_map(|g| g.asks.iter().map(String::as_str)).collect();
+        placed.sort_unstable();
+        let mut all: Vec<&str> = asks.iter().map(|a| a.name.as_str()).collect();
+        all.sort_unstable();
+        prop_assert_eq!(placed, all);
+    }
+}
