@@ -19,7 +19,7 @@ pub use search::Problem;
 use search::Rebalancer;
 
 /// Elementary search steps per millisecond in a release build (measured by `cargo xtask bench`).
-pub const WORK_PER_MS: u64 = 20_000;
+pub const WORK_PER_MS: u64 = 45_000;
 
 /// How much searching `--optimize` may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -31,6 +31,7 @@ pub(crate) fn complete(
         // the search steps over packed items in O(1) and undoes a removal in O(1).
         next: (1..=n).chain([0]).collect(),
         prev: std::iter::once(n).chain(0..n).collect(),
+        used: vec![false; n],
         order,
         bins: Vec::new(),
         left_total: total,
@@ -50,6 +51,8 @@ struct Completion<'a, 'w> {
     order: Vec<usize>,
     next: Vec<usize>,
     prev: Vec<usize>,
+    /// The same set as the list, by position, for scans that jump by binary search.
+    used: Vec<bool>,
     /// The bins so far, as positions in `order`.
     bins: Vec<Vec<usize>>,
     /// Total size of the items not yet in a bin.
@@ -66,7 +69,15 @@ impl Completion<'_, '_> {
         self.order.len()
     }
 
+    /// The first position at or after `from` whose item is at most `limit` (live or not).
+    fn first_at_most(&self, from: usize, limit: u64) -> usize {
+        let sizes = self.problem.sizes;
+        let from = from.min(self.end());
+        from + self.order[from..].partition_point(|&i| sizes[i] > limit)
+    }
+
     fn take(&mut self, p: usize) {
+        self.used[p] = true;
         let (before, after) = (self.prev[p], self.next[p]);
         self.next[before] = after;
         self.prev[after] = before;
@@ -74,6 +85,7 @@ impl Completion<'_, '_> {
 
     /// Puts `p` back; removals must be undone in reverse order.
     fn restore(&mut self, p: usize) {
+        self.used[p] = false;
         let (before, after) = (self.prev[p], self.next[p]);
         self.next[before] = p;
         self.prev[after] = p;
@@ -117,21 +129,34 @@ impl Completion<'_, '_> {
         if room > waste_left && (smallest == self.end() || self.size(smallest) > room) {
             return Some(false);
         }
-        if bin.len() < self.problem.max_items {
+        if bin.len() < self.problem.max_items && smallest != self.end() {
+            let smallest = self.size(smallest);
             let mut last_tried = None;
-            let mut p = self.next[after];
-            while p != self.end() {
-                let size = self.size(p);
-                let here = p;
-                p = self.next[p];
-                // Equal sizes are interchangeable: one of them per level is enough.
+            // Items larger than the room cannot come in: start at the first one that fits.
+            let mut p = self.first_at_most(after + 1, room);
+            while p < self.end() {
                 if !self.work.spend(1) {
                     return None;
                 }
-                if last_tried == Some(size) || fill + size > capacity {
+                if self.used[p] {
+                    p += 1;
+                    continue;
+                }
+                let size = self.size(p);
+                // Too big to leave room for any other item, too small to close the bin within
+                // the waste budget — and so is every item down to `room − smallest`: jump past
+                // them. (An item fits here, so `smallest ≤ room`.)
+                if room - size < smallest && room - size > waste_left {
+                    p = self.first_at_most(p + 1, room - smallest);
+                    continue;
+                }
+                // Equal sizes are interchangeable: one of them per level is enough.
+                if last_tried == Some(size) {
+                    p += 1;
                     continue;
                 }
                 last_tried = Some(size);
+                let here = p;
                 self.take(here);
                 bin.push(here);
                 let found = self.fill(here, fill + size, bins_left, waste_left, bin);
@@ -140,6 +165,7 @@ impl Completion<'_, '_> {
                 if found != Some(false) {
                     return found;
                 }
+                p += 1;
             }
         }
         let waste = capacity - fill;
