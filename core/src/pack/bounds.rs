@@ -76,27 +76,6 @@ mod tests {
     }
 
     fn brute_force(sizes: &[u64], c: u64) -> u64 {
-        fn go(i: usize, sizes: &[u64], bins: &mut Vec<u64>, c: u64, best: &mut u64) {
-            if bins.len() as u64 >= *best {
-                return;
-            }
-            if i == sizes.len() {
-                *best = bins.len() as u64;
-                return;
-            }
-            for b in 0..bins.len() {
-                if bins[b] + sizes[i] <= c {
-                    bins[b] += sizes[i];
-                    go(i + 1, sizes, bins, c, best);
-                    bins[b] -= sizes[i];
-                }
-            }
-            bins.push(sizes[i]);
-            go(i + 1, sizes, bins, c, best);
-            bins.pop();
-        }
-        let mut best = sizes.len() as u64;
-        go(0, sizes, &mut Vec::new(), c, &mut best);
-        best
+        crate::pack::brute_force::optimum(sizes, c) as u64
     }
 }

@@ -1,6 +1,8 @@
 //! `bin_pack`: first-fit-decreasing of many asks onto GPUs, one mechanism per GPU, MIG at real placements.
 
 mod bounds;
+#[cfg(test)]
+mod brute_force;
 mod ffd;
 mod layout;
 mod mig;

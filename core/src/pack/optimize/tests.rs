@@ -22,33 +22,7 @@ fn check_feasible(sizes: &[u64], capacity: u64, max_items: usize, r: &Optimized)
     assert_eq!(r.proven_optimal, r.bins as u64 == r.lower_bound);
 }
 
-/// The optimum by exhaustive search (small inputs only).
-fn brute_force(sizes: &[u64], c: u64) -> usize {
-    fn go(i: usize, sizes: &[u64], bins: &mut Vec<u64>, c: u64, best: &mut usize) {
-        if bins.len() >= *best {
-            return;
-        }
-        if i == sizes.len() {
-            *best = bins.len();
-            return;
-        }
-        for b in 0..bins.len() {
-            if bins[b] + sizes[i] <= c {
-                bins[b] += sizes[i];
-                go(i + 1, sizes, bins, c, best);
-                bins[b] -= sizes[i];
-            }
-        }
-        bins.push(sizes[i]);
-        go(i + 1, sizes, bins, c, best);
-        bins.pop();
-    }
-    let mut sorted = sizes.to_vec();
-    sorted.sort_unstable_by(|a, b| b.cmp(a));
-    let mut best = sizes.len();
-    go(0, &sorted, &mut Vec::new(), c, &mut best);
-    best
-}
+use crate::pack::brute_force::optimum as brute_force;
 
 #[test]
 fn beats_ffd_where_ffd_is_known_to_lose() {
