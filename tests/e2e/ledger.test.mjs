@@ -137,5 +137,12 @@ test('an open use can be released; bad asks lists are refused with the line', as
   await page.click('text=Replace asks with this list');
   await page.waitForFunction(() => document.querySelector('[data-testid="plan-table"]')?.textContent.includes('infer'));
   assert.equal(await page.getByLabel('Ask 1 duration in hours').inputValue(), '2');
+  // The same list as an uploaded file.
+  await page.setInputFiles('label.file:has-text("Or upload a file") input[type="file"]', {
+    name: 'asks.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from('name,size\nuploaded,0.25\n'),
+  });
+  await page.waitForFunction(() => document.querySelector('[data-testid="plan-table"]')?.textContent.includes('uploaded'));
   await assertClean(assert, page, watch);
 });

@@ -4,6 +4,7 @@ pub mod app;
 pub mod colour;
 pub mod components;
 pub mod download;
+pub mod file_input;
 pub mod format;
 pub mod layout;
 pub mod state;

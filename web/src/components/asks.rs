@@ -1,8 +1,8 @@
 //! The asks table: one editable row per ask (name, fraction or MIG profile, duration) and loading CSV/JSON lists.
 
+use crate::file_input::read_chosen_file;
 use gpu_share_core::parse::parse_asks;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::state::{AppState, AskRow, RowText, SizeKind};
 
@@ -187,23 +187,11 @@ pub fn AsksTable() -> impl IntoView {
     };
     let load_pasted = move |_| load_list(state, &pasted.get_untracked(), message);
     let on_file = move |ev: leptos::ev::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
-            return;
-        };
-        let Some(file) = input.files().and_then(|f| f.get(0)) else {
-            return;
-        };
-        input.set_value("");
-        leptos::task::spawn_local(async move {
-            match wasm_bindgen_futures::JsFuture::from(file.text()).await {
-                Ok(text) => load_list(state, &text.as_string().unwrap_or_default(), message),
-                Err(_) => message.set(Some(Err(
-                    "the file could not be read; nothing changed".into()
-                ))),
-            }
+        read_chosen_file(&ev, move |text| match text {
+            Some(text) => load_list(state, &text, message),
+            None => message.set(Some(Err(
+                "the file could not be read; nothing changed".into()
+            ))),
         });
     };
     view! {

@@ -1,11 +1,11 @@
 //! Accounting: record the plan into the browser's ledger, the ledger table, the summary with editable rates, downloads and import.
 
+use crate::file_input::read_chosen_file;
 use gpu_share_core::account::{
     ledger_csv, ledger_document, parse_ledger_any, resolve, summary_csv, SummaryRow,
 };
 use gpu_share_core::{LedgerEntry, UsageRecord};
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::download::download;
 use crate::format;
@@ -203,23 +203,11 @@ pub fn Ledger() -> impl IntoView {
         }
     };
     let on_import = move |ev: leptos::ev::Event| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
-            return;
-        };
-        let Some(file) = input.files().and_then(|f| f.get(0)) else {
-            return;
-        };
-        input.set_value("");
-        leptos::task::spawn_local(async move {
-            match wasm_bindgen_futures::JsFuture::from(file.text()).await {
-                Ok(text) => import(state, &text.as_string().unwrap_or_default()),
-                Err(_) => state.ledger_notice.set(Some(Notice::Error(
-                    "import failed, nothing changed: the file could not be read".into(),
-                ))),
-            }
+        read_chosen_file(&ev, move |text| match text {
+            Some(text) => import(state, &text),
+            None => state.ledger_notice.set(Some(Notice::Error(
+                "import failed, nothing changed: the file could not be read".into(),
+            ))),
         });
     };
     let usages = move || summary.with(|s| s.as_ref().map(|(u, _)| u.clone()).unwrap_or_default());
