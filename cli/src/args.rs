@@ -9,8 +9,15 @@ use gpu_share_core::parse::{parse_asks, parse_hours, parse_seconds, AskEntry};
 use gpu_share_core::{ClusterGpuCaps, FractionalAsk, Rates, Share};
 use std::path::PathBuf;
 
+mod detect;
+mod export;
+pub use detect::{detect_inputs, DetectArgs, DetectConfig, DetectInput, Discovered};
+pub use export::{
+    flag_field, ExportArgs, ExportConfig, ValidateMigArgs, ValidateMigConfig, ValidateMigInput,
+};
+
 const EXIT_CODES: &str = "\
-Exit codes: 0 success, 1 invalid input, 2 usage error, 3 some asks unplaced (pack), 4 ledger error.
+Exit codes: 0 success, 1 invalid input (validate-mig: an invalid layout), 2 usage error, 3 some asks unplaced (pack, export), 4 ledger error.
 Environment: GPU_SHARE_LEDGER (ledger file), NO_COLOR (plain output), GPU_SHARE_NOW (Unix seconds, for reproducible reports).";
 
 /// Plan fractional GPU asks: which mechanism serves them, how they pack, what they cost.
@@ -33,6 +40,12 @@ pub enum Command {
     Release(ReleaseArgs),
     /// List the GPU catalogue, or one model's MIG profiles.
     Models(ModelsArgs),
+    /// Read which GPUs there are (nvidia-smi or kubectl output) and the caps they imply.
+    Detect(DetectArgs),
+    /// Pack like `pack`, then write the plan for Kubernetes, KServe, the device plugin, mig-parted, nvidia-smi or Slurm.
+    Export(ExportArgs),
+    /// Check whether MIG profiles fit on one GPU, where each goes, and how to create them.
+    ValidateMig(ValidateMigArgs),
 }
 
 /// What the cluster supports.
@@ -53,18 +66,40 @@ pub struct CapsArgs {
     /// Allowed MIG profiles, comma-separated.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub mig_profiles: Option<Vec<String>>,
+    /// Take the caps from discovery output instead of these flags (what `gpu-share detect --from`
+    /// reads: nvidia-smi -q -x, nvidia-smi, kubectl get nodes -o json, …; `-` is stdin); repeatable.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = ["mig_capable", "mps", "timeslice", "gpu_model", "mig_profiles"]
+    )]
+    pub caps_from: Vec<PathBuf>,
 }
 
 impl CapsArgs {
-    fn caps(&self, gpu_count: Option<u64>) -> ClusterGpuCaps {
-        ClusterGpuCaps {
-            supports_mig: self.mig_capable,
-            mig_profiles: self.mig_profiles.clone(),
-            supports_mps: self.mps,
-            supports_timeslicing: self.timeslice,
-            gpu_model: self.gpu_model.clone(),
-            gpu_count,
+    /// The caps from the flags, or from `--caps-from` files (then `gpu_count`, when given, overrides
+    /// the discovered count).
+    fn caps(
+        &self,
+        gpu_count: Option<u64>,
+    ) -> Result<(ClusterGpuCaps, Option<Discovered>), CliError> {
+        if !self.caps_from.is_empty() {
+            let discovered = detect::discover_files(&self.caps_from)?;
+            let mut caps = discovered.caps.clone();
+            caps.gpu_count = gpu_count.or(caps.gpu_count);
+            return Ok((caps, Some(discovered)));
         }
+        Ok((
+            ClusterGpuCaps {
+                supports_mig: self.mig_capable,
+                mig_profiles: self.mig_profiles.clone(),
+                supports_mps: self.mps,
+                supports_timeslicing: self.timeslice,
+                gpu_model: self.gpu_model.clone(),
+                gpu_count,
+            },
+            None,
+        ))
     }
 }
 
@@ -123,6 +158,8 @@ pub struct PlanArgs {
 pub struct PlanConfig {
     pub ask: FractionalAsk,
     pub caps: ClusterGpuCaps,
+    /// Where the caps came from, with `--caps-from`.
+    pub discovered: Option<Discovered>,
     pub record: Option<Option<u64>>,
     pub format: Format,
 }
@@ -142,9 +179,11 @@ impl PlanArgs {
             }
         };
         let seconds = duration(self.hours.as_deref(), self.seconds.as_deref())?;
+        let (caps, discovered) = self.caps.caps(None)?;
         Ok(PlanConfig {
             ask,
-            caps: self.caps.caps(None),
+            caps,
+            discovered,
             record: self.record.then_some(seconds),
             format: format(self.json),
         })
@@ -167,7 +206,7 @@ pub struct PackArgs {
     /// Read asks from a CSV (name,size[,hours]) or JSON file; `-` reads stdin.
     #[arg(long, value_name = "FILE")]
     pub asks_file: Option<PathBuf>,
-    /// How many GPUs there are (default: as many as needed).
+    /// How many GPUs there are (default: as many as needed, or as many as --caps-from found).
     #[arg(long, value_name = "N")]
     pub gpus: Option<u64>,
     #[command(flatten)]
@@ -189,6 +228,8 @@ pub struct PackConfig {
     pub asks: Vec<AskEntry>,
     pub gpu_count: Option<u64>,
     pub caps: ClusterGpuCaps,
+    /// Where the caps came from, with `--caps-from`.
+    pub discovered: Option<Discovered>,
     pub options: PackOptions,
     pub format: Format,
 }
@@ -220,10 +261,12 @@ impl PackArgs {
         let optimize = self
             .optimize
             .then(|| Budget::from_millis(self.time_limit_ms));
+        let (caps, discovered) = self.caps.caps(self.gpus)?;
         Ok(PackConfig {
             asks,
-            gpu_count: self.gpus,
-            caps: self.caps.caps(self.gpus),
+            gpu_count: caps.gpu_count,
+            caps,
+            discovered,
             options: PackOptions { optimize },
             format: format(self.json),
         })

@@ -36,7 +36,7 @@ pub fn main(
             return code.into();
         }
     };
-    match run(cli, env, out) {
+    match run(cli, env, out, err) {
         Ok(code) => code.into(),
         // A reader that stops early (`| head`) is not an error worth reporting.
         Err(CliError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Code::Ok.into(),
@@ -51,7 +51,12 @@ pub fn main(
 ///
 /// # Errors
 /// Any input, ledger or output error, with the exit code it maps to.
-pub fn run(cli: args::Cli, env: &Env, out: &mut impl Write) -> Result<Code, CliError> {
+pub fn run(
+    cli: args::Cli,
+    env: &Env,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> Result<Code, CliError> {
     let style = output::Style::detect(env);
     match cli.command {
         args::Command::Plan(a) => commands::plan::run(a.into_config()?, env, style, out),
@@ -61,5 +66,8 @@ pub fn run(cli: args::Cli, env: &Env, out: &mut impl Write) -> Result<Code, CliE
         }
         args::Command::Release(a) => commands::release::run(&a, env, out),
         args::Command::Models(a) => commands::models::run(&a, out),
+        args::Command::Detect(a) => commands::detect::run(a.into_config()?, style, out),
+        args::Command::Export(a) => commands::export::run(a.into_config(env)?, out, err),
+        args::Command::ValidateMig(a) => commands::validate_mig::run(a.into_config()?, style, out),
     }
 }

@@ -27,8 +27,10 @@ fn readme_console_examples_match_the_cli() {
         }
         for (command, expected) in examples.into_iter().filter(|(_, out)| !out.is_empty()) {
             let dir = tempfile::tempdir().unwrap();
+            // From the repository root, as a reader runs them (file paths are relative to it).
             let out = Command::cargo_bin("gpu-share")
                 .unwrap()
+                .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
                 .env("GPU_SHARE_LEDGER", dir.path().join("ledger"))
                 .args(command.split_whitespace())
                 .output()

@@ -23,12 +23,15 @@ pub mod account;
 pub mod ask;
 pub mod caps;
 pub mod catalog;
+pub mod discover;
 pub mod error;
+pub mod export;
 pub mod pack;
 pub mod parse;
 pub mod plan;
 pub mod scenario;
 pub mod units;
+pub mod validate_mig;
 
 pub use account::{
     fractional_gpu_hours, GpuHours, LedgerEntry, Rates, Summary, Usage, UsageRecord,
@@ -36,8 +39,10 @@ pub use account::{
 pub use ask::{AskSize, FractionalAsk};
 pub use caps::ClusterGpuCaps;
 pub use catalog::{find_model, models, GpuModel, MigProfile};
+pub use discover::{detect, detect_all, Inventory};
 pub use error::{Error, ErrorKind, Result};
 pub use pack::{bin_pack, GpuLayout, MigInstance, PackResult, Unplaced};
 pub use plan::{select_mechanism, Choice, Isolation, Mechanism};
 pub use scenario::Scenario;
 pub use units::Share;
+pub use validate_mig::{validate_mig, MigPlacement, MigValidation};

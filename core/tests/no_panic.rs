@@ -53,6 +53,107 @@ fn grammar_text() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Fragments of the discovery formats (nvidia-smi XML, CSV, `-L`, the table, `-lgip`, kubectl JSON, banners).
+fn discovery_text() -> impl Strategy<Value = String> {
+    let pieces = prop::sample::select(vec![
+        "<?xml version=\"1.0\" ?>\n",
+        "<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v12.dtd\">",
+        "<nvidia_smi_log>",
+        "</nvidia_smi_log>",
+        "<gpu id=\"0\">",
+        "</gpu>",
+        "<product_name>NVIDIA A100-SXM4-40GB</product_name>",
+        "<fb_memory_usage><total>40960 MiB</total></fb_memory_usage>",
+        "<mig_mode><current_mig>Enabled</current_mig></mig_mode>",
+        "<mig_devices><mig_device><index>0</index><fb_memory_usage><total>9984 MiB</total></fb_memory_usage></mig_device></mig_devices>",
+        "&amp;",
+        "&x;",
+        "index, name, memory.total [MiB], mig.mode.current\n",
+        "0, NVIDIA H100 80GB HBM3, 81559 MiB, Enabled\n",
+        "[N/A]",
+        "GPU 0: Tesla T4 (UUID: GPU-1)\n",
+        "  MIG 3g.40gb     Device  0: (UUID: MIG-1)\n",
+        "| NVIDIA-SMI 590.48.01 |\n",
+        "|=====|\n",
+        "|   0  NVIDIA H100 80GB HBM3  On | 00000000:00:09.0 Off | On |\n",
+        "| N/A 42C P0 98W /  700W |  59MiB /  81559MiB | N/A Default |\n",
+        "|  |  | Enabled |\n",
+        "| MIG devices: |\n",
+        "|  0    2   0   0  |  26MiB / 40448MiB | 60 0 | 3 0 3 0 3 |\n",
+        "+-----+\n",
+        "| GPU instance profiles: |\n",
+        "|   0  MIG 1g.5gb  19  7/7  4.75  No  14  0  0  |\n",
+        "GPU  0 Profile ID 19 Placements: {0,1,2}:1\n",
+        "{\"kind\":\"Node\",\"metadata\":{\"name\":\"n\",\"labels\":{",
+        "\"nvidia.com/gpu.count\":\"99999999999\"",
+        "\"nvidia.com/gpu.product\":\"A100-SXM4-40GB-MIG-1g.5gb\"",
+        "\"nvidia.com/mig-3g.20gb.count\":\"3\"",
+        "}}}",
+        "####\n",
+        "# $ nvidia-smi\n",
+        "# $ nvidia-smi -L\n",
+        "# $ nvidia-smi -q -x\n",
+        "\n",
+        ",",
+        " ",
+        "|",
+        "\u{0}",
+        "é",
+    ]);
+    prop_oneof![
+        prop::collection::vec(pieces, 0..24).prop_map(|v| v.concat()),
+        mutated_fixture(),
+        any::<String>()
+    ]
+}
+
+/// The smaller real captures, and sections of the larger ones, read once.
+fn fixtures() -> &'static [String] {
+    static FIXTURES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    FIXTURES.get_or_init(|| {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/fixtures/nvidia-smi/"
+        );
+        let read = |f: &str| std::fs::read_to_string(format!("{dir}{f}")).unwrap();
+        let mig = read("linux-x86_64__nvidia-h100-mig__590.48.01.txt");
+        // The capture from its -L section up to (not including) its -q text: -L, topo, the table, banners.
+        let from = mig.find("# capabilities :: list (-L)").unwrap();
+        let to = mig.find("# idle :: query (-q)").unwrap();
+        vec![
+            read("qx-a100.xml"),
+            read("qx-t4.xml"),
+            mig[from..to].to_string(),
+        ]
+    })
+}
+
+/// A real capture with a few bytes deleted, replaced or inserted, or cut short.
+fn mutated_fixture() -> impl Strategy<Value = String> {
+    (
+        0..3usize,
+        prop::collection::vec((any::<prop::sample::Index>(), 0..4u8, any::<u8>()), 1..6),
+    )
+        .prop_map(|(which, edits)| {
+            let mut bytes = fixtures()[which].clone().into_bytes();
+            for (at, op, byte) in edits {
+                if bytes.is_empty() {
+                    break;
+                }
+                let i = at.index(bytes.len());
+                match op {
+                    0 => {
+                        bytes.drain(i..(i + 40).min(bytes.len()));
+                    }
+                    1 => bytes[i] = byte,
+                    2 => bytes.insert(i, byte),
+                    _ => bytes.truncate(i),
+                }
+            }
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+}
+
 fn caps() -> impl Strategy<Value = ClusterGpuCaps> {
     let models = prop::option::of(prop::sample::select(vec![
         "a100-40gb",
@@ -135,6 +236,15 @@ proptest! {
             }
         }
         let _ = gpu_share_core::parse::parse_hours(&text);
+        let _ = gpu_share_core::discover::detect(&text);
+    }
+
+    #[test]
+    fn discovery_never_panics(text in discovery_text()) {
+        if let Ok(inventory) = gpu_share_core::discover::detect(&text) {
+            let _ = inventory.caps().resolve(&[]);
+        }
+        let _ = gpu_share_core::discover::detect_all(&[&text, &text]);
     }
 
     #[test]

@@ -7,6 +7,11 @@ import {
   fractionalGpuHours,
   gpuModels,
   Ledger,
+  detect,
+  exportPlan,
+  validateMig,
+  type Inventory,
+  type MigValidation,
   type Choice,
   type PackResult,
   type Mechanism,
@@ -48,4 +53,12 @@ new FractionalAsk("bad", { fraction: 0.5, migProfile: "1g.5gb" });
 // @ts-expect-error: mechanisms are a closed set.
 const nope: Mechanism = "vgpu";
 
-console.log(mechanism, wasted, profile, used, names, starts, hours, memory, cost, nope, proven);
+const inventory: Inventory = detect(["<nvidia_smi_log/>"]);
+const models: (string | null)[] = inventory.gpus.map((g) => g.model);
+const yaml: string = exportPlan("mig-parted", [{ name: "a", migProfile: "1g.5gb" }], null, inventory.caps, { migStrategy: "mixed" });
+const check: MigValidation = validateMig("A100-SXM4-40GB", ["3g.20gb", "2g.10gb"]);
+const starts2: number[] = check.placements.map((p) => p.start);
+// @ts-expect-error: export formats are a closed set.
+exportPlan("helm", []);
+
+console.log(mechanism, wasted, profile, used, names, starts, hours, memory, cost, nope, proven, models, yaml, starts2);

@@ -30,6 +30,10 @@ export const gpuModels = () => raw.gpuModels();
 export const parseAsks = (text) => raw.parseAsks(text);
 export const parseScenario = (query) => raw.parseScenario(query);
 export const scenarioToQuery = (scenario) => raw.scenarioToQuery(scenario);
+export const detect = (inputs) => raw.detect(inputs);
+export const exportPlan = (format, asks, gpuCount, caps, options) =>
+  raw.exportPlan(format, asks, gpuCount ?? null, caps, options);
+export const validateMig = (model, profiles) => raw.validateMig(model, profiles);
 
 /** Usage records and releases, kept in memory; store them with toJsonLines() and read them back with fromJsonLines(). */
 export class Ledger {

@@ -226,6 +226,117 @@ export declare function parseAsks(text: string): AskEntry[];
 export declare function parseScenario(query: string): Scenario;
 export declare function scenarioToQuery(scenario: { asks: ReadonlyArray<FractionalAsk | PlainAsk>; caps: CapsInit }): string;
 
+/** The formats `detect` reads. */
+export type SourceFormat = "smi_xml" | "smi_query_csv" | "smi_list" | "smi_table" | "smi_mig_profiles" | "kubectl_nodes";
+
+export interface DiscoveredMigDevice {
+  /** The GPU-instance profile ("3g.40gb"); "unknown" when neither named nor derivable. */
+  profile: string;
+  /** The first memory slice, when the input gives the placement. */
+  start: number | null;
+  gpuInstanceId: number | null;
+  memoryMib: number | null;
+}
+
+export interface DiscoveredGpu {
+  node: string | null;
+  index: number;
+  /** The product name as reported ("NVIDIA A100-SXM4-40GB"). */
+  name: string;
+  /** The catalogue's canonical model ("A100-SXM4-40GB"); null when the catalogue does not know it. */
+  model: string | null;
+  memoryMib: number | null;
+  migCapable: boolean;
+  migEnabled: boolean;
+  migPending: boolean | null;
+  migDevices: DiscoveredMigDevice[];
+  uuid: string | null;
+  pciBusId: string | null;
+  pciDeviceId: string | null;
+  powerLimitW: number | null;
+}
+
+export interface DiscoveredNode {
+  name: string;
+  gpuCount: number;
+  sharingStrategy: string | null;
+  replicas: number | null;
+  migStrategy: string | null;
+  migConfig: string | null;
+  migDeviceCounts: Record<string, number>;
+}
+
+export interface Inventory {
+  gpus: DiscoveredGpu[];
+  nodes: DiscoveredNode[];
+  migProfiles: string[];
+  sources: SourceFormat[];
+  /** What was assumed rather than read, one sentence each. */
+  notes: string[];
+  /** The capabilities the inventory implies, ready for selectMechanism / binPack. */
+  caps: Required<CapsInit>;
+}
+
+/**
+ * Reads nvidia-smi output (`-q -x`, `--query-gpu … --format=csv`, `-L`, the summary table, `mig -lgip`)
+ * or `kubectl get nodes -o json`, recognised by content; an array of texts is merged.
+ * @throws {Error} with `line`/`field` for malformed input or an unrecognised format.
+ */
+export declare function detect(inputs: string | ReadonlyArray<string>): Inventory;
+
+export type ExportFormat = "k8s" | "kubernetes" | "kserve" | "device-plugin" | "mig-parted" | "mig-commands" | "slurm";
+
+export interface ExportOptions extends PackOptions {
+  /** How the device plugin exposes MIG devices (default "mixed"). */
+  migStrategy?: "single" | "mixed";
+  /** Namespace of the workloads (a DNS-1123 label). */
+  namespace?: string | null;
+  /** Container image of the workloads (default: a placeholder under `.invalid`). */
+  image?: string;
+  /** Name of the mig-parted and device-plugin configs (default "gpu-share"). */
+  configName?: string;
+}
+
+/**
+ * Packs the asks as `binPack` does and writes the plan as YAML (k8s, kserve, device-plugin,
+ * mig-parted) or text (mig-commands, slurm).
+ * @throws {Error} for bad asks, caps or options (`field` names the option).
+ */
+export declare function exportPlan(
+  format: ExportFormat,
+  asks: ReadonlyArray<FractionalAsk | PlainAsk>,
+  gpuCount?: number | null,
+  caps?: ClusterGpuCaps | CapsInit,
+  options?: ExportOptions,
+): string;
+
+export interface MigPlacement {
+  profile: string;
+  start: number;
+  memorySlices: number;
+}
+
+export interface MigValidation {
+  model: string;
+  profiles: string[];
+  valid: boolean;
+  /** Why not, when not valid. */
+  reason: string | null;
+  /** Where each instance goes, in creation order. */
+  placements: MigPlacement[];
+  /** `nvidia-smi mig -i 0 -cgi … -C` commands in that order. */
+  commands: string[];
+  /** The order works whatever placement the driver picks (else: if it picks the listed ones). */
+  orderWorksForAnyPlacement: boolean;
+  warnings: string[];
+}
+
+/**
+ * Whether MIG instances can share one GPU of `model`, where each goes and how to create them.
+ * @throws {Error} for an unknown model, a model without MIG, or an unknown profile.
+ */
+export declare function validateMig(model: string, profiles: string | ReadonlyArray<string>): MigValidation;
+
 export declare class Ledger {
   constructor(entries?: LedgerEntry[]);
   /** Reads JSON Lines (toJsonLines, the CLI's ledger file) or the JSON document of toJson. */

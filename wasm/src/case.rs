@@ -4,37 +4,43 @@ use serde_json::{Map, Value};
 
 /// Renames every object key from camelCase to snake_case, recursively.
 pub fn to_snake(value: Value) -> Value {
-    rename(value, &|k| {
-        let mut out = String::with_capacity(k.len() + 4);
-        for c in k.chars() {
-            if c.is_ascii_uppercase() {
-                out.push('_');
-                out.push(c.to_ascii_lowercase());
-            } else {
-                out.push(c);
-            }
-        }
-        out
-    })
+    rename(value, &snake)
 }
 
 /// Renames every object key from snake_case to camelCase, recursively.
 pub fn to_camel(value: Value) -> Value {
-    rename(value, &|k| {
-        let mut out = String::with_capacity(k.len());
-        let mut upper = false;
-        for c in k.chars() {
-            match (c, upper) {
-                ('_', _) => upper = true,
-                (c, true) => {
-                    out.push(c.to_ascii_uppercase());
-                    upper = false;
-                }
-                (c, false) => out.push(c),
-            }
+    rename(value, &camel)
+}
+
+/// `timeLimitMs` → `time_limit_ms`.
+pub fn snake(key: &str) -> String {
+    let mut out = String::with_capacity(key.len() + 4);
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
         }
-        out
-    })
+    }
+    out
+}
+
+/// `config_name` → `configName`.
+pub fn camel(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut upper = false;
+    for c in key.chars() {
+        match (c, upper) {
+            ('_', _) => upper = true,
+            (c, true) => {
+                out.push(c.to_ascii_uppercase());
+                upper = false;
+            }
+            (c, false) => out.push(c),
+        }
+    }
+    out
 }
 
 fn rename(value: Value, f: &dyn Fn(&str) -> String) -> Value {

@@ -10,6 +10,7 @@ mod error;
 
 use error::{shape, to_js};
 use gpu_share_core::account::{self, LedgerEntry, Rates, UsageRecord};
+use gpu_share_core::export::{self, ExportFormat, ExportOptions};
 use gpu_share_core::pack::{self, optimize::Budget, PackOptions};
 use gpu_share_core::parse::MAX_SECONDS;
 use gpu_share_core::{catalog, ClusterGpuCaps, Error, ErrorKind, FractionalAsk, Scenario, Share};
@@ -135,32 +136,10 @@ pub fn select_mechanism(ask: JsValue, caps: JsValue) -> JsResult {
 pub fn bin_pack(asks: JsValue, gpu_count: JsValue, caps: JsValue, options: JsValue) -> JsResult {
     js((|| {
         let asks = asks_of(asks)?;
-        let gpu_count = match gpu_count.as_f64() {
-            Some(n) => Some(whole(
-                n,
-                "gpuCount",
-                1.0,
-                gpu_share_core::caps::MAX_GPU_COUNT as f64,
-            )? as u64),
-            None if gpu_count.is_undefined() || gpu_count.is_null() => None,
-            None => {
-                return Err(
-                    Error::new(ErrorKind::Syntax, "must be a number or null").in_field("gpuCount")
-                )
-            }
-        };
+        let gpu_count = gpu_count_of(gpu_count)?;
         let caps: ClusterGpuCaps = input_or_default(caps, "caps")?;
         let options: PackOptionsJs = input_or_default(options, "options")?;
-        let budget = options.optimize.then(|| {
-            Budget::from_millis(
-                options
-                    .time_limit_ms
-                    .unwrap_or(1000.0)
-                    .clamp(0.0, 600_000.0) as u64,
-            )
-        });
-        let packed =
-            pack::bin_pack_with(&asks, gpu_count, &caps, &PackOptions { optimize: budget })?;
+        let packed = pack::bin_pack_with(&asks, gpu_count, &caps, &options.pack_options())?;
         let mut json = serde_json::to_value(&packed.result)
             .map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
         if let (Some(map), true) = (json.as_object_mut(), options.optimize) {
@@ -178,12 +157,122 @@ pub fn bin_pack(asks: JsValue, gpu_count: JsValue, caps: JsValue, options: JsVal
     })())
 }
 
+/// A GPU limit from JavaScript: a whole number, or null/undefined for as many as needed.
+fn gpu_count_of(gpu_count: JsValue) -> Result<Option<u64>, Error> {
+    Ok(match gpu_count.as_f64() {
+        Some(n) => Some(whole(
+            n,
+            "gpuCount",
+            1.0,
+            gpu_share_core::caps::MAX_GPU_COUNT as f64,
+        )? as u64),
+        None if gpu_count.is_undefined() || gpu_count.is_null() => None,
+        None => {
+            return Err(
+                Error::new(ErrorKind::Syntax, "must be a number or null").in_field("gpuCount")
+            )
+        }
+    })
+}
+
 /// `binPack`'s options: `{optimize: true, timeLimitMs: 200}`.
 #[derive(serde::Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
 struct PackOptionsJs {
     optimize: bool,
     time_limit_ms: Option<f64>,
+}
+
+impl PackOptionsJs {
+    fn pack_options(&self) -> PackOptions {
+        let budget = self.optimize.then(|| {
+            Budget::from_millis(self.time_limit_ms.unwrap_or(1000.0).clamp(0.0, 600_000.0) as u64)
+        });
+        PackOptions { optimize: budget }
+    }
+}
+
+/// Packs the asks like `binPack` and writes the plan as `format` (`k8s`, `kserve`,
+/// `device-plugin`, `mig-parted`, `mig-commands`, `slurm`): YAML or text.
+#[wasm_bindgen(js_name = exportPlan)]
+pub fn export_plan(
+    format: &str,
+    asks: JsValue,
+    gpu_count: JsValue,
+    caps: JsValue,
+    options: JsValue,
+) -> Result<String, JsValue> {
+    js((|| {
+        let format: ExportFormat = format.parse()?;
+        let asks = asks_of(asks)?;
+        let gpu_count = gpu_count_of(gpu_count)?;
+        let caps: ClusterGpuCaps = input_or_default(caps, "caps")?;
+        // The packing's options (`optimize`, `timeLimitMs`) and the export's (`migStrategy`,
+        // `namespace`, `image`, `configName`) share one object; each part rejects unknown keys.
+        let mut export_part: serde_json::Map<String, Value> = input_or_default(options, "options")?;
+        let mut pack_part = serde_json::Map::new();
+        for key in ["optimize", "time_limit_ms"] {
+            if let Some(v) = export_part.remove(key) {
+                pack_part.insert(key.into(), v);
+            }
+        }
+        let pack_options = serde_json::from_value::<PackOptionsJs>(Value::Object(pack_part))
+            .map_err(|e| shape("options", e).in_field("options"))?
+            .pack_options();
+        let export_options: ExportOptions = serde_json::from_value(Value::Object(export_part))
+            .map_err(|e| shape("options", e).in_field("options"))?;
+        export_options.validate().map_err(|e| {
+            let field = e.field.as_deref().map(case::camel).unwrap_or_default();
+            Error { field: None, ..e }.in_field(format!("options.{field}"))
+        })?;
+        let packed = pack::bin_pack_with(&asks, gpu_count, &caps, &pack_options)?;
+        export::export(&packed.result, &asks, format, &export_options)
+    })())
+}
+
+/// Reads `nvidia-smi` (`-q -x`, `--query-gpu` CSV, `-L`, the summary table, `mig -lgip`) or
+/// `kubectl get nodes -o json` output — one string or an array merged — into
+/// `{gpus, nodes, migProfiles, sources, notes, caps}`.
+#[wasm_bindgen]
+pub fn detect(inputs: JsValue) -> JsResult {
+    js((|| {
+        let inventory = match inputs.as_string() {
+            Some(text) => gpu_share_core::detect(&text)?,
+            None => {
+                let texts: Vec<String> = input(inputs, "inputs")?;
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                gpu_share_core::detect_all(&texts)?
+            }
+        };
+        let mut json = serde_json::to_value(&inventory)
+            .map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
+        let caps = serde_json::to_value(inventory.caps())
+            .map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
+        if let Some(map) = json.as_object_mut() {
+            map.insert("caps".into(), caps);
+        }
+        output(&json)
+    })())
+}
+
+/// Checks a set of MIG instances (`["3g.20gb", "2g.10gb"]` or `"3g.20gb,2g.10gb"`) on one GPU
+/// of `model`: `{valid, reason, placements, commands, …}`.
+#[wasm_bindgen(js_name = validateMig)]
+pub fn validate_mig(model: &str, profiles: JsValue) -> JsResult {
+    js((|| {
+        let model = catalog::require_model(model).map_err(|e| e.in_field("model"))?;
+        let profiles: Vec<String> = match profiles.as_string() {
+            Some(list) => list
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(String::from)
+                .collect(),
+            None => input(profiles, "profiles")?,
+        };
+        let profiles: Vec<&str> = profiles.iter().map(String::as_str).collect();
+        output(&gpu_share_core::validate_mig(model, &profiles).map_err(|e| e.in_field("profiles"))?)
+    })())
 }
 
 /// `fraction × seconds / 3600`, exactly; `fraction` is a number or a string (`"1/3"`, `"25%"`).

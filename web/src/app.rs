@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 
 use crate::components::{
-    asks::AsksTable, caps::CapsForm, diagram::Diagram, ledger::Ledger, plan::PlanTable,
-    share::ShareBar,
+    asks::AsksTable, caps::CapsForm, detect::DetectBox, diagram::Diagram, export::ExportPanel,
+    ledger::Ledger, plan::PlanTable, share::ShareBar,
 };
 use crate::state::{now_unix, AppState};
 use crate::{storage, url};
@@ -59,11 +59,13 @@ pub fn App() -> impl IntoView {
                     <AsksTable />
                     <div class="side">
                         <CapsForm />
+                        <DetectBox />
                         <ShareBar />
                     </div>
                 </div>
                 <PlanTable />
                 <Diagram />
+                <ExportPanel />
                 <Ledger />
             </main>
         }

@@ -1,6 +1,7 @@
 //! The gpu-share planner page: Leptos (client-side rendering) components over the pure core; this crate only presents, stores and downloads.
 
 pub mod app;
+pub mod clipboard;
 pub mod colour;
 pub mod components;
 pub mod download;

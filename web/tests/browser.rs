@@ -1,8 +1,10 @@
-//! Browser-only checks (wasm-bindgen-test in headless Chrome): localStorage round trip and quota errors, the address bar, the mounted page.
+//! Browser-only checks (wasm-bindgen-test in headless Chrome): localStorage round trip and quota errors, the address bar, the mounted page
+//! (its plan, export panel and discovery box).
 #![cfg(target_arch = "wasm32")]
 
 use gpu_share_core::{select_mechanism, ClusterGpuCaps, FractionalAsk, LedgerEntry, UsageRecord};
 use gpu_share_web::{storage, url};
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -60,18 +62,22 @@ fn the_address_bar_follows_the_scenario() {
     assert_eq!(url::current_query(), "");
 }
 
-#[wasm_bindgen_test]
-async fn the_page_mounts_and_draws_the_default_plan() {
-    url::replace_query("ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice");
-    gpu_share_web::start();
-    // Let effects run.
-    let tick = js_sys::Promise::new(&mut |resolve, _| {
+/// Lets effects run.
+async fn tick() {
+    let wait = js_sys::Promise::new(&mut |resolve, _| {
         web_sys::window()
             .unwrap()
             .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 50)
             .unwrap();
     });
-    wasm_bindgen_futures::JsFuture::from(tick).await.unwrap();
+    wasm_bindgen_futures::JsFuture::from(wait).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn the_page_mounts_and_draws_the_default_plan() {
+    url::replace_query("ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice");
+    gpu_share_web::start();
+    tick().await;
     let doc = web_sys::window().unwrap().document().unwrap();
     let text = |sel: &str| {
         doc.query_selector(sel)
@@ -85,4 +91,51 @@ async fn the_page_mounts_and_draws_the_default_plan() {
         .unwrap()
         .is_some());
     assert!(text("[data-testid=\"gpu-0\"]").contains("a — 0.5 of GPU 0"));
+
+    // The export panel shows the same plan as Kubernetes Deployments.
+    let value = |sel: &str| {
+        doc.query_selector(sel)
+            .unwrap()
+            .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+            .map(|t| t.value())
+            .unwrap_or_default()
+    };
+    let k8s = value("[data-testid=\"export-output\"]");
+    assert!(k8s.contains("kind: Deployment"), "{k8s}");
+    assert!(k8s.contains("3 asks on 2 GPUs"), "{k8s}");
+
+    // Pasting an nvidia-smi -L listing and filling the form sets the GPU count.
+    let paste = doc
+        .query_selector("[data-testid=\"detect-input\"]")
+        .unwrap()
+        .unwrap()
+        .dyn_into::<web_sys::HtmlTextAreaElement>()
+        .unwrap();
+    paste.set_value(
+        "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-00000000-0000-0000-0000-000000000000)\n\
+         GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-00000000-0000-0000-0000-000000000001)\n\
+         GPU 2: NVIDIA A100-SXM4-40GB (UUID: GPU-00000000-0000-0000-0000-000000000002)\n",
+    );
+    paste
+        .dispatch_event(&web_sys::Event::new("input").unwrap())
+        .unwrap();
+    tick().await;
+    doc.query_selector("[data-testid=\"detect-fill\"]")
+        .unwrap()
+        .unwrap()
+        .dyn_into::<web_sys::HtmlElement>()
+        .unwrap()
+        .click();
+    tick().await;
+    let summary = text("[data-testid=\"detect-summary\"]");
+    assert!(summary.contains("3 × A100-SXM4-40GB"), "{summary}");
+    let count = doc
+        .query_selector("#gpu-count")
+        .unwrap()
+        .unwrap()
+        .dyn_into::<web_sys::HtmlInputElement>()
+        .unwrap()
+        .value();
+    assert_eq!(count, "3");
+    assert!(url::current_query().contains("gpus=3"));
 }

@@ -87,6 +87,9 @@ fn test() -> Result<(), String> {
     run(cargo(["test", "--workspace", "--all-targets"]))?;
     run(cargo(["test", "--workspace", "--doc"]))?;
     checks::core_builds_for_wasm()?;
+    // Our Kubernetes YAML against the official schemas, checked by an independent validator.
+    run(cargo(["build", "-p", "gpu-share-cli"]))?;
+    node_tests("tests/k8s/", &tools)?;
     // The web crate's browser-only tests, in headless Chromium through wasm-bindgen-test-runner.
     run(cargo([
         "test",

@@ -30,6 +30,7 @@ pub fn all() -> Result<Tools, String> {
     )?;
     npm_packages(&path)?;
     chromium()?;
+    kubernetes_validator()?;
     Ok(Tools { path })
 }
 
@@ -118,18 +119,47 @@ fn chromium() -> Result<(), String> {
     if std::path::Path::new("/usr/bin/chromium").exists() {
         return Ok(());
     }
+    apt_install(&["chromium", "chromium-driver"])
+}
+
+/// `apt-get install` as root; anyone else is told the command to run.
+fn apt_install(packages: &[&str]) -> Result<(), String> {
     let root_user = output(Cmd::new("id").args(["-u"])).is_some_and(|u| u.trim() == "0");
     if !root_user {
-        return Err(
-            "Chromium is missing: run `sudo apt-get install chromium chromium-driver`".into(),
-        );
+        return Err(format!(
+            "missing system packages: run `sudo apt-get install {}`",
+            packages.join(" ")
+        ));
     }
     run(Cmd::new("apt-get").args(["update"]))?;
-    run(Cmd::new("apt-get").args([
+    run(Cmd::new("apt-get")
+        .args(["install", "-y", "--no-install-recommends"])
+        .args(packages.iter().copied()))
+}
+
+/// The independent checker of our Kubernetes output: `kubernetes-validate` from PyPI, which carries
+/// the official Kubernetes JSON schemas offline, in a virtualenv under `.tools/`.
+const KUBERNETES_VALIDATE: &str = "1.37.0";
+
+fn kubernetes_validator() -> Result<(), String> {
+    // tests/k8s/schema.test.mjs runs it from here.
+    let bin = root().join(".tools/venv/bin/kubernetes-validate");
+    let have = output(Cmd::new(&bin.to_string_lossy()).args(["--version"])).unwrap_or_default();
+    if have.split_whitespace().any(|w| w == KUBERNETES_VALIDATE) {
+        return Ok(());
+    }
+    let venv = root().join(".tools/venv");
+    if !venv.join("bin/pip").exists() {
+        if output(Cmd::new("python3").args(["-c", "import venv, ensurepip"])).is_none() {
+            apt_install(&["python3", "python3-venv"])?;
+        }
+        run(Cmd::new("python3").args(["-m", "venv", &venv.to_string_lossy()]))?;
+    }
+    eprintln!("xtask: installing kubernetes-validate {KUBERNETES_VALIDATE}");
+    run(Cmd::new(&venv.join("bin/pip").to_string_lossy()).args([
         "install",
-        "-y",
-        "--no-install-recommends",
-        "chromium",
-        "chromium-driver",
+        "--quiet",
+        "--disable-pip-version-check",
+        &format!("kubernetes-validate=={KUBERNETES_VALIDATE}"),
     ]))
 }

@@ -1,10 +1,13 @@
 //! One module per subcommand; each takes a checked config and writes to `out`.
 
 pub mod accounting;
+pub mod detect;
+pub mod export;
 pub mod models;
 pub mod pack;
 pub mod plan;
 pub mod release;
+pub mod validate_mig;
 
 use crate::env::Env;
 use crate::exit::CliError;

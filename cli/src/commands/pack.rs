@@ -22,6 +22,11 @@ pub fn run(cfg: PackConfig, style: Style, out: &mut impl Write) -> Result<Code, 
     match cfg.format {
         Format::Json => {
             let mut json = serde_json::to_value(result).map_err(|e| CliError::Output(e.into()))?;
+            if let (Some(map), Some(d)) = (json.as_object_mut(), &cfg.discovered) {
+                let from = serde_json::to_value(super::plan::CapsFrom::new(d))
+                    .map_err(|e| CliError::Output(e.into()))?;
+                map.insert("caps_from".into(), from);
+            }
             if let (Some(map), Some(report)) = (json.as_object_mut(), &optimized) {
                 let report =
                     serde_json::to_value(report).map_err(|e| CliError::Output(e.into()))?;
@@ -30,6 +35,9 @@ pub fn run(cfg: PackConfig, style: Style, out: &mut impl Write) -> Result<Code, 
             write_json(out, &json)?;
         }
         Format::Text => {
+            if let Some(d) = &cfg.discovered {
+                super::plan::write_caps_from(out, d)?;
+            }
             write_text(out, result, style)?;
             if let Some(r) = optimized {
                 let verdict = if r.proven_optimal {

@@ -17,6 +17,38 @@ struct PlanJson<'a> {
     choice: &'a Choice,
     #[serde(skip_serializing_if = "Option::is_none")]
     recorded: Option<Recorded>,
+    /// With `--caps-from`: the files, the caps read from them, and what was assumed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    caps_from: Option<CapsFrom<'a>>,
+}
+
+#[derive(serde::Serialize)]
+pub struct CapsFrom<'a> {
+    files: &'a [String],
+    caps: &'a gpu_share_core::ClusterGpuCaps,
+    notes: &'a [String],
+}
+
+impl<'a> CapsFrom<'a> {
+    pub fn new(d: &'a crate::args::Discovered) -> Self {
+        CapsFrom {
+            files: &d.files,
+            caps: &d.caps,
+            notes: &d.inventory.notes,
+        }
+    }
+}
+
+/// The first line of text output with `--caps-from`.
+pub fn write_caps_from(out: &mut impl Write, d: &crate::args::Discovered) -> std::io::Result<()> {
+    let from: Vec<String> = d.files.iter().map(|f| format!("--from {f}")).collect();
+    writeln!(
+        out,
+        "caps from {}: {} (notes: gpu-share detect {})",
+        printable(&d.files.join(", ")),
+        super::detect::caps_summary(&d.caps, &d.inventory),
+        printable(&from.join(" "))
+    )
 }
 
 #[derive(serde::Serialize)]
@@ -54,9 +86,13 @@ pub fn run(
             &PlanJson {
                 choice: &choice,
                 recorded,
+                caps_from: cfg.discovered.as_ref().map(CapsFrom::new),
             },
         )?,
         Format::Text => {
+            if let Some(d) = &cfg.discovered {
+                write_caps_from(out, d)?;
+            }
             write_choice(out, &choice, style)?;
             if let Some(r) = recorded {
                 let when = match r.seconds {

@@ -18,19 +18,44 @@ pub(crate) struct Placed {
     pub start: u8,
 }
 
-/// Finds placements for every instance in `counts`, or `None` when no arrangement exists. Larger
-/// instances are placed first and each tries its valid starts in order, backtracking, so layouts
-/// that fit only in one order (3g.20gb at 4 beside two 2g.10gb) are found.
-pub(crate) fn layout(model: &GpuModel, counts: &[u8]) -> Option<Vec<Placed>> {
-    let geometry = model.mig?;
+/// Why a set of MIG instances cannot share one GPU (the first rule it breaks, in this order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Violation {
+    /// The model has no MIG.
+    NoMig,
+    /// More instances of `profile` (an index into `model.profiles`) than its maximum count.
+    TooMany { profile: usize },
+    /// More compute slices in all than the board has.
+    Compute { total: u32 },
+    /// More memory slices in all than the board has.
+    Memory { total: u32 },
+    /// More than one instance with media extensions (`+me`, `+me.all`).
+    Media { count: u32 },
+    /// A `+me.all` instance beside a profile other than `-me`.
+    AllMedia,
+    /// Instance `index` (of the placements checked) starts where its profile may not.
+    BadStart { index: usize },
+    /// Instances `a` and `b` (of the placements checked) share memory slices.
+    Overlap { a: usize, b: usize },
+    /// The rules above hold, but no arrangement at valid starts avoids overlap.
+    NoPlacement,
+}
+
+/// The rules that depend only on how many instances of each profile there are: per-profile
+/// maxima, the board's compute and memory slices, at most one instance with media extensions,
+/// and `+me.all` only beside `-me` profiles.
+pub(crate) fn check_counts(model: &GpuModel, counts: &[u8]) -> Result<(), Violation> {
+    let geometry = model.mig.ok_or(Violation::NoMig)?;
     let profiles = model.profiles;
     let mut compute = 0u32;
+    let mut memory = 0u32;
     let mut media = 0u32;
-    for (p, &n) in profiles.iter().zip(counts) {
+    for (i, (p, &n)) in profiles.iter().zip(counts).enumerate() {
         if n > p.max_count {
-            return None;
+            return Err(Violation::TooMany { profile: i });
         }
         compute += u32::from(p.compute_slices) * u32::from(n);
+        memory += u32::from(p.memory_slices) * u32::from(n);
         if matches!(
             p.class,
             ProfileClass::MediaExtensions | ProfileClass::AllMediaEngines
@@ -50,12 +75,32 @@ pub(crate) fn layout(model: &GpuModel, counts: &[u8]) -> Option<Vec<Placed>> {
                 ProfileClass::AllMediaEngines | ProfileClass::NoMediaEngines
             )
     });
-    if compute > u32::from(geometry.compute_slices)
-        || media > 1
-        || (all_media && (total > 1 && !only_no_me_beside))
-    {
-        return None;
+    if compute > u32::from(geometry.compute_slices) {
+        return Err(Violation::Compute { total: compute });
     }
+    if memory > u32::from(geometry.memory_slices) {
+        return Err(Violation::Memory { total: memory });
+    }
+    if media > 1 {
+        return Err(Violation::Media { count: media });
+    }
+    if all_media && total > 1 && !only_no_me_beside {
+        return Err(Violation::AllMedia);
+    }
+    Ok(())
+}
+
+/// Finds placements for every instance in `counts`, or `None` when no arrangement exists. Larger
+/// instances are placed first and each tries its valid starts in order, backtracking, so layouts
+/// that fit only in one order (3g.20gb at 4 beside two 2g.10gb) are found.
+pub(crate) fn layout(model: &GpuModel, counts: &[u8]) -> Option<Vec<Placed>> {
+    diagnose(model, counts).ok()
+}
+
+/// Like [`layout`], but says which rule a set of instances breaks.
+pub(crate) fn diagnose(model: &GpuModel, counts: &[u8]) -> Result<Vec<Placed>, Violation> {
+    check_counts(model, counts)?;
+    let profiles = model.profiles;
     let mut instances: Vec<usize> = counts
         .iter()
         .enumerate()
@@ -63,7 +108,129 @@ pub(crate) fn layout(model: &GpuModel, counts: &[u8]) -> Option<Vec<Placed>> {
         .collect();
     instances.sort_by_key(|&i| (std::cmp::Reverse(profiles[i].memory_slices), i));
     let mut placed = Vec::with_capacity(instances.len());
-    place(profiles, &instances, 0, &mut placed).then_some(placed)
+    if place(profiles, &instances, 0, &mut placed) {
+        Ok(placed)
+    } else {
+        Err(Violation::NoPlacement)
+    }
+}
+
+/// Checks instances at given placements against every rule: the count rules of
+/// [`check_counts`], each start valid for its profile, and no two instances overlapping.
+pub(crate) fn verify(model: &GpuModel, placed: &[Placed]) -> Result<(), Violation> {
+    let mut counts = vec![0u8; model.profiles.len()];
+    for p in placed {
+        if let Some(c) = counts.get_mut(p.profile) {
+            *c = c.saturating_add(1);
+        }
+    }
+    check_counts(model, &counts)?;
+    let mut masks: Vec<u16> = Vec::with_capacity(placed.len());
+    for (index, p) in placed.iter().enumerate() {
+        let Some(profile) = model.profiles.get(p.profile) else {
+            return Err(Violation::BadStart { index });
+        };
+        if !profile.valid_start(p.start) {
+            return Err(Violation::BadStart { index });
+        }
+        let mask = profile.mask_at(p.start);
+        if let Some(a) = masks.iter().position(|&m| m & mask != 0) {
+            return Err(Violation::Overlap { a, b: index });
+        }
+        masks.push(mask);
+    }
+    Ok(())
+}
+
+/// An order in which to create the instances of a valid layout (indices into `placed`), and
+/// whether that order succeeds whatever free valid placement the driver picks at each step.
+///
+/// `nvidia-smi mig -cgi` and NVML's `CreateGpuInstance` choose each placement themselves, by a
+/// rule NVIDIA does not document. When some order leaves room for the rest after every possible
+/// choice (under the catalogue's placement rules), that order is returned with `true`. Otherwise
+/// the order is largest memory footprint first (ties by planned start), with `false`: it then
+/// works only if the driver picks the planned placements.
+pub(crate) fn creation_order(model: &GpuModel, placed: &[Placed]) -> (Vec<usize>, bool) {
+    let mut largest_first: Vec<usize> = (0..placed.len()).collect();
+    let size = |i: usize| {
+        model
+            .profiles
+            .get(placed[i].profile)
+            .map_or(0, |p| p.memory_slices)
+    };
+    largest_first.sort_by_key(|&i| (std::cmp::Reverse(size(i)), placed[i].start, i));
+    // Distinct profiles, largest first, with how many instances of each remain.
+    let mut kinds: Vec<(usize, u8)> = Vec::new();
+    for &i in &largest_first {
+        match kinds.iter_mut().find(|(p, _)| *p == placed[i].profile) {
+            Some(k) => k.1 += 1,
+            None => kinds.push((placed[i].profile, 1)),
+        }
+    }
+    let mut sequence = Vec::new();
+    let start = std::collections::BTreeSet::from([0u16]);
+    if placed.len() <= 8 && fixed_order(model, &mut kinds, &start, &mut sequence) {
+        // Map the profile sequence back onto the planned instances, in planned-start order.
+        let mut taken = vec![false; placed.len()];
+        let order: Vec<usize> = sequence
+            .iter()
+            .filter_map(|&profile| {
+                let i = largest_first
+                    .iter()
+                    .copied()
+                    .find(|&i| !taken[i] && placed[i].profile == profile)?;
+                taken[i] = true;
+                Some(i)
+            })
+            .collect();
+        if order.len() == placed.len() {
+            return (order, true);
+        }
+    }
+    (largest_first, false)
+}
+
+/// Depth-first over orders of the remaining profiles (largest first): extends `sequence` with
+/// an order such that every creation succeeds from every set of occupied slices (`states`) the
+/// driver's choices so far can have led to.
+fn fixed_order(
+    model: &GpuModel,
+    kinds: &mut [(usize, u8)],
+    states: &std::collections::BTreeSet<u16>,
+    sequence: &mut Vec<usize>,
+) -> bool {
+    if kinds.iter().all(|k| k.1 == 0) {
+        return true;
+    }
+    for k in 0..kinds.len() {
+        if kinds[k].1 == 0 {
+            continue;
+        }
+        let profile = &model.profiles[kinds[k].0];
+        let mut next = std::collections::BTreeSet::new();
+        let every_state_has_room = states.iter().all(|&used| {
+            let mut any = false;
+            for &s in profile.starts {
+                let mask = profile.mask_at(s);
+                if used & mask == 0 {
+                    next.insert(used | mask);
+                    any = true;
+                }
+            }
+            any
+        });
+        if !every_state_has_room {
+            continue;
+        }
+        kinds[k].1 -= 1;
+        sequence.push(kinds[k].0);
+        if fixed_order(model, kinds, &next, sequence) {
+            return true;
+        }
+        sequence.pop();
+        kinds[k].1 += 1;
+    }
+    false
 }
 
 fn place(

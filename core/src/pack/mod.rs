@@ -5,7 +5,7 @@ mod bounds;
 mod brute_force;
 mod ffd;
 mod layout;
-mod mig;
+pub(crate) mod mig;
 pub mod optimize;
 mod options;
 mod reference;

@@ -13,7 +13,7 @@ pub fn CapsForm() -> impl IntoView {
         let known = models().iter().any(|m| m.name == current);
         let mut options: Vec<(String, String)> = vec![(String::new(), "not specified".into())];
         if !current.is_empty() && !known {
-            options.push((current.clone(), format!("{current} (from the link)")));
+            options.push((current.clone(), format!("{current} (not in the catalogue)")));
         }
         for m in models() {
             let mig = if m.is_mig_capable() { ", MIG" } else { "" };

@@ -1,8 +1,11 @@
-//! The page's components, one per file: asks table, capabilities form, plan table, packing diagram, ledger, share bar.
+//! The page's components, one per file: asks table, capabilities form, discovery box, plan table, packing diagram,
+//! export panel, ledger, share bar.
 
 pub mod asks;
 pub mod caps;
+pub mod detect;
 pub mod diagram;
+pub mod export;
 pub mod ledger;
 pub mod plan;
 pub mod share;

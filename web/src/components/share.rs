@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::clipboard::copy;
 use crate::state::AppState;
 use crate::url;
 
@@ -12,27 +13,6 @@ pub fn iframe_snippet(embed_link: &str) -> String {
     format!(
         r#"<iframe src="{src}" title="gpu-share plan" width="100%" height="520" loading="lazy"></iframe>"#
     )
-}
-
-/// Copies through the asynchronous clipboard API; resolves to whether it worked.
-async fn copy(text: String) -> bool {
-    let navigator = window().navigator();
-    let Ok(clipboard) = js_sys::Reflect::get(&navigator, &"clipboard".into()) else {
-        return false;
-    };
-    let Ok(write) = js_sys::Reflect::get(&clipboard, &"writeText".into()) else {
-        return false;
-    };
-    let Some(write) = write.dyn_ref::<js_sys::Function>() else {
-        return false;
-    };
-    let Ok(promise) = write.call1(&clipboard, &text.into()) else {
-        return false;
-    };
-    let Ok(promise) = promise.dyn_into::<js_sys::Promise>() else {
-        return false;
-    };
-    wasm_bindgen_futures::JsFuture::from(promise).await.is_ok()
 }
 
 #[component]

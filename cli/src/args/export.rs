@@ -1,0 +1,148 @@
+//! Arguments of `export` and `validate-mig`, turned at once into plain configs.
+
+use super::{read_input, Format, PackArgs, PackConfig};
+use crate::env::Env;
+use crate::exit::CliError;
+use clap::Args;
+use gpu_share_core::catalog::require_model;
+use gpu_share_core::export::{ExportFormat, ExportOptions, MigStrategy};
+use gpu_share_core::GpuModel;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+#[command(mut_arg("json", |a| a.hide(true)))]
+pub struct ExportArgs {
+    /// What to write: k8s (Deployments), kserve (InferenceServices), device-plugin (configs),
+    /// mig-parted (config), mig-commands (nvidia-smi script) or slurm (GRES lines).
+    #[arg(value_name = "FORMAT", value_parser = ["k8s", "kubernetes", "kserve", "device-plugin", "mig-parted", "mig-commands", "slurm"])]
+    pub format: String,
+    #[command(flatten)]
+    pub pack: PackArgs,
+    /// How the device plugin exposes MIG devices.
+    #[arg(long, value_name = "S", value_parser = ["single", "mixed"], default_value = "mixed")]
+    pub mig_strategy: String,
+    /// Kubernetes namespace of the workloads (a DNS-1123 label).
+    #[arg(long, value_name = "NS")]
+    pub namespace: Option<String>,
+    /// Container image of the workloads (default: a placeholder under .invalid).
+    #[arg(long, value_name = "IMAGE")]
+    pub image: Option<String>,
+    /// Name of the mig-parted and device-plugin configs.
+    #[arg(long, value_name = "NAME", default_value = gpu_share_core::export::DEFAULT_CONFIG_NAME)]
+    pub config_name: String,
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `export`, checked.
+pub struct ExportConfig {
+    pub pack: PackConfig,
+    pub format: ExportFormat,
+    pub options: ExportOptions,
+    pub output: Option<PathBuf>,
+}
+
+/// Names a core option field as the flag that sets it (`namespace` → `--namespace`).
+pub fn flag_field(mut e: gpu_share_core::Error) -> gpu_share_core::Error {
+    if let Some(f) = e.field.as_deref() {
+        let flag = match f {
+            "namespace" => Some("--namespace"),
+            "image" => Some("--image"),
+            "config_name" => Some("--config-name"),
+            "mig_strategy" => Some("--mig-strategy"),
+            "format" => Some("FORMAT"),
+            _ => None,
+        };
+        if let Some(flag) = flag {
+            e.field = Some(flag.to_string());
+        }
+    }
+    e
+}
+
+impl ExportArgs {
+    pub fn into_config(self, env: &Env) -> Result<ExportConfig, CliError> {
+        let pack = self.pack.into_config(env)?;
+        if pack.format == Format::Json {
+            return Err(CliError::Usage(
+                "export writes its FORMAT; --json does not apply (use `pack --json`)".into(),
+            ));
+        }
+        let format: ExportFormat = self.format.parse().map_err(flag_field)?;
+        let mig_strategy: MigStrategy = self.mig_strategy.parse().map_err(flag_field)?;
+        let defaults = ExportOptions::default();
+        let options = ExportOptions {
+            mig_strategy,
+            namespace: self.namespace,
+            image: self.image.unwrap_or(defaults.image),
+            config_name: self.config_name,
+        };
+        options.validate().map_err(flag_field)?;
+        Ok(ExportConfig {
+            pack,
+            format,
+            options,
+            output: self.output,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct ValidateMigArgs {
+    /// GPU model (canonical, nvidia-smi or short name: A100-SXM4-40GB, h100, a30).
+    #[arg(long, value_name = "MODEL")]
+    pub gpu_model: String,
+    /// One profile per instance, comma-separated: 3g.20gb,2g.10gb,2g.10gb.
+    #[arg(
+        value_name = "PROFILE,...",
+        value_delimiter = ',',
+        required_unless_present = "file",
+        conflicts_with = "file"
+    )]
+    pub profiles: Vec<String>,
+    /// Check every MIG-enabled entry of a mig-parted config (YAML) instead; `-` reads stdin.
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `validate-mig` checks.
+pub enum ValidateMigInput {
+    Profiles(Vec<String>),
+    /// A mig-parted config file: its name and text.
+    File(String, String),
+}
+
+/// `validate-mig`, checked.
+pub struct ValidateMigConfig {
+    pub model: &'static GpuModel,
+    pub input: ValidateMigInput,
+    pub format: Format,
+}
+
+impl ValidateMigArgs {
+    pub fn into_config(self) -> Result<ValidateMigConfig, CliError> {
+        let model = require_model(&self.gpu_model).map_err(|e| e.in_field("--gpu-model"))?;
+        let input = match self.file {
+            Some(path) => {
+                let text = read_input(&path)?;
+                ValidateMigInput::File(path.display().to_string(), text)
+            }
+            None => ValidateMigInput::Profiles(
+                self.profiles
+                    .iter()
+                    .map(|p| p.trim().to_string())
+                    .filter(|p| !p.is_empty())
+                    .collect(),
+            ),
+        };
+        Ok(ValidateMigConfig {
+            model,
+            input,
+            format: super::format(self.json),
+        })
+    }
+}

@@ -1,0 +1,343 @@
+//! `gpu-share detect` and `--caps-from` end to end, on the real captures in shared/fixtures/nvidia-smi.
+
+use assert_cmd::Command;
+use predicates::str::contains;
+use serde_json::Value;
+
+const FIXTURES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/fixtures/nvidia-smi/"
+);
+
+fn fixture(name: &str) -> String {
+    format!("{FIXTURES}{name}")
+}
+
+fn gpu_share() -> Command {
+    let mut cmd = Command::cargo_bin("gpu-share").unwrap();
+    cmd.env_remove("NO_COLOR").env("GPU_SHARE_NOW", "1000000");
+    cmd
+}
+
+fn stdout(cmd: &mut Command) -> String {
+    String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
+}
+
+fn json(cmd: &mut Command) -> Value {
+    serde_json::from_slice(&cmd.assert().success().get_output().stdout).unwrap()
+}
+
+/// What one fixture holds: its GPUs, their model and MIG state, and GPU 0's MIG device profiles.
+struct Expected {
+    file: &'static str,
+    count: usize,
+    model: &'static str,
+    capable: bool,
+    enabled: bool,
+    devices: &'static [&'static str],
+}
+
+const fn expect(
+    file: &'static str,
+    count: usize,
+    model: &'static str,
+    capable: bool,
+    enabled: bool,
+    devices: &'static [&'static str],
+) -> Expected {
+    Expected {
+        file,
+        count,
+        model,
+        capable,
+        enabled,
+        devices,
+    }
+}
+
+const EXPECTED: &[Expected] = &[
+    expect("qx-a100.xml", 1, "A100-SXM4-40GB", true, false, &[]),
+    expect("qx-h100.xml", 8, "H100-80GB-HBM3", true, false, &[]),
+    expect("qx-l40s.xml", 1, "L40S", false, false, &[]),
+    expect("qx-t4.xml", 1, "T4", false, false, &[]),
+    expect(
+        "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt",
+        1,
+        "H100-80GB-HBM3",
+        true,
+        false,
+        &[],
+    ),
+    expect(
+        "linux-x86_64__nvidia-h100-mig__590.48.01.txt",
+        1,
+        "H100-80GB-HBM3",
+        true,
+        true,
+        &["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"],
+    ),
+    expect(
+        "linux-x86_64__nvidia-l40s__595.80.txt",
+        1,
+        "L40S",
+        false,
+        false,
+        &[],
+    ),
+];
+
+#[test]
+fn detect_reads_every_fixture() {
+    for &Expected {
+        file,
+        count,
+        model,
+        capable,
+        enabled,
+        devices,
+    } in EXPECTED
+    {
+        let v = json(gpu_share().args(["detect", "--json", "--from", &fixture(file)]));
+        let gpus = v["gpus"].as_array().unwrap();
+        assert_eq!(gpus.len(), count, "{file}");
+        for g in gpus {
+            assert_eq!(g["model"], model, "{file}");
+            assert_eq!(g["mig_capable"], capable, "{file}");
+            assert_eq!(g["mig_enabled"], enabled, "{file}");
+            assert!(g["memory_mib"].as_u64().unwrap() > 0, "{file}");
+        }
+        let profiles: Vec<&str> = gpus[0]["mig_devices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["profile"].as_str().unwrap())
+            .collect();
+        assert_eq!(profiles, devices, "{file}");
+        assert_eq!(v["caps"]["gpu_model"], model, "{file}");
+        assert_eq!(v["caps"]["gpu_count"], count, "{file}");
+        assert_eq!(v["caps"]["supports_mig"], capable, "{file}");
+        assert!(v["notes"].as_array().unwrap().len() >= 2, "{file}");
+        assert!(!v["sources"].as_array().unwrap().is_empty(), "{file}");
+
+        let text = stdout(gpu_share().args(["detect", "--from", &fixture(file)]));
+        let gpus_word = if count == 1 { "GPU" } else { "GPUs" };
+        assert!(
+            text.starts_with(&format!("{count} {gpus_word} from ")),
+            "{text}"
+        );
+        assert!(text.contains(model), "{text}");
+        assert!(
+            text.contains(&format!("caps: {model} ×{count}; ")),
+            "{text}"
+        );
+        for d in devices {
+            assert!(text.contains(d), "{text}");
+        }
+    }
+}
+
+#[test]
+fn detect_text_is_a_table_with_caps_and_notes() {
+    let text = stdout(gpu_share().args(["detect", "--from", &fixture("qx-a100.xml")]));
+    assert_eq!(
+        text.lines().take(5).collect::<Vec<_>>(),
+        [
+            "1 GPU from nvidia-smi -q -x",
+            "  GPU  model           memory     MIG  MIG devices",
+            "  0    A100-SXM4-40GB  40960 MiB  off  -",
+            "caps: A100-SXM4-40GB ×1; MIG; MPS (assumed); time-slicing (assumed)",
+            "  as flags: --gpu-model A100-SXM4-40GB --mig-capable --mps --timeslice (pack: --gpus 1)",
+        ]
+    );
+    assert!(text.contains("notes:\n  MIG is supported but disabled on GPU 0"));
+    let mig = stdout(gpu_share().args([
+        "detect",
+        "--from",
+        &fixture("linux-x86_64__nvidia-h100-mig__590.48.01.txt"),
+    ]));
+    assert!(
+        mig.contains("  0    H100-80GB-HBM3  81559 MiB  on   3g.40gb 2g.20gb 1g.10gb 1g.10gb\n"),
+        "{mig}"
+    );
+    assert!(mig.contains("no MPS"), "{mig}");
+}
+
+#[test]
+fn detect_merges_several_files() {
+    let a100 = fixture("qx-a100.xml");
+    let h100 = fixture("qx-h100.xml");
+    let v = json(gpu_share().args(["detect", "--json", "--from", &h100, "--from", &a100]));
+    assert_eq!(v["gpus"].as_array().unwrap().len(), 9);
+    assert_eq!(v["caps"]["gpu_count"], 9);
+    assert_eq!(v["caps"]["gpu_model"], "H100-80GB-HBM3");
+    // GPUs of different files stay apart: each is labelled with its file.
+    assert_eq!(v["gpus"][8]["node"], a100.as_str());
+    assert_eq!(v["gpus"][8]["index"], 0);
+    let notes = v["notes"].to_string();
+    assert!(notes.contains("mixed GPU models"), "{notes}");
+}
+
+#[test]
+fn detect_reads_stdin() {
+    let xml = std::fs::read_to_string(fixture("qx-t4.xml")).unwrap();
+    let v = json(
+        gpu_share()
+            .args(["detect", "--json", "--from", "-"])
+            .write_stdin(xml),
+    );
+    assert_eq!(v["gpus"][0]["model"], "T4");
+}
+
+#[test]
+fn detect_errors_name_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("garbage.txt");
+    std::fs::write(&garbage, "this is not nvidia-smi output\n").unwrap();
+    gpu_share()
+        .args(["detect", "--from", &fixture("qx-t4.xml"), "--from"])
+        .arg(&garbage)
+        .assert()
+        .code(1)
+        .stderr(contains("garbage.txt"))
+        .stderr(contains("line 1: unrecognised input"))
+        .stderr(contains("nvidia-smi -q -x"));
+    let bad_csv = dir.path().join("bad.csv");
+    std::fs::write(
+        &bad_csv,
+        "index, name, memory.total [MiB]\n0, Tesla T4, 15360 MiB\n1, Tesla T4\n",
+    )
+    .unwrap();
+    gpu_share()
+        .args(["detect", "--from"])
+        .arg(&bad_csv)
+        .assert()
+        .code(1)
+        .stderr(contains("line 3: expected 3 columns"))
+        .stderr(contains("bad.csv"));
+    gpu_share()
+        .args(["detect", "--from"])
+        .arg(dir.path().join("missing.xml"))
+        .assert()
+        .code(2)
+        .stderr(contains("cannot read"));
+}
+
+#[test]
+fn detect_without_nvidia_smi_says_how_to_go_on() {
+    let empty = tempfile::tempdir().unwrap();
+    gpu_share()
+        .arg("detect")
+        .env("PATH", empty.path())
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(contains("nvidia-smi not found on PATH; pass --from FILE"));
+}
+
+#[cfg(unix)]
+#[test]
+fn detect_runs_nvidia_smi_from_path() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("nvidia-smi");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\n[ \"$1 $2\" = \"-q -x\" ] || exit 9\nexec cat '{}'\n",
+            fixture("qx-a100.xml")
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:/bin:/usr/bin", dir.path().display());
+    let v = json(gpu_share().args(["detect", "--json"]).env("PATH", &path));
+    assert_eq!(v["gpus"][0]["model"], "A100-SXM4-40GB");
+}
+
+#[test]
+fn plan_takes_caps_from_a_capture() {
+    let a100 = fixture("qx-a100.xml");
+    let text =
+        stdout(gpu_share().args(["plan", "JPCP", "--fraction", "0.25", "--caps-from", &a100]));
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().starts_with("caps from "), "{text}");
+    assert_eq!(
+        lines.next(),
+        Some("JPCP: mig (isolation: hardware) — 2g.10gb, 0.29 GPU")
+    );
+    let v = json(gpu_share().args([
+        "plan",
+        "JPCP",
+        "--fraction",
+        "0.25",
+        "--caps-from",
+        &a100,
+        "--json",
+    ]));
+    assert_eq!(v["mechanism"], "mig");
+    assert_eq!(v["mig_profile"], "2g.10gb");
+    assert_eq!(v["gpu_model"], "A100-SXM4-40GB");
+    assert_eq!(v["caps_from"]["caps"]["supports_mig"], true);
+    assert_eq!(v["caps_from"]["files"][0], a100.as_str());
+}
+
+#[test]
+fn pack_takes_caps_from_a_capture() {
+    let t4 = fixture("qx-t4.xml");
+    let v = json(gpu_share().args([
+        "pack",
+        "--ask",
+        "a:0.5",
+        "--ask",
+        "b:0.25",
+        "--caps-from",
+        &t4,
+        "--json",
+    ]));
+    assert_eq!(v["gpus_used"], 1);
+    assert_eq!(v["gpus"][0]["mechanism"], "mps");
+    assert_eq!(v["caps_from"]["caps"]["gpu_model"], "T4");
+    // The one T4 found bounds the pack; --gpus overrides it.
+    let args = [
+        "pack",
+        "--ask",
+        "a:0.5",
+        "--ask",
+        "b:0.3",
+        "--ask",
+        "c:0.4",
+        "--caps-from",
+        &t4,
+    ];
+    gpu_share()
+        .args(args)
+        .assert()
+        .code(3)
+        .stdout(contains("1 unplaced"));
+    let text = stdout(gpu_share().args(args).args(["--gpus", "2"]));
+    assert!(text.contains("3 asks on 2 GPUs"), "{text}");
+}
+
+#[test]
+fn caps_from_conflicts_with_caps_flags() {
+    let t4 = fixture("qx-t4.xml");
+    for flag in ["--mig-capable", "--mps", "--timeslice"] {
+        gpu_share()
+            .args(["plan", "x", "--fraction", "0.5", "--caps-from", &t4, flag])
+            .assert()
+            .code(2)
+            .stderr(contains("cannot be used with"));
+    }
+    gpu_share()
+        .args([
+            "pack",
+            "--ask",
+            "a:0.5",
+            "--caps-from",
+            &t4,
+            "--gpu-model",
+            "a100",
+        ])
+        .assert()
+        .code(2);
+}

@@ -1,0 +1,382 @@
+//! `gpu-share export` and `gpu-share validate-mig` end to end: every format, `-o FILE`, bad options,
+//! unplaced asks, and MIG validation of profile lists and mig-parted files.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use predicates::str::contains;
+use serde::Deserialize;
+use serde_json::Value;
+use std::path::Path;
+
+fn gpu_share(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("gpu-share").unwrap();
+    cmd.env("GPU_SHARE_LEDGER", dir.join("ledger"))
+        .env_remove("NO_COLOR")
+        .current_dir(dir);
+    cmd
+}
+
+fn stdout(cmd: &mut Command) -> String {
+    String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
+}
+
+fn documents(text: &str) -> Vec<Value> {
+    serde_norway::Deserializer::from_str(text)
+        .map(|d| Value::deserialize(d).unwrap())
+        .filter(|v| !v.is_null())
+        .collect()
+}
+
+const MIG: [&str; 8] = [
+    "--ask",
+    "x:3g.20gb",
+    "--ask",
+    "y:2g.10gb",
+    "--ask",
+    "z:2g.10gb",
+    "--mig-capable",
+    "--gpus=1",
+];
+
+#[test]
+fn kubernetes_deployments_for_mig_asks() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = stdout(gpu_share(dir.path()).arg("export").arg("k8s").args(MIG));
+    let docs = documents(&out);
+    assert_eq!(docs.len(), 3);
+    assert_eq!(docs[0]["kind"], "Deployment");
+    assert_eq!(
+        docs[0]["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+            ["nvidia.com/mig-3g.20gb"],
+        "1"
+    );
+    // The same with the long name, and the single strategy.
+    let long = stdout(
+        gpu_share(dir.path())
+            .arg("export")
+            .arg("kubernetes")
+            .args(MIG),
+    );
+    assert_eq!(long, out);
+    let e = gpu_share(dir.path())
+        .args(["export", "k8s", "--mig-strategy", "single"])
+        .args(MIG)
+        .assert()
+        .code(1);
+    e.stderr(contains("--mig-strategy").and(contains("single MIG strategy")));
+}
+
+#[test]
+fn kserve_device_plugin_and_slurm() {
+    let dir = tempfile::tempdir().unwrap();
+    let ts = [
+        "--ask",
+        "a:0.5",
+        "--ask",
+        "b:0.3",
+        "--ask",
+        "c:0.4",
+        "--timeslice",
+        "--gpu-model",
+        "l4",
+    ];
+    let kserve = stdout(
+        gpu_share(dir.path())
+            .args([
+                "export",
+                "kserve",
+                "--namespace",
+                "team-a",
+                "--image",
+                "ghcr.io/org/model:1",
+            ])
+            .args(ts),
+    );
+    let docs = documents(&kserve);
+    assert_eq!(docs.len(), 3);
+    assert_eq!(docs[0]["kind"], "InferenceService");
+    assert_eq!(docs[0]["metadata"]["namespace"], "team-a");
+    let container = &docs[0]["spec"]["predictor"]["containers"][0];
+    assert_eq!(container["image"], "ghcr.io/org/model:1");
+    assert_eq!(
+        container["resources"]["limits"]["nvidia.com/gpu.shared"],
+        "1"
+    );
+
+    let plugin = stdout(
+        gpu_share(dir.path())
+            .args(["export", "device-plugin", "--config-name", "lab"])
+            .args(ts),
+    );
+    let docs = documents(&plugin);
+    assert_eq!(docs.len(), 1);
+    let spec = &docs[0]["sharing"]["timeSlicing"];
+    assert_eq!(spec["resources"][0]["replicas"], 2);
+    assert_eq!(spec["renameByDefault"], true);
+    assert!(
+        plugin.contains("config lab: time-sliced GPUs 0, 1"),
+        "{plugin}"
+    );
+    assert!(plugin.contains("no memory or fault isolation"));
+
+    let slurm = stdout(gpu_share(dir.path()).args(["export", "slurm"]).args(ts));
+    assert!(slurm.contains("GresTypes=gpu,shard\n"), "{slurm}");
+    assert!(
+        slurm.contains("NodeName=<time-sliced-nodes> Gres=gpu:2,shard:20\n"),
+        "{slurm}"
+    );
+    assert!(slurm.contains("# \"a\": --gres=shard:5\n"), "{slurm}");
+}
+
+#[test]
+fn mig_parted_and_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let parted = stdout(
+        gpu_share(dir.path())
+            .args(["export", "mig-parted"])
+            .args(MIG),
+    );
+    let doc = &documents(&parted)[0];
+    let entry = &doc["mig-configs"]["gpu-share"][0];
+    assert_eq!(entry["devices"], serde_json::json!([0]));
+    assert_eq!(entry["mig-enabled"], true);
+    assert_eq!(
+        entry["mig-devices"],
+        serde_json::json!({"3g.20gb": 1, "2g.10gb": 2})
+    );
+    // Its own output validates.
+    std::fs::write(dir.path().join("parted.yaml"), &parted).unwrap();
+    gpu_share(dir.path())
+        .args([
+            "validate-mig",
+            "--gpu-model",
+            "a100",
+            "--file",
+            "parted.yaml",
+        ])
+        .assert()
+        .success()
+        .stdout(contains(
+            "mig-configs.gpu-share[0]: valid: 3g.20gb, 2g.10gb, 2g.10gb on A100-SXM4-40GB",
+        ));
+
+    let commands = stdout(
+        gpu_share(dir.path())
+            .args(["export", "mig-commands"])
+            .args(MIG),
+    );
+    assert!(commands.starts_with("#!/bin/sh\n"));
+    assert!(
+        commands.contains("\nnvidia-smi mig -i 0 -cgi 3g.20gb,2g.10gb,2g.10gb -C\n"),
+        "{commands}"
+    );
+    assert!(commands
+        .contains("# GPU 0 (A100-SXM4-40GB): expected 3g.20gb 4:4, 2g.10gb 0:2, 2g.10gb 2:2"));
+    assert!(commands.contains("[U]"));
+}
+
+#[test]
+fn output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    gpu_share(dir.path())
+        .args(["export", "mig-parted", "-o", "out.yaml"])
+        .args(MIG)
+        .assert()
+        .success()
+        .stdout("");
+    let text = std::fs::read_to_string(dir.path().join("out.yaml")).unwrap();
+    assert!(text.contains("version: v1\nmig-configs:\n"), "{text}");
+    gpu_share(dir.path())
+        .args(["export", "slurm", "--output", "no/such/dir/x"])
+        .args(MIG)
+        .assert()
+        .code(1)
+        .stderr(contains("cannot write output: no/such/dir/x"));
+}
+
+#[test]
+fn bad_options_name_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    for (flag, value) in [
+        ("--namespace", "Bad_NS"),
+        ("--image", "has space"),
+        ("--image", ""),
+        ("--config-name", "-x"),
+    ] {
+        gpu_share(dir.path())
+            .args(["export", "k8s", &format!("{flag}={value}")])
+            .args(MIG)
+            .assert()
+            .code(1)
+            .stdout("")
+            .stderr(contains(format!("field \"{flag}\"")));
+    }
+    gpu_share(dir.path())
+        .args(["export", "helm"])
+        .args(MIG)
+        .assert()
+        .code(2);
+    gpu_share(dir.path())
+        .args(["export", "k8s", "--json"])
+        .args(MIG)
+        .assert()
+        .code(2)
+        .stderr(contains("--json does not apply"));
+    gpu_share(dir.path())
+        .args(["export", "k8s"])
+        .assert()
+        .code(2)
+        .stderr(contains("give at least one --ask"));
+}
+
+#[test]
+fn unplaced_asks_are_left_out_with_a_warning_and_code_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let assert = gpu_share(dir.path())
+        .args([
+            "export",
+            "k8s",
+            "--ask",
+            "a:0.75",
+            "--ask",
+            "b:0.75",
+            "--gpus",
+            "1",
+            "--timeslice",
+        ])
+        .assert()
+        .code(3)
+        .stderr(contains("warning: 1 ask unplaced and not exported: \"b\""));
+    let out = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    assert_eq!(documents(&out).len(), 1);
+    assert!(out.starts_with("# gpu-share export kubernetes: 1 ask on 1 GPU; 1 unplaced, not exported:\n#   \"b\" (timeslice): "), "{out}");
+}
+
+#[test]
+fn validate_mig_profiles() {
+    let dir = tempfile::tempdir().unwrap();
+    gpu_share(dir.path())
+        .args(["validate-mig", "--gpu-model", "a100", "3g.20gb,2g.10gb,2g.10gb"])
+        .assert()
+        .success()
+        .stdout(
+            "valid: 3g.20gb, 2g.10gb, 2g.10gb on A100-SXM4-40GB\n  \
+             3g.20gb    memory slices 4-7 (placement 4:4)\n  \
+             2g.10gb    memory slices 0-1 (placement 0:2)\n  \
+             2g.10gb    memory slices 2-3 (placement 2:2)\n  \
+             create: nvidia-smi mig -i 0 -cgi 3g.20gb,2g.10gb,2g.10gb -C\n  \
+             order: largest first; works if the driver picks the placements above (its rule is not documented)\n",
+        );
+    gpu_share(dir.path())
+        .args(["validate-mig", "--gpu-model", "a100", "1g.5gb+me,1g.5gb+me"])
+        .assert()
+        .code(1)
+        .stdout("invalid: 1g.5gb+me, 1g.5gb+me on A100-SXM4-40GB\n  why: max 1 instance of 1g.5gb+me per GPU on A100-SXM4-40GB, got 2\n");
+    let v: Value = serde_json::from_slice(
+        &gpu_share(dir.path())
+            .args([
+                "validate-mig",
+                "--gpu-model",
+                "a100",
+                "3g.20gb,3g.20gb,1g.5gb",
+                "--json",
+            ])
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(v["valid"], false);
+    assert!(v["reason"]
+        .as_str()
+        .unwrap()
+        .contains("9 memory slices exceed the 8"));
+    gpu_share(dir.path())
+        .args(["validate-mig", "--gpu-model", "a100", "3g.20gb,3g.40gb"])
+        .assert()
+        .code(1)
+        .stderr(contains("field \"PROFILE #2\"").and(contains("no MIG profile \"3g.40gb\"")));
+    gpu_share(dir.path())
+        .args(["validate-mig", "--gpu-model", "nope", "1g.5gb"])
+        .assert()
+        .code(1)
+        .stderr(contains("--gpu-model"));
+    gpu_share(dir.path())
+        .args(["validate-mig", "--gpu-model", "a100"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn validate_mig_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = "version: v1\nmig-configs:\n  all-balanced:\n    - device-filter: [\"0x20B010DE\", \"0x20B110DE\"]\n      devices: all\n      mig-enabled: true\n      mig-devices:\n        \"1g.5gb\": 2\n        \"2g.10gb\": 1\n        \"3g.20gb\": 1\n  bad:\n    - devices: [0]\n      mig-enabled: true\n      mig-devices:\n        \"3g.20gb\": 2\n        \"1g.5gb\": 1\n";
+    std::fs::write(dir.path().join("c.yaml"), good).unwrap();
+    let out = gpu_share(dir.path())
+        .args([
+            "validate-mig",
+            "--gpu-model",
+            "A100-SXM4-40GB",
+            "--file",
+            "c.yaml",
+        ])
+        .assert()
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.contains("mig-configs.all-balanced[0]: valid: "),
+        "{text}"
+    );
+    assert!(text.contains("mig-configs.bad[0]: invalid: "), "{text}");
+    let v: Value = serde_json::from_slice(
+        &gpu_share(dir.path())
+            .args([
+                "validate-mig",
+                "--gpu-model",
+                "a100",
+                "--file",
+                "c.yaml",
+                "--json",
+            ])
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(v[0]["entry"], "mig-configs.all-balanced[0]");
+    assert_eq!(v[0]["valid"], true);
+    assert_eq!(v[1]["valid"], false);
+
+    let schema = "version: v1\nmig-configs:\n  all-balanced:\n    - devices: all\n      mig-enabled: true\n      mig-devices: [\"1g.5gb\"]\n";
+    std::fs::write(dir.path().join("s.yaml"), schema).unwrap();
+    gpu_share(dir.path())
+        .args(["validate-mig", "--gpu-model", "a100", "--file", "s.yaml"])
+        .assert()
+        .code(1)
+        .stderr(contains(
+            "field \"mig-configs.all-balanced[0].mig-devices\"",
+        ));
+    std::fs::write(
+        dir.path().join("y.yaml"),
+        "version: v1\nmig-configs: [unclosed\n",
+    )
+    .unwrap();
+    gpu_share(dir.path())
+        .args(["validate-mig", "--gpu-model", "a100", "--file", "y.yaml"])
+        .assert()
+        .code(1)
+        .stderr(contains("not valid YAML").and(contains("--file")));
+    gpu_share(dir.path())
+        .args([
+            "validate-mig",
+            "--gpu-model",
+            "a100",
+            "--file",
+            "missing.yaml",
+        ])
+        .assert()
+        .code(2)
+        .stderr(contains("cannot read missing.yaml"));
+}

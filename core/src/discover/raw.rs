@@ -1,0 +1,296 @@
+//! GPUs as one nvidia-smi format reports them (any field may be missing), merged across formats and settled.
+
+use super::inventory::{DiscoveredGpu, DiscoveredMigDevice};
+use super::profile::{self, Derived};
+use super::values::{gi_profile, MigMode};
+use crate::catalog::{self, GpuModel};
+use std::collections::{BTreeSet, HashMap};
+
+/// A GPU as one format reports it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct RawGpu {
+    pub index: u64,
+    pub name: Option<String>,
+    pub memory_mib: Option<u64>,
+    pub mig_current: Option<MigMode>,
+    pub mig_pending: Option<MigMode>,
+    /// `None`: the format does not show MIG devices; `Some(empty)`: it shows there are none.
+    pub devices: Option<Vec<RawDevice>>,
+    pub uuid: Option<String>,
+    pub pci_bus_id: Option<String>,
+    pub pci_device_id: Option<String>,
+    pub power_limit_w: Option<u32>,
+}
+
+/// A MIG device as one format reports it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct RawDevice {
+    /// nvidia-smi's MIG device index (`MIG Dev` in the table, `Device N` in `-L`).
+    pub device_index: Option<u32>,
+    pub profile: Option<String>,
+    pub gpu_instance_id: Option<u32>,
+    pub memory_mib: Option<u64>,
+    pub multiprocessors: Option<u32>,
+    pub start: Option<u8>,
+}
+
+/// Fills what `into` lacks from `from` (both describe the same machine), GPU by GPU (matched by index).
+pub(super) fn merge_same_machine(into: &mut Vec<RawGpu>, from: Vec<RawGpu>) {
+    let mut at: HashMap<u64, usize> = HashMap::new();
+    for (i, g) in into.iter().enumerate() {
+        at.entry(g.index).or_insert(i);
+    }
+    for g in from {
+        let Some(t) = at.get(&g.index).and_then(|&i| into.get_mut(i)) else {
+            at.insert(g.index, into.len());
+            into.push(g);
+            continue;
+        };
+        fill(&mut t.name, g.name);
+        fill(&mut t.memory_mib, g.memory_mib);
+        fill(&mut t.mig_current, g.mig_current);
+        fill(&mut t.mig_pending, g.mig_pending);
+        fill(&mut t.uuid, g.uuid);
+        fill(&mut t.pci_bus_id, g.pci_bus_id);
+        fill(&mut t.pci_device_id, g.pci_device_id);
+        fill(&mut t.power_limit_w, g.power_limit_w);
+        match (&mut t.devices, g.devices) {
+            (None, d) => t.devices = d,
+            (Some(mine), Some(theirs)) => {
+                let mut by_index: HashMap<u32, usize> = HashMap::new();
+                for (i, m) in mine.iter().enumerate() {
+                    if let Some(k) = m.device_index {
+                        by_index.entry(k).or_insert(i);
+                    }
+                }
+                for d in theirs {
+                    let same = d
+                        .device_index
+                        .and_then(|k| by_index.get(&k))
+                        .and_then(|&i| mine.get_mut(i));
+                    match same {
+                        Some(m) => {
+                            fill(&mut m.profile, d.profile);
+                            fill(&mut m.gpu_instance_id, d.gpu_instance_id);
+                            fill(&mut m.memory_mib, d.memory_mib);
+                            fill(&mut m.multiprocessors, d.multiprocessors);
+                            fill(&mut m.start, d.start);
+                        }
+                        None if d.device_index.is_some() => {
+                            if let Some(k) = d.device_index {
+                                by_index.insert(k, mine.len());
+                            }
+                            mine.push(d);
+                        }
+                        None => {}
+                    }
+                }
+            }
+            (Some(_), None) => {}
+        }
+    }
+}
+
+fn fill<T>(slot: &mut Option<T>, value: Option<T>) {
+    if slot.is_none() {
+        *slot = value;
+    }
+}
+
+/// Settles raw GPUs: catalogue model, MIG state, device profiles. Notes what was assumed.
+pub(super) fn settle(raw: Vec<RawGpu>, notes: &mut Vec<String>) -> Vec<DiscoveredGpu> {
+    const NAMED: usize = 10;
+    let mut unknown_names: BTreeSet<String> = BTreeSet::new();
+    let index = ModelIndex::new();
+    let mut models: HashMap<String, Option<&'static GpuModel>> = HashMap::new();
+    let mut gpus = Vec::with_capacity(raw.len());
+    for r in raw {
+        let name = r.name.clone().unwrap_or_else(|| "unknown".to_string());
+        let model = *models
+            .entry(name.clone())
+            .or_insert_with(|| index.find(&name));
+        if model.is_none() && unknown_names.insert(name.clone()) && unknown_names.len() <= NAMED {
+            notes.push(format!(
+                "{name:?} is not in the catalogue: planned as a GPU without MIG{}",
+                r.memory_mib
+                    .map(|m| format!(", with its {m} MiB"))
+                    .unwrap_or_default()
+            ));
+        }
+        let devices = r.devices.clone().unwrap_or_default();
+        let mig_capable = match r.mig_current {
+            Some(MigMode::Enabled | MigMode::Disabled) => true,
+            Some(MigMode::Unsupported) => false,
+            None => model.is_some_and(GpuModel::is_mig_capable) || !devices.is_empty(),
+        };
+        let mig_enabled = match r.mig_current {
+            Some(m) => m == MigMode::Enabled,
+            None => !devices.is_empty(),
+        };
+        let mig_pending = match r.mig_pending {
+            Some(MigMode::Enabled) => Some(true),
+            Some(MigMode::Disabled) => Some(false),
+            _ => None,
+        };
+        let mig_devices = settle_devices(r.index, &devices, model, r.memory_mib, notes);
+        gpus.push(DiscoveredGpu {
+            node: None,
+            index: r.index,
+            name,
+            model: model.map(|m| m.name.to_string()),
+            memory_mib: r.memory_mib,
+            mig_capable,
+            mig_enabled,
+            mig_pending,
+            mig_devices,
+            uuid: r.uuid,
+            pci_bus_id: r.pci_bus_id,
+            pci_device_id: r.pci_device_id,
+            power_limit_w: r.power_limit_w,
+        });
+    }
+    if unknown_names.len() > NAMED {
+        notes.push(format!(
+            "{} more GPU names are not in the catalogue either: planned as GPUs without MIG",
+            unknown_names.len() - NAMED
+        ));
+    }
+    gpus
+}
+
+/// [`catalog::find_model`] as a hash lookup: the same names match (ignoring case, spaces, `-`, `_`
+/// and a leading `NVIDIA`), without normalising the whole catalogue for every GPU name.
+pub(super) struct ModelIndex(HashMap<String, &'static GpuModel>);
+
+impl ModelIndex {
+    pub(super) fn new() -> ModelIndex {
+        let mut map = HashMap::new();
+        for m in catalog::models() {
+            for n in std::iter::once(m.name)
+                .chain(m.smi_names.iter().copied())
+                .chain(m.aliases.iter().copied())
+            {
+                map.entry(key(n)).or_insert(m);
+            }
+        }
+        ModelIndex(map)
+    }
+
+    pub(super) fn find(&self, name: &str) -> Option<&'static GpuModel> {
+        let k = key(name);
+        (!k.is_empty()).then(|| self.0.get(&k).copied()).flatten()
+    }
+}
+
+/// The comparison key of `catalog::find_model`: lower case without ` `, `-`, `_`, then without `nvidia`.
+fn key(name: &str) -> String {
+    let n: String = name
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '_'))
+        .flat_map(char::to_lowercase)
+        .collect();
+    match n.strip_prefix("nvidia") {
+        Some(rest) => rest.to_string(),
+        None => n,
+    }
+}
+
+/// One device per GPU instance (compute instances of one GI share it), each with a profile name.
+fn settle_devices(
+    gpu: u64,
+    devices: &[RawDevice],
+    model: Option<&'static GpuModel>,
+    gpu_memory_mib: Option<u64>,
+    notes: &mut Vec<String>,
+) -> Vec<DiscoveredMigDevice> {
+    let mut out: Vec<DiscoveredMigDevice> = Vec::new();
+    let mut instances: BTreeSet<u32> = BTreeSet::new();
+    for (i, d) in devices.iter().enumerate() {
+        if let Some(gi) = d.gpu_instance_id {
+            if !instances.insert(gi) {
+                notes.push(format!(
+                    "GPU {gpu}: GPU instance {gi} holds more than one compute instance; counted once"
+                ));
+                continue;
+            }
+        }
+        let which = format!(
+            "GPU {gpu} MIG device {}",
+            d.device_index.map_or(i as u64, u64::from)
+        );
+        let profile = match (&d.profile, model, d.memory_mib) {
+            (Some(p), _, _) => gi_profile(p),
+            (None, Some(m), Some(mem)) => {
+                match profile::derive(m, gpu_memory_mib, mem, d.multiprocessors) {
+                    Ok(Derived::Sure(p)) => p.to_string(),
+                    Ok(Derived::Chosen {
+                        name,
+                        others,
+                        by_sms,
+                    }) => {
+                        if !by_sms {
+                            notes.push(format!(
+                                "{which}: {mem} MiB fits {name} or {}; assumed {name} (add `nvidia-smi -L` output for the names)",
+                                others.join(" or ")
+                            ));
+                        }
+                        name.to_string()
+                    }
+                    Err(why) => {
+                        notes.push(format!("{which}: profile unknown ({why})"));
+                        "unknown".to_string()
+                    }
+                }
+            }
+            (None, _, _) => {
+                notes.push(format!(
+                    "{which}: profile unknown (neither a name nor a known model and memory size)"
+                ));
+                "unknown".to_string()
+            }
+        };
+        out.push(DiscoveredMigDevice {
+            profile,
+            start: d.start,
+            gpu_instance_id: d.gpu_instance_id,
+            memory_mib: d.memory_mib,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_index_finds_what_find_model_finds() {
+        let index = ModelIndex::new();
+        let mut names: Vec<String> = Vec::new();
+        for m in catalog::models() {
+            names.push(m.name.into());
+            names.extend(m.smi_names.iter().map(|s| s.to_string()));
+            names.extend(m.aliases.iter().map(|s| s.to_string()));
+        }
+        for extra in [
+            "NVIDIA-A100-SXM4-40GB",
+            "Tesla-T4",
+            "nvidia h100 80gb hbm3",
+            "A100",
+            "NVIDIA",
+            "",
+            "  ",
+            "Board 7",
+            "NVIDIA GeForce RTX 4090",
+        ] {
+            names.push(extra.into());
+        }
+        for n in &names {
+            assert_eq!(
+                index.find(n).map(|m| m.name),
+                catalog::find_model(n).map(|m| m.name),
+                "{n:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! Kubernetes workloads per placed ask: an `apps/v1` Deployment or a KServe InferenceService with the device plugin's resource and GFD node labels.
+//!
+//! Resources (facts §2): `nvidia.com/mig-<profile>` with `+` as `.` under the mixed MIG strategy,
+//! `nvidia.com/gpu` for whole GPUs and single-strategy MIG, `nvidia.com/gpu.shared` for
+//! time-sliced and MPS GPUs (the device-plugin export sets `renameByDefault`). Node selection uses
+//! the GPU Feature Discovery labels the plan depends on. Object names are DNS-1035 labels made
+//! from the ask names, unique, with the original name kept in the `gpu-share/ask` annotation.
+
+use super::device_plugin::{sharing, Sharing};
+use super::yaml::{self, Map, Value};
+use super::{is_label_value, ExportOptions, MigStrategy, PlacedAsk, Plan};
+use crate::catalog::GpuModel;
+use crate::error::{Error, ErrorKind, Result};
+use crate::plan::Mechanism;
+use std::collections::BTreeSet;
+
+/// The label (and selector) key tying a Deployment to its pods.
+pub const NAME_LABEL: &str = "app.kubernetes.io/name";
+
+/// The annotation holding the ask's original name.
+pub const ASK_ANNOTATION: &str = "gpu-share/ask";
+
+/// One `apps/v1` Deployment per placed ask, as YAML documents separated by `---`.
+pub(crate) fn deployments(plan: &Plan, options: &ExportOptions) -> Result<String> {
+    workloads(plan, options, false)
+}
+
+/// One KServe `serving.kserve.io/v1beta1` InferenceService per placed ask.
+pub(crate) fn inference_services(plan: &Plan, options: &ExportOptions) -> Result<String> {
+    workloads(plan, options, true)
+}
+
+/// A DNS-1035 label from `name` (lower-case letters, digits and `-`, starting with a letter, at
+/// most `max` characters), not among `taken`; `-2`, `-3`, … is appended on a clash.
+pub fn object_name(name: &str, max: usize, taken: &BTreeSet<String>) -> String {
+    let max = max.clamp(8, 63);
+    let mut base = String::new();
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            base.push(c);
+        } else if !base.ends_with('-') {
+            base.push('-');
+        }
+    }
+    let mut base = base.trim_matches('-').to_string();
+    if base.is_empty() {
+        base = "ask".into();
+    }
+    if !base.starts_with(|c: char| c.is_ascii_lowercase()) {
+        base = format!("ask-{base}");
+    }
+    let cut = |s: &str, n: usize| s[..s.len().min(n)].trim_end_matches('-').to_string();
+    let first = cut(&base, max);
+    if !taken.contains(&first) {
+        return first;
+    }
+    (2u64..)
+        .map(|n| {
+            let suffix = format!("-{n}");
+            format!(
+                "{}{suffix}",
+                cut(&base, max.saturating_sub(suffix.len()).max(1))
+            )
+        })
+        .find(|c| !taken.contains(c))
+        .unwrap_or(first)
+}
+
+fn workloads(plan: &Plan, options: &ExportOptions, kserve: bool) -> Result<String> {
+    let what = if kserve { "kserve" } else { "kubernetes" };
+    let mut out = plan.header(what);
+    let mps = sharing(plan, Mechanism::Mps);
+    if options.mig_strategy == MigStrategy::Single {
+        for g in &plan.mig_gpus {
+            let mut profiles: Vec<&str> = g
+                .validation
+                .placements
+                .iter()
+                .map(|p| p.profile.as_str())
+                .collect();
+            profiles.sort_unstable();
+            profiles.dedup();
+            if profiles.len() > 1 {
+                return Err(Error::new(
+                    ErrorKind::OutOfRange,
+                    format!(
+                        "GPU {} holds {}: the single MIG strategy needs one profile per GPU (and node); use mixed",
+                        g.index,
+                        profiles.join(" and ")
+                    ),
+                )
+                .in_field("mig_strategy"));
+            }
+        }
+    }
+    let mut intro = if kserve {
+        String::from("One KServe InferenceService per placed ask (serving.kserve.io/v1beta1), one replica each: the plan reserves GPU for one.")
+    } else {
+        String::from("One apps/v1 Deployment per placed ask, one replica each: the plan reserves GPU for one.")
+    };
+    intro.push_str(&format!(
+        "\nResources follow the NVIDIA device plugin (facts §2), MIG strategy {}; shared GPUs as nvidia.com/gpu.shared need the device-plugin export's configs (renameByDefault). The image is {}.",
+        options.mig_strategy,
+        if options.image == super::DEFAULT_IMAGE { "a placeholder: set --image" } else { "as given" }
+    ));
+    yaml::write_comment(&mut out, 0, &intro);
+    // KServe's predictor host name `<name>-predictor-<namespace>` must fit a 63-character label.
+    let max = if kserve {
+        let ns = options.namespace.as_deref().map_or(7, str::len);
+        52usize.saturating_sub(ns)
+    } else {
+        63
+    };
+    let mut taken = BTreeSet::new();
+    for ask in &plan.placed {
+        let name = object_name(ask.name, max, &taken);
+        taken.insert(name.clone());
+        out.push_str("---\n");
+        let (comment, doc) = workload(plan, ask, &name, options, kserve, mps.as_ref());
+        yaml::write_comment(&mut out, 0, &comment);
+        out.push_str(&yaml::document(&doc));
+    }
+    Ok(out)
+}
+
+/// Sanitised `nvidia.com/gpu.product` values for a model (spaces as `-`, facts §2), with
+/// `-MIG-<profile>` under the single strategy; only valid label values.
+fn products(model: &GpuModel, single_profile: Option<&str>) -> Vec<String> {
+    let mut values: Vec<String> = model
+        .smi_names
+        .iter()
+        .map(|n| {
+            let base = n.trim().replace(' ', "-");
+            match single_profile {
+                Some(p) => format!("{base}-MIG-{p}"),
+                None => base,
+            }
+        })
+        .filter(|v| is_label_value(v) && !v.is_empty())
+        .collect();
+    values.dedup();
+    values
+}
+
+fn workload(
+    plan: &Plan,
+    ask: &PlacedAsk,
+    name: &str,
+    options: &ExportOptions,
+    kserve: bool,
+    mps: Option<&Sharing>,
+) -> (String, Map) {
+    let c = ask.choice;
+    let gpus = super::ranges(&ask.gpus);
+    let on = super::gpu_list(&ask.gpus);
+    let mut comment = format!("ask {}: {}", yaml::quoted(ask.name), c.mechanism);
+    let mut resources = Map::new();
+    let mut selector = Map::new();
+    let mut env: Vec<Value> = Vec::new();
+    let mut container_notes: Vec<String> = Vec::new();
+    let mut single_profile = None;
+    match c.mechanism {
+        Mechanism::Mig => {
+            let profile = ask
+                .instance
+                .map(|i| i.profile.as_str())
+                .or(c.mig_profile.as_deref())
+                .unwrap_or_default();
+            match ask.instance {
+                Some(i) if i.memory_slices > 1 => comment.push_str(&format!(
+                    " {profile} on {on} at memory slices {}-{}",
+                    i.start,
+                    u16::from(i.start) + u16::from(i.memory_slices) - 1
+                )),
+                Some(i) => {
+                    comment.push_str(&format!(" {profile} on {on} at memory slice {}", i.start))
+                }
+                None => comment.push_str(&format!(" {profile} on {on}")),
+            }
+            match options.mig_strategy {
+                MigStrategy::Mixed => {
+                    resources.insert(format!("nvidia.com/mig-{}", profile.replace('+', ".")), "1");
+                }
+                MigStrategy::Single => {
+                    resources.insert("nvidia.com/gpu", "1");
+                    single_profile = Some(profile.to_string());
+                }
+            }
+            selector.insert("nvidia.com/mig.strategy", options.mig_strategy.as_str());
+        }
+        Mechanism::Whole => {
+            let plural = if c.gpus == 1 { "" } else { "s" };
+            comment.push_str(&format!(", {} GPU{plural} ({on})", c.gpus));
+            resources.insert("nvidia.com/gpu", c.gpus.to_string());
+            selector.insert("nvidia.com/gpu.sharing-strategy", "none");
+        }
+        Mechanism::Timeslice => {
+            comment.push_str(&format!(
+                ", {} of {on} (a planning share: time-slicing enforces no fraction)",
+                c.allocated_fraction
+            ));
+            resources.insert("nvidia.com/gpu.shared", "1");
+            selector.insert("nvidia.com/gpu.sharing-strategy", "time-slicing");
+        }
+        Mechanism::Mps => {
+            comment.push_str(&format!(", {} of {on}", c.allocated_fraction));
+            resources.insert("nvidia.com/gpu.shared", "1");
+            selector.insert("nvidia.com/gpu.sharing-strategy", "mps");
+            let daemon = mps.map_or(100, |s| s.client_percent);
+            match c.mps {
+                // A client may only lower the daemon's thread percentage (facts §3).
+                Some(limits) if u32::from(limits.active_thread_percentage) <= daemon => {
+                    env.push(
+                        Map::new()
+                            .with("name", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE")
+                            .with("value", limits.active_thread_percentage.to_string())
+                            .into(),
+                    );
+                    container_notes.push(format!(
+                        "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the ask's share, at most the {daemon}% the plugin's daemon gives each client (a client can only lower it, facts §3)."
+                    ));
+                }
+                Some(limits) => container_notes.push(format!(
+                    "⚠ the ask needs {}% of the threads but the plugin's daemon gives each client {daemon}%; a client cannot raise it (facts §3).",
+                    limits.active_thread_percentage
+                )),
+                None => {}
+            }
+            if let Some(mib) = c.mps.and_then(|l| l.pinned_memory_mib) {
+                container_notes.push(format!(
+                    "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT ({mib} MiB for this ask) is not set: the plugin's daemon already limits each client to total/replicas, and the facts do not say whether a client may change that or which device index it sees [U]."
+                ));
+            }
+        }
+    }
+    let mut affinity = None;
+    match plan.model {
+        Some(model) => {
+            let values = products(model, single_profile.as_deref());
+            match values.len() {
+                0 => container_notes.push(format!(
+                    "no valid nvidia.com/gpu.product label value for {}: no product selector",
+                    model.name
+                )),
+                1 => {
+                    selector.insert("nvidia.com/gpu.product", values[0].clone());
+                }
+                _ => {
+                    let expression = Map::new()
+                        .with("key", "nvidia.com/gpu.product")
+                        .with("operator", "In")
+                        .with(
+                            "values",
+                            Value::Seq(values.into_iter().map(Value::from).collect()),
+                        );
+                    let term =
+                        Map::new().with("matchExpressions", Value::Seq(vec![expression.into()]));
+                    let required =
+                        Map::new().with("nodeSelectorTerms", Value::Seq(vec![term.into()]));
+                    affinity = Some(Map::new().with(
+                        "nodeAffinity",
+                        Map::new().with("requiredDuringSchedulingIgnoredDuringExecution", required),
+                    ));
+                }
+            }
+            if single_profile.is_some() {
+                container_notes.push("gpu.product under the single strategy is <product>-MIG-<profile> (facts §2 shows it without the NVIDIA- prefix for an older driver's product name) [U].".into());
+            }
+        }
+        None => container_notes
+            .push("no GPU model in the plan: no nvidia.com/gpu.product selector".into()),
+    }
+    let mut annotations = Map::new();
+    annotations.insert(ASK_ANNOTATION, ask.name);
+    annotations.insert("gpu-share/mechanism", c.mechanism.as_str());
+    if let Some(p) = &c.mig_profile {
+        annotations.insert("gpu-share/mig-profile", p);
+    }
+    annotations.insert(
+        "gpu-share/requested-fraction",
+        c.requested_fraction.to_string(),
+    );
+    annotations.insert("gpu-share/gpus", gpus);
+    let mut container = Map::new();
+    for n in &container_notes {
+        container.comment(n);
+    }
+    container.insert(
+        "name",
+        if kserve {
+            "kserve-container"
+        } else {
+            "workload"
+        },
+    );
+    container.insert("image", &options.image);
+    container.insert("resources", Map::new().with("limits", resources));
+    if !env.is_empty() {
+        container.insert("env", Value::Seq(env));
+    }
+    let containers = Value::Seq(vec![container.into()]);
+    let mut metadata = Map::new();
+    metadata.insert("name", name);
+    if let Some(ns) = &options.namespace {
+        metadata.insert("namespace", ns);
+    }
+    let mut doc = Map::new();
+    if kserve {
+        metadata.insert("annotations", annotations);
+        doc.insert("apiVersion", "serving.kserve.io/v1beta1");
+        doc.insert("kind", "InferenceService");
+        doc.insert("metadata", metadata);
+        // The predictor holds a pod spec inline, beside its replica bounds.
+        let mut predictor = Map::new()
+            .with("minReplicas", 1u32)
+            .with("maxReplicas", 1u32)
+            .with("nodeSelector", selector);
+        if let Some(a) = affinity {
+            predictor.insert("affinity", a);
+        }
+        predictor.insert("containers", containers);
+        doc.insert("spec", Map::new().with("predictor", predictor));
+    } else {
+        let mut pod = Map::new().with("nodeSelector", selector);
+        if let Some(a) = affinity {
+            pod.insert("affinity", a);
+        }
+        pod.insert("containers", containers);
+        let labels = Map::new().with(NAME_LABEL, name);
+        metadata.insert("labels", labels.clone());
+        metadata.insert("annotations", annotations);
+        doc.insert("apiVersion", "apps/v1");
+        doc.insert("kind", "Deployment");
+        doc.insert("metadata", metadata);
+        let template = Map::new()
+            .with("metadata", Map::new().with("labels", labels.clone()))
+            .with("spec", pod);
+        let spec = Map::new()
+            .with("replicas", 1u32)
+            .with("selector", Map::new().with("matchLabels", labels))
+            .with("template", template);
+        doc.insert("spec", spec);
+    }
+    (comment, doc)
+}

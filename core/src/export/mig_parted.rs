@@ -1,0 +1,169 @@
+//! mig-parted configs and `nvidia-smi mig` commands for the plan's MIG GPUs, each layout re-checked against the catalogue.
+//!
+//! mig-parted (facts §1.5): `version: v1`, `mig-configs: <name>: [{devices, mig-enabled,
+//! mig-devices}]`; GPUs with the same instances share an entry, other GPUs get `mig-enabled:
+//! false`. The commands name profiles (IDs differ between boards, facts §1.1) and create instances
+//! in an order from [`crate::validate_mig`]: one that works whatever placement the driver picks
+//! when there is one, else largest memory footprint first with the expected placements stated.
+
+use super::yaml::{self, Map, Value};
+use super::{gpu_list, ExportOptions, MigGpu, Plan};
+use crate::catalog::GpuModel;
+use crate::plan::Mechanism;
+use crate::validate_mig::create_command;
+
+/// `3g.20gb 4:4, 2g.10gb 0:2` — a GPU's placements (start:size) in creation order.
+fn placements(g: &MigGpu) -> String {
+    let parts: Vec<String> = g
+        .validation
+        .placements
+        .iter()
+        .map(|p| format!("{} {}:{}", p.profile, p.start, p.memory_slices))
+        .collect();
+    parts.join(", ")
+}
+
+/// Instance counts per profile, largest profile first.
+fn counts(model: Option<&GpuModel>, g: &MigGpu) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = Vec::new();
+    for p in &g.validation.placements {
+        match out.iter_mut().find(|(name, _)| *name == p.profile) {
+            Some(entry) => entry.1 += 1,
+            None => out.push((p.profile.clone(), 1)),
+        }
+    }
+    let size = |name: &str| {
+        model
+            .and_then(|m| m.profile(name))
+            .map_or((0, 0), |p| (p.memory_slices, p.compute_slices))
+    };
+    out.sort_by(|a, b| size(&b.0).cmp(&size(&a.0)).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
+fn warnings(plan: &Plan) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for g in &plan.mig_gpus {
+        for w in &g.validation.warnings {
+            if !out.contains(w) {
+                out.push(w.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Instance counts per profile, and the GPUs holding exactly those.
+type Group<'g> = (Vec<(String, u64)>, Vec<&'g MigGpu>);
+
+/// The mig-parted config of the plan: one named config, entries grouped by identical instances.
+pub(crate) fn mig_parted(plan: &Plan, options: &ExportOptions) -> String {
+    let mut out = plan.header("mig-parted");
+    let mut intro = format!(
+        "mig-parted config (facts §1.5). Apply it with `nvidia-mig-parted apply -f FILE -c {name}`, or give it to the GPU Operator's mig-manager and label the nodes nvidia.com/mig.config={name}.\nDevice indices are the plan's GPU numbers, as if its GPUs sat on one node; if they do not, split the entries per node (indices count from 0 on each node).\nEvery layout below passed the catalogue's placement rules (valid starts, no overlap, maximum counts).",
+        name = options.config_name
+    );
+    for w in warnings(plan) {
+        intro.push_str(&format!("\n⚠ {w}"));
+    }
+    yaml::write_comment(&mut out, 0, &intro);
+    let mut groups: Vec<Group> = Vec::new();
+    for g in &plan.mig_gpus {
+        let key = counts(plan.model, g);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, list)) => list.push(g),
+            None => groups.push((key, vec![g])),
+        }
+    }
+    let mut entries: Vec<Value> = Vec::new();
+    for (key, gpus) in &groups {
+        let mut entry = Map::new();
+        for g in gpus {
+            entry.comment(format!("GPU {}: {}", g.index, placements(g)));
+        }
+        let devices: Vec<Value> = gpus.iter().map(|g| Value::from(g.index)).collect();
+        entry.insert("devices", Value::FlowSeq(devices));
+        entry.insert("mig-enabled", true);
+        let mut mig_devices = Map::new();
+        for (profile, n) in key {
+            mig_devices.insert(profile, *n);
+        }
+        entry.insert("mig-devices", mig_devices);
+        entries.push(entry.into());
+    }
+    let others: Vec<u64> = plan
+        .result
+        .gpus
+        .iter()
+        .filter(|g| g.mechanism != Mechanism::Mig)
+        .map(|g| g.index)
+        .collect();
+    if !others.is_empty() {
+        let mut entry = Map::new();
+        entry.comment(format!("without MIG in the plan: {}", gpu_list(&others)));
+        entry.insert(
+            "devices",
+            Value::FlowSeq(others.iter().map(|&i| Value::from(i)).collect()),
+        );
+        entry.insert("mig-enabled", false);
+        entries.push(entry.into());
+    }
+    if entries.is_empty() {
+        let mut entry = Map::new();
+        entry.comment("the plan uses no GPU");
+        entry.insert("devices", "all");
+        entry.insert("mig-enabled", false);
+        entries.push(entry.into());
+    }
+    let doc = Map::new().with("version", "v1").with(
+        "mig-configs",
+        Map::new().with(options.config_name.as_str(), Value::Seq(entries)),
+    );
+    out.push_str(&yaml::document(&doc));
+    out
+}
+
+/// A shell script of `nvidia-smi mig` commands creating the plan's MIG instances.
+pub(crate) fn mig_commands(plan: &Plan) -> String {
+    let mut out = String::from("#!/bin/sh\n");
+    out.push_str(&plan.header("mig-commands"));
+    let indices: Vec<String> = plan.mig_gpus.iter().map(|g| g.index.to_string()).collect();
+    let mut intro = String::from("nvidia-smi commands creating the plan's MIG instances, each with its default compute instance (-C). Run as root with the GPUs idle. GPU numbers are the plan's: change -i to the node's indices.");
+    if indices.is_empty() {
+        intro.push_str("\nThe plan has no MIG GPUs: nothing to create.");
+    } else {
+        intro.push_str(&format!(
+            "\nMIG mode must be on first (nvidia-smi -i {} -mig 1; the driver may reset the GPU) and the GPUs must hold no instances (nvidia-smi mig -i N -dci, then -dgi, removes them).",
+            indices.join(",")
+        ));
+        intro.push_str("\nnvidia-smi/NVML picks each instance's placement itself, by a rule NVIDIA does not document [U]. Where some order succeeds whatever it picks, that order is used; otherwise the largest instances come first and the comment states the placements expected (start:size, in memory slices). If a command fails, clear the GPU and try another order: mig-parted tries every order until one succeeds.");
+    }
+    for w in warnings(plan) {
+        intro.push_str(&format!("\n⚠ {w}"));
+    }
+    yaml::write_comment(&mut out, 0, &intro);
+    if !indices.is_empty() {
+        out.push_str("set -e\n");
+    }
+    for g in &plan.mig_gpus {
+        let model = plan.model.map_or("", |m| m.name);
+        let mut text = format!("GPU {} ({model}): expected {}", g.index, placements(g));
+        if g.validation.order_works_for_any_placement {
+            text.push_str("\nthis order succeeds whatever free placement the driver picks (under the catalogue's placement rules)");
+        } else {
+            text.push_str("\nlargest first; succeeds if the driver picks the placements above [U]");
+        }
+        yaml::write_comment(&mut out, 0, &text);
+        let names: Vec<&str> = g
+            .validation
+            .placements
+            .iter()
+            .map(|p| p.profile.as_str())
+            .collect();
+        if !names.is_empty() {
+            out.push_str(&create_command(g.index, &names));
+            out.push('\n');
+        }
+    }
+    out
+}

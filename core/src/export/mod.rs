@@ -1,0 +1,514 @@
+//! Exports of a pack result for the tools that make it real: Kubernetes workloads, device-plugin and mig-parted configs, nvidia-smi commands, Slurm GRES.
+//!
+//! Pure generators: a [`PackResult`] and its asks in, text out, the same text for the same input.
+//! Every MIG layout is re-checked against the catalogue's placement rules before anything is
+//! written; an impossible one is an error, never output. Asks the packer could not place are not
+//! exported as workloads; every format lists them in a leading comment.
+
+pub mod device_plugin;
+pub mod kubernetes;
+pub mod mig_parted;
+pub mod slurm;
+pub mod yaml;
+
+use crate::ask::FractionalAsk;
+use crate::catalog::{find_model, GpuModel};
+use crate::error::{Error, ErrorKind, Result};
+use crate::pack::{MigInstance, PackResult};
+use crate::plan::{Choice, Mechanism};
+use crate::validate_mig::{validate_placements, MigValidation};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::str::FromStr;
+
+/// What to export.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum ExportFormat {
+    /// One `apps/v1` Deployment per placed ask (`k8s`, `kubernetes`).
+    #[cfg_attr(feature = "serde", serde(rename = "kubernetes", alias = "k8s"))]
+    Kubernetes,
+    /// One KServe `serving.kserve.io/v1beta1` InferenceService per placed ask.
+    #[cfg_attr(feature = "serde", serde(rename = "kserve"))]
+    KServe,
+    /// NVIDIA k8s-device-plugin configs (MIG strategy, time-slicing or MPS replicas).
+    #[cfg_attr(feature = "serde", serde(rename = "device-plugin"))]
+    DevicePlugin,
+    /// A mig-parted config for the MIG GPUs.
+    #[cfg_attr(feature = "serde", serde(rename = "mig-parted"))]
+    MigParted,
+    /// `nvidia-smi mig -cgi … -C` commands per MIG GPU.
+    #[cfg_attr(feature = "serde", serde(rename = "mig-commands"))]
+    MigCommands,
+    /// Slurm `gres.conf`, `slurm.conf` GRES lines and per-ask `--gres=` options.
+    #[cfg_attr(feature = "serde", serde(rename = "slurm"))]
+    Slurm,
+}
+
+impl ExportFormat {
+    pub const ALL: [ExportFormat; 6] = [
+        ExportFormat::Kubernetes,
+        ExportFormat::KServe,
+        ExportFormat::DevicePlugin,
+        ExportFormat::MigParted,
+        ExportFormat::MigCommands,
+        ExportFormat::Slurm,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExportFormat::Kubernetes => "kubernetes",
+            ExportFormat::KServe => "kserve",
+            ExportFormat::DevicePlugin => "device-plugin",
+            ExportFormat::MigParted => "mig-parted",
+            ExportFormat::MigCommands => "mig-commands",
+            ExportFormat::Slurm => "slurm",
+        }
+    }
+}
+
+impl fmt::Display for ExportFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl FromStr for ExportFormat {
+    type Err = Error;
+
+    /// `k8s` or `kubernetes`, `kserve`, `device-plugin`, `mig-parted`, `mig-commands`, `slurm`
+    /// (case-insensitive).
+    fn from_str(s: &str) -> Result<Self> {
+        let key = s.trim().to_ascii_lowercase();
+        if key == "k8s" {
+            return Ok(ExportFormat::Kubernetes);
+        }
+        ExportFormat::ALL
+            .into_iter()
+            .find(|f| f.as_str() == key)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Syntax,
+                    format!(
+                        "unknown export format {s:?}; expected k8s, kserve, device-plugin, mig-parted, mig-commands or slurm"
+                    ),
+                )
+                .in_field("format")
+            })
+    }
+}
+
+/// How the NVIDIA device plugin exposes MIG devices (facts §2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum MigStrategy {
+    /// Every GPU of a node MIG-enabled with one profile; MIG devices as `nvidia.com/gpu`.
+    Single,
+    /// Each profile as its own resource `nvidia.com/mig-<profile>`; non-MIG GPUs as `nvidia.com/gpu`.
+    #[default]
+    Mixed,
+}
+
+impl MigStrategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MigStrategy::Single => "single",
+            MigStrategy::Mixed => "mixed",
+        }
+    }
+}
+
+impl fmt::Display for MigStrategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl FromStr for MigStrategy {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "single" => Ok(MigStrategy::Single),
+            "mixed" => Ok(MigStrategy::Mixed),
+            _ => Err(Error::new(
+                ErrorKind::Syntax,
+                format!("unknown MIG strategy {s:?}; expected single or mixed"),
+            )
+            .in_field("mig_strategy")),
+        }
+    }
+}
+
+/// The container image written into workloads when none is given: a placeholder under the
+/// reserved `.invalid` domain, so nothing is pulled by mistake.
+pub const DEFAULT_IMAGE: &str = "registry.example.invalid/replace-me:latest";
+
+/// The default name of the mig-parted and device-plugin configs.
+pub const DEFAULT_CONFIG_NAME: &str = "gpu-share";
+
+/// The longest config name: it becomes a node-label value (63 characters at most) with a
+/// suffix such as `-time-slicing` when several configs are written.
+pub const MAX_CONFIG_NAME_CHARS: usize = 50;
+
+/// Choices for [`export`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+pub struct ExportOptions {
+    /// The device plugin's MIG strategy (default mixed).
+    pub mig_strategy: MigStrategy,
+    /// The Kubernetes namespace of the workloads (a DNS-1123 label); none by default.
+    pub namespace: Option<String>,
+    /// The container image of the workloads; default [`DEFAULT_IMAGE`], a placeholder.
+    pub image: String,
+    /// The name of the mig-parted and device-plugin configs; default [`DEFAULT_CONFIG_NAME`].
+    pub config_name: String,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions {
+            mig_strategy: MigStrategy::Mixed,
+            namespace: None,
+            image: DEFAULT_IMAGE.to_string(),
+            config_name: DEFAULT_CONFIG_NAME.to_string(),
+        }
+    }
+}
+
+impl ExportOptions {
+    /// Checks the option strings.
+    ///
+    /// # Errors
+    /// `Syntax` naming the field: `namespace` not a DNS-1123 label (lower-case letters, digits
+    /// and `-`, at most 63, starting and ending with a letter or digit); `image` empty or holding
+    /// whitespace or control characters; `config_name` not a label value of at most
+    /// [`MAX_CONFIG_NAME_CHARS`] characters (letters, digits, `-`, `_`, `.`, starting and
+    /// ending with a letter or digit).
+    pub fn validate(&self) -> Result<()> {
+        let err = |field: &str, m: String| Err(Error::new(ErrorKind::Syntax, m).in_field(field));
+        if let Some(ns) = &self.namespace {
+            if !is_dns_label(ns) {
+                return err(
+                    "namespace",
+                    format!("{ns:?} is not a DNS-1123 label: lower-case letters, digits and '-', at most 63, starting and ending with a letter or digit"),
+                );
+            }
+        }
+        if self.image.is_empty() {
+            return err("image", "must not be empty".into());
+        }
+        if let Some(c) = self
+            .image
+            .chars()
+            .find(|c| c.is_whitespace() || c.is_control())
+        {
+            return err("image", format!("must not contain {c:?}"));
+        }
+        let name = &self.config_name;
+        let ok_chars = name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        let ends = name.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && name.ends_with(|c: char| c.is_ascii_alphanumeric());
+        if !ok_chars || !ends || name.len() > MAX_CONFIG_NAME_CHARS {
+            return err(
+                "config_name",
+                format!("{name:?} is not a valid config name: letters, digits, '-', '_' and '.', at most {MAX_CONFIG_NAME_CHARS}, starting and ending with a letter or digit"),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Writes `result` (the packing of `asks`) in `format`.
+///
+/// # Errors
+/// Invalid options (see [`ExportOptions::validate`]); asks missing from the result or named
+/// twice; a MIG layout that breaks the catalogue's placement rules; a plan the format cannot
+/// express (the single MIG strategy with two profiles on one GPU).
+pub fn export(
+    result: &PackResult,
+    asks: &[FractionalAsk],
+    format: ExportFormat,
+    options: &ExportOptions,
+) -> Result<String> {
+    options.validate()?;
+    let plan = Plan::new(result, asks)?;
+    match format {
+        ExportFormat::Kubernetes => kubernetes::deployments(&plan, options),
+        ExportFormat::KServe => kubernetes::inference_services(&plan, options),
+        ExportFormat::DevicePlugin => Ok(device_plugin::configs(&plan, options)),
+        ExportFormat::MigParted => Ok(mig_parted::mig_parted(&plan, options)),
+        ExportFormat::MigCommands => Ok(mig_parted::mig_commands(&plan)),
+        ExportFormat::Slurm => Ok(slurm::slurm(&plan)),
+    }
+}
+
+/// Whether `s` is a DNS-1123 label (Kubernetes namespaces and most object names).
+pub fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+/// Whether `s` is a valid Kubernetes label value.
+pub(crate) fn is_label_value(s: &str) -> bool {
+    s.len() <= 63
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && (s.is_empty()
+            || (s.starts_with(|c: char| c.is_ascii_alphanumeric())
+                && s.ends_with(|c: char| c.is_ascii_alphanumeric())))
+}
+
+/// A placed ask, with where the plan put it.
+pub(crate) struct PlacedAsk<'a> {
+    pub name: &'a str,
+    pub choice: &'a Choice,
+    /// The GPUs it is on (several for a multi-GPU whole ask).
+    pub gpus: Vec<u64>,
+    pub instance: Option<&'a MigInstance>,
+}
+
+/// An ask the plan could not place.
+pub(crate) struct MissingAsk<'a> {
+    pub name: &'a str,
+    pub mechanism: Mechanism,
+    pub reason: &'a str,
+}
+
+/// A MIG GPU whose layout passed the catalogue's rules.
+pub(crate) struct MigGpu {
+    pub index: u64,
+    /// Placements in creation order, the commands, and whether the order is safe.
+    pub validation: MigValidation,
+}
+
+/// A pack result digested for the generators.
+pub(crate) struct Plan<'a> {
+    pub result: &'a PackResult,
+    pub model: Option<&'static GpuModel>,
+    /// Placed asks, in the order of the asks given.
+    pub placed: Vec<PlacedAsk<'a>>,
+    pub missing: Vec<MissingAsk<'a>>,
+    pub mig_gpus: Vec<MigGpu>,
+}
+
+impl<'a> Plan<'a> {
+    fn new(result: &'a PackResult, asks: &'a [FractionalAsk]) -> Result<Self> {
+        let mut seen = BTreeSet::new();
+        for (i, a) in asks.iter().enumerate() {
+            if !seen.insert(a.name.as_str()) {
+                return Err(Error::new(
+                    ErrorKind::DuplicateName,
+                    format!("two asks are named {:?}; names must be unique", a.name),
+                )
+                .in_field(format!("asks[{i}].name")));
+            }
+        }
+        let choices: BTreeMap<&str, &Choice> = result
+            .choices
+            .iter()
+            .map(|c| (c.name.as_str(), c))
+            .collect();
+        let mut on: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+        let mut instances: BTreeMap<&str, &MigInstance> = BTreeMap::new();
+        for g in &result.gpus {
+            for a in &g.asks {
+                on.entry(a.as_str()).or_default().push(g.index);
+            }
+            for m in &g.instances {
+                instances.insert(m.ask.as_str(), m);
+            }
+        }
+        let unplaced: BTreeMap<&str, &crate::pack::Unplaced> = result
+            .unplaced
+            .iter()
+            .map(|u| (u.name.as_str(), u))
+            .collect();
+        let mut placed = Vec::new();
+        let mut missing = Vec::new();
+        for (i, a) in asks.iter().enumerate() {
+            let name = a.name.as_str();
+            let Some(&choice) = choices.get(name) else {
+                return Err(Error::new(
+                    ErrorKind::Syntax,
+                    format!("ask {name:?} is not in the pack result"),
+                )
+                .in_field(format!("asks[{i}]")));
+            };
+            match (on.get(name), unplaced.get(name)) {
+                (Some(gpus), None) => placed.push(PlacedAsk {
+                    name,
+                    choice,
+                    gpus: gpus.clone(),
+                    instance: instances.get(name).copied(),
+                }),
+                (_, Some(u)) => missing.push(MissingAsk {
+                    name,
+                    mechanism: u.mechanism,
+                    reason: &u.reason,
+                }),
+                (None, None) => missing.push(MissingAsk {
+                    name,
+                    mechanism: choice.mechanism,
+                    reason: "on no GPU of the pack result",
+                }),
+            }
+        }
+        let named = result.gpu_model.as_deref().map(|n| (n, find_model(n)));
+        let model = named.and_then(|(_, m)| m);
+        let mut mig_gpus = Vec::new();
+        for (k, g) in result.gpus.iter().enumerate() {
+            if g.mechanism != Mechanism::Mig {
+                continue;
+            }
+            let field = format!("gpus[{k}]");
+            let Some(m) = model.filter(|m| m.is_mig_capable()) else {
+                let what = match named {
+                    Some((n, _)) => format!("{n:?}, not a MIG-capable model of the catalogue"),
+                    None => "no GPU model".to_string(),
+                };
+                return Err(Error::new(
+                    ErrorKind::UnknownModel,
+                    format!(
+                        "GPU {} is a MIG GPU but the pack result has {what}",
+                        g.index
+                    ),
+                )
+                .in_field(field));
+            };
+            for (j, inst) in g.instances.iter().enumerate() {
+                let profile = m
+                    .require_profile(&inst.profile)
+                    .map_err(|e| e.in_field(format!("{field}.instances[{j}].profile")))?;
+                if profile.memory_slices != inst.memory_slices {
+                    return Err(Error::new(
+                        ErrorKind::OutOfRange,
+                        format!(
+                            "{} occupies {} memory slices on {}, not {}",
+                            profile.name, profile.memory_slices, m.name, inst.memory_slices
+                        ),
+                    )
+                    .in_field(format!("{field}.instances[{j}].memory_slices")));
+                }
+            }
+            let layout: Vec<(&str, u8)> = g
+                .instances
+                .iter()
+                .map(|i| (i.profile.as_str(), i.start))
+                .collect();
+            let validation = validate_placements(m, &layout)?;
+            if !validation.valid {
+                return Err(Error::new(
+                    ErrorKind::OutOfRange,
+                    format!(
+                        "GPU {}'s MIG layout is impossible on {}: {}; nothing exported",
+                        g.index,
+                        m.name,
+                        validation.reason.as_deref().unwrap_or("invalid")
+                    ),
+                )
+                .in_field(format!("{field}.instances")));
+            }
+            mig_gpus.push(MigGpu {
+                index: g.index,
+                validation,
+            });
+        }
+        Ok(Plan {
+            result,
+            model,
+            placed,
+            missing,
+            mig_gpus,
+        })
+    }
+
+    /// Indices of the GPUs of one mechanism, in order.
+    pub fn gpus_of(&self, mechanism: Mechanism) -> Vec<u64> {
+        self.result
+            .gpus
+            .iter()
+            .filter(|g| g.mechanism == mechanism)
+            .map(|g| g.index)
+            .collect()
+    }
+
+    /// The comment lines every format starts with: what was exported and what was left out.
+    pub fn header(&self, what: &str) -> String {
+        let r = self.result;
+        let model = r
+            .gpu_model
+            .as_deref()
+            .map(|m| format!(" ({m})"))
+            .unwrap_or_default();
+        let plural = |n: usize, w: &str| {
+            if n == 1 {
+                format!("{n} {w}")
+            } else {
+                format!("{n} {w}s")
+            }
+        };
+        let mut text = format!(
+            "gpu-share export {what}: {} on {}{model}",
+            plural(self.placed.len(), "ask"),
+            plural(r.gpus.len(), "GPU"),
+        );
+        if self.missing.is_empty() {
+            text.push_str(", none unplaced.");
+        } else {
+            text.push_str(&format!("; {} unplaced, not exported:", self.missing.len()));
+            for m in &self.missing {
+                text.push_str(&format!(
+                    "\n  {} ({}): {}",
+                    yaml::quoted(m.name),
+                    m.mechanism,
+                    m.reason
+                ));
+            }
+        }
+        let mut out = String::new();
+        yaml::write_comment(&mut out, 0, &text);
+        out
+    }
+}
+
+/// `GPU 3` or `GPUs 0, 2-4`.
+pub(crate) fn gpu_list(indices: &[u64]) -> String {
+    if indices.len() == 1 {
+        format!("GPU {}", indices[0])
+    } else {
+        format!("GPUs {}", ranges(indices))
+    }
+}
+
+/// `0, 2-4, 7` for a sorted list of GPU indices.
+pub(crate) fn ranges(indices: &[u64]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < indices.len() {
+        let mut j = i;
+        while j + 1 < indices.len() && indices[j + 1] == indices[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i + 1 {
+            format!("{}-{}", indices[i], indices[j])
+        } else if j == i + 1 {
+            format!("{}, {}", indices[i], indices[j])
+        } else {
+            indices[i].to_string()
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,717 @@
+//! Exports of realistic packings, read back with a real YAML parser: resource names and counts,
+//! device-plugin fields and types, mig-parted per its schema with every layout re-validated, and
+//! hostile ask names that round-trip without adding keys.
+#![cfg(feature = "serde")]
+
+use gpu_share_core::export::{export, ExportFormat, ExportOptions, MigStrategy};
+use gpu_share_core::pack::{bin_pack_with, PackOptions};
+use gpu_share_core::validate_mig::validate_mig_parted;
+use gpu_share_core::{
+    bin_pack, find_model, validate_mig, AskSize, ClusterGpuCaps, FractionalAsk, Mechanism,
+    PackResult, Share,
+};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+fn asks(specs: &[&str]) -> Vec<FractionalAsk> {
+    specs
+        .iter()
+        .map(|s| FractionalAsk::parse_spec(s).unwrap())
+        .collect()
+}
+
+fn caps(mig: bool, mps: bool, timeslice: bool, model: &str) -> ClusterGpuCaps {
+    ClusterGpuCaps {
+        supports_mig: mig,
+        supports_mps: mps,
+        supports_timeslicing: timeslice,
+        gpu_model: Some(model.into()),
+        ..Default::default()
+    }
+}
+
+/// Every YAML document of a stream, as JSON values.
+fn documents(text: &str) -> Vec<Value> {
+    serde_norway::Deserializer::from_str(text)
+        .map(|d| Value::deserialize(d).unwrap_or_else(|e| panic!("{e}\n{text}")))
+        .filter(|v| !v.is_null())
+        .collect()
+}
+
+/// Comment text with wrapped lines joined again, for phrase checks.
+fn unwrapped(text: &str) -> String {
+    text.replace("\n# ", " ")
+        .replace("\n      # ", " ")
+        .replace("\n          # ", " ")
+}
+
+fn run(result: &PackResult, asks: &[FractionalAsk], format: ExportFormat) -> String {
+    export(result, asks, format, &ExportOptions::default()).unwrap()
+}
+
+struct Scenario {
+    name: &'static str,
+    asks: Vec<FractionalAsk>,
+    result: PackResult,
+}
+
+fn scenarios() -> Vec<Scenario> {
+    let mig = asks(&[
+        "x:3g.20gb",
+        "y:2g.10gb",
+        "z:2g.10gb",
+        "q:0.25",
+        "s:0.1",
+        "t:0.1",
+        "big:1.5",
+    ]);
+    let mps = asks(&["a:0.5", "b:0.3", "c:0.2", "d:0.25", "e:1/3"]);
+    let ts = asks(&["a:0.5", "b:0.3", "c:0.4", "d:1/3", "e:0.125"]);
+    let whole = asks(&["w:1", "v:2", "u:0.5"]);
+    let optimized = asks(&["o1:0.6", "o2:0.4", "o3:0.3", "o4:0.7", "o5:0.5", "o6:0.5"]);
+    let unplaced = asks(&["p:0.75", "r:0.75", "huge:3"]);
+    let mut out = vec![
+        Scenario {
+            name: "mig",
+            result: bin_pack(&mig, None, &caps(true, false, false, "a100-40gb")).unwrap(),
+            asks: mig,
+        },
+        Scenario {
+            name: "mps",
+            result: bin_pack(&mps, None, &caps(false, true, false, "h100")).unwrap(),
+            asks: mps,
+        },
+        Scenario {
+            name: "timeslice",
+            result: bin_pack(&ts, None, &caps(false, false, true, "l4")).unwrap(),
+            asks: ts,
+        },
+        Scenario {
+            name: "whole",
+            result: bin_pack(&whole, None, &caps(false, false, false, "t4")).unwrap(),
+            asks: whole,
+        },
+        Scenario {
+            name: "optimized",
+            result: bin_pack_with(
+                &optimized,
+                None,
+                &caps(false, false, true, "l40s"),
+                &PackOptions {
+                    optimize: Some(gpu_share_core::pack::optimize::Budget::from_millis(20)),
+                },
+            )
+            .unwrap()
+            .result,
+            asks: optimized,
+        },
+        Scenario {
+            name: "unplaced",
+            result: bin_pack(&unplaced, Some(1), &caps(false, true, false, "a30")).unwrap(),
+            asks: unplaced,
+        },
+    ];
+    out.push(mps_and_timeslice());
+    out
+}
+
+/// A plan with both MPS and time-sliced GPUs (two clusters' packings side by side).
+fn mps_and_timeslice() -> Scenario {
+    let m = asks(&["m1:0.5", "m2:0.25"]);
+    let t = asks(&["t1:0.5", "t2:0.5", "t3:0.2"]);
+    let mut result = bin_pack(&m, None, &caps(false, true, false, "h100")).unwrap();
+    let other = bin_pack(&t, None, &caps(false, false, true, "h100")).unwrap();
+    for mut g in other.gpus {
+        g.index += result.gpus.len() as u64;
+        result.gpus.push(g);
+    }
+    result.gpus_used = result.gpus.len() as u64;
+    result.choices.extend(other.choices);
+    let mut all = m;
+    all.extend(t);
+    Scenario {
+        name: "mps+timeslice",
+        asks: all,
+        result,
+    }
+}
+
+fn resource_of(doc: &Value, kserve: bool) -> (&Value, &Value) {
+    let pod = if kserve {
+        &doc["spec"]["predictor"]
+    } else {
+        &doc["spec"]["template"]["spec"]
+    };
+    (&pod["containers"][0], &pod["nodeSelector"])
+}
+
+fn check_workloads(s: &Scenario, strategy: MigStrategy, kserve: bool) {
+    let options = ExportOptions {
+        mig_strategy: strategy,
+        namespace: Some("team-a".into()),
+        ..Default::default()
+    };
+    let format = if kserve {
+        ExportFormat::KServe
+    } else {
+        ExportFormat::Kubernetes
+    };
+    let text = match export(&s.result, &s.asks, format, &options) {
+        Ok(t) => t,
+        // The single strategy cannot express two profiles on one GPU: an error, checked elsewhere.
+        Err(e) if strategy == MigStrategy::Single => {
+            assert_eq!(e.field.as_deref(), Some("mig_strategy"));
+            return;
+        }
+        Err(e) => panic!("{}: {e}", s.name),
+    };
+    let docs = documents(&text);
+    let unplaced: BTreeSet<&str> = s.result.unplaced.iter().map(|u| u.name.as_str()).collect();
+    assert_eq!(
+        docs.len(),
+        s.asks.len() - unplaced.len(),
+        "{}\n{text}",
+        s.name
+    );
+    for u in &unplaced {
+        assert!(text.lines().next().unwrap().contains("unplaced"), "{text}");
+        assert!(text.contains(&format!("\"{u}\" (")), "{text}");
+    }
+    let mut names = BTreeSet::new();
+    let placed: Vec<&FractionalAsk> = s
+        .asks
+        .iter()
+        .filter(|a| !unplaced.contains(a.name.as_str()))
+        .collect();
+    for (doc, ask) in docs.iter().zip(placed) {
+        let choice = s
+            .result
+            .choices
+            .iter()
+            .find(|c| c.name == ask.name)
+            .unwrap();
+        let name = doc["metadata"]["name"].as_str().unwrap();
+        assert!(gpu_share_core::export::is_dns_label(name), "{name}");
+        assert!(names.insert(name.to_string()), "duplicate {name}");
+        assert_eq!(doc["metadata"]["namespace"], "team-a");
+        assert_eq!(
+            doc["metadata"]["annotations"]["gpu-share/ask"],
+            ask.name.as_str()
+        );
+        if kserve {
+            assert_eq!(doc["apiVersion"], "serving.kserve.io/v1beta1");
+            assert_eq!(doc["kind"], "InferenceService");
+            assert_eq!(doc["spec"]["predictor"]["maxReplicas"], 1);
+        } else {
+            assert_eq!(doc["apiVersion"], "apps/v1");
+            assert_eq!(doc["kind"], "Deployment");
+            assert_eq!(doc["spec"]["replicas"], 1);
+            assert_eq!(
+                doc["spec"]["selector"]["matchLabels"],
+                doc["spec"]["template"]["metadata"]["labels"]
+            );
+            assert_eq!(
+                doc["metadata"]["labels"],
+                doc["spec"]["selector"]["matchLabels"]
+            );
+        }
+        let (container, selector) = resource_of(doc, kserve);
+        assert!(container["name"].is_string());
+        assert_eq!(container["image"], ExportOptions::default().image.as_str());
+        let limits = container["resources"]["limits"].as_object().unwrap();
+        assert_eq!(limits.len(), 1, "{limits:?}");
+        let (resource, count) = limits.iter().next().unwrap();
+        assert!(count.is_string(), "quantities are strings: {count}");
+        match choice.mechanism {
+            Mechanism::Mig => {
+                let profile = choice.mig_profile.as_deref().unwrap();
+                match strategy {
+                    MigStrategy::Mixed => {
+                        assert_eq!(
+                            resource,
+                            &format!("nvidia.com/mig-{}", profile.replace('+', "."))
+                        );
+                        assert_eq!(selector["nvidia.com/mig.strategy"], "mixed");
+                    }
+                    MigStrategy::Single => {
+                        assert_eq!(resource, "nvidia.com/gpu");
+                        assert_eq!(selector["nvidia.com/mig.strategy"], "single");
+                    }
+                }
+                assert_eq!(count, "1");
+            }
+            Mechanism::Whole => {
+                assert_eq!(resource, "nvidia.com/gpu");
+                assert_eq!(count.as_str().unwrap(), choice.gpus.to_string());
+                assert_eq!(selector["nvidia.com/gpu.sharing-strategy"], "none");
+            }
+            Mechanism::Mps | Mechanism::Timeslice => {
+                assert_eq!(resource, "nvidia.com/gpu.shared");
+                assert_eq!(count, "1");
+                let strategy = if choice.mechanism == Mechanism::Mps {
+                    "mps"
+                } else {
+                    "time-slicing"
+                };
+                assert_eq!(selector["nvidia.com/gpu.sharing-strategy"], strategy);
+            }
+        }
+        if choice.mechanism == Mechanism::Mps {
+            match container["env"].as_array() {
+                Some(env) => {
+                    assert_eq!(env[0]["name"], "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+                    let percent: u32 = env[0]["value"].as_str().unwrap().parse().unwrap();
+                    assert!(percent as f64 >= choice.requested_fraction.to_f64() * 100.0 - 1e-9);
+                }
+                // Above one half, no replica count gives the client its share: said in a comment.
+                None => assert!(choice.requested_fraction > Share::parse("0.5").unwrap()),
+            }
+        }
+    }
+}
+
+fn check_device_plugin(s: &Scenario) {
+    let text = run(&s.result, &s.asks, ExportFormat::DevicePlugin);
+    let docs = documents(&text);
+    assert!(!docs.is_empty(), "{text}");
+    let mut kinds = BTreeSet::new();
+    for doc in &docs {
+        let top: BTreeSet<&str> = doc
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert!(
+            top.is_subset(&BTreeSet::from(["version", "flags", "sharing"])),
+            "{top:?}"
+        );
+        assert_eq!(doc["version"], "v1");
+        let strategy = doc["flags"]["migStrategy"].as_str().unwrap();
+        assert!(["none", "single", "mixed"].contains(&strategy));
+        if let Some(sharing) = doc.get("sharing") {
+            let map = sharing.as_object().unwrap();
+            assert_eq!(map.len(), 1, "time-slicing and MPS never in one config");
+            let (kind, spec) = map.iter().next().unwrap();
+            assert!(kind == "timeSlicing" || kind == "mps");
+            kinds.insert(kind.clone());
+            assert_eq!(spec["renameByDefault"], Value::Bool(true));
+            assert_eq!(spec["failRequestsGreaterThanOne"], Value::Bool(true));
+            let r = &spec["resources"][0];
+            assert_eq!(r["name"], "nvidia.com/gpu");
+            assert!(r["replicas"].as_u64().unwrap() >= 2, "{r}");
+            let busiest = s
+                .result
+                .gpus
+                .iter()
+                .filter(|g| {
+                    g.mechanism
+                        == if kind == "mps" {
+                            Mechanism::Mps
+                        } else {
+                            Mechanism::Timeslice
+                        }
+                })
+                .map(|g| g.asks.len() as u64)
+                .max()
+                .unwrap();
+            if kind == "timeSlicing" {
+                assert_eq!(r["replicas"].as_u64().unwrap(), busiest.max(2));
+            }
+        }
+    }
+    let has = |m: Mechanism| s.result.gpus.iter().any(|g| g.mechanism == m);
+    assert_eq!(kinds.contains("mps"), has(Mechanism::Mps));
+    assert_eq!(kinds.contains("timeSlicing"), has(Mechanism::Timeslice));
+    if has(Mechanism::Mps) && has(Mechanism::Timeslice) {
+        assert!(unwrapped(&text).contains("need different nodes"), "{text}");
+        assert!(
+            text.contains("config gpu-share-time-slicing") && text.contains("config gpu-share-mps")
+        );
+    }
+}
+
+fn check_mig_parted(s: &Scenario) {
+    let text = run(&s.result, &s.asks, ExportFormat::MigParted);
+    let docs = documents(&text);
+    assert_eq!(docs.len(), 1);
+    let doc = &docs[0];
+    let entries = doc["mig-configs"]["gpu-share"].as_array().unwrap();
+    let mut mig_devices = BTreeSet::new();
+    let mut all_devices = BTreeSet::new();
+    for e in entries {
+        assert!(e["mig-enabled"].is_boolean());
+        let devices: Vec<u64> = match &e["devices"] {
+            Value::Array(list) => list.iter().map(|v| v.as_u64().unwrap()).collect(),
+            Value::String(all) => {
+                assert_eq!(all, "all");
+                Vec::new()
+            }
+            other => panic!("{other}"),
+        };
+        all_devices.extend(devices.iter().copied());
+        if e["mig-enabled"] == Value::Bool(true) {
+            mig_devices.extend(devices.iter().copied());
+            // Each layout, re-validated from the names and counts alone.
+            let model = find_model(s.result.gpu_model.as_deref().unwrap()).unwrap();
+            let profiles: Vec<String> = e["mig-devices"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .flat_map(|(p, n)| std::iter::repeat_n(p.clone(), n.as_u64().unwrap() as usize))
+                .collect();
+            let names: Vec<&str> = profiles.iter().map(String::as_str).collect();
+            assert!(validate_mig(model, &names).unwrap().valid, "{names:?}");
+        }
+    }
+    let expected: BTreeSet<u64> = s
+        .result
+        .gpus
+        .iter()
+        .filter(|g| g.mechanism == Mechanism::Mig)
+        .map(|g| g.index)
+        .collect();
+    assert_eq!(mig_devices, expected);
+    let every: BTreeSet<u64> = s.result.gpus.iter().map(|g| g.index).collect();
+    assert_eq!(all_devices, every);
+    if let Some(model) = s.result.gpu_model.as_deref().and_then(find_model) {
+        if model.is_mig_capable() {
+            let checked = validate_mig_parted(doc, model).unwrap();
+            assert!(checked.iter().all(|(_, _, v)| v.valid));
+            assert_eq!(
+                checked.len(),
+                entries.iter().filter(|e| e["mig-enabled"] == true).count()
+            );
+        }
+    }
+}
+
+fn check_mig_commands(s: &Scenario) {
+    let text = run(&s.result, &s.asks, ExportFormat::MigCommands);
+    assert!(text.starts_with("#!/bin/sh\n"));
+    let mut gpus = BTreeSet::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        if line == "set -e" {
+            continue;
+        }
+        let words: Vec<&str> = line.split(' ').collect();
+        assert_eq!(&words[..3], ["nvidia-smi", "mig", "-i"], "{line}");
+        assert_eq!(&words[4..], ["-cgi", words[5], "-C"], "{line}");
+        gpus.insert(words[3].parse::<u64>().unwrap());
+        let model = find_model(s.result.gpu_model.as_deref().unwrap()).unwrap();
+        let profiles: Vec<&str> = words[5].split(',').collect();
+        assert!(validate_mig(model, &profiles).unwrap().valid, "{line}");
+    }
+    let expected: BTreeSet<u64> = s
+        .result
+        .gpus
+        .iter()
+        .filter(|g| g.mechanism == Mechanism::Mig)
+        .map(|g| g.index)
+        .collect();
+    assert_eq!(gpus, expected, "{text}");
+}
+
+fn check_slurm(s: &Scenario) {
+    let text = run(&s.result, &s.asks, ExportFormat::Slurm);
+    let types = text
+        .lines()
+        .find_map(|l| l.strip_prefix("GresTypes="))
+        .unwrap();
+    let has = |m: Mechanism| s.result.gpus.iter().any(|g| g.mechanism == m);
+    assert_eq!(types.contains("shard"), has(Mechanism::Timeslice), "{text}");
+    assert_eq!(types.contains("mps"), has(Mechanism::Mps), "{text}");
+    assert!(text.lines().any(|l| l == "AutoDetect=nvml"));
+    let options = text.lines().filter(|l| l.contains(": --gres=")).count();
+    assert_eq!(options, s.asks.len() - s.result.unplaced.len(), "{text}");
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        assert!(
+            line.starts_with("AutoDetect=")
+                || line.starts_with("GresTypes=")
+                || line.starts_with("NodeName=<"),
+            "{line}"
+        );
+    }
+    if has(Mechanism::Mps) {
+        let gpus = s
+            .result
+            .gpus
+            .iter()
+            .filter(|g| g.mechanism == Mechanism::Mps)
+            .count();
+        assert!(text.contains(&format!(",mps:{}\n", 100 * gpus)), "{text}");
+    }
+}
+
+#[test]
+fn every_format_of_every_scenario_reads_back() {
+    for s in scenarios() {
+        for strategy in [MigStrategy::Mixed, MigStrategy::Single] {
+            check_workloads(&s, strategy, false);
+            check_workloads(&s, strategy, true);
+        }
+        check_device_plugin(&s);
+        check_mig_parted(&s);
+        check_mig_commands(&s);
+        check_slurm(&s);
+    }
+}
+
+#[test]
+fn single_strategy_works_for_uniform_gpus() {
+    let a = asks(&[
+        "a:1g.10gb",
+        "b:1g.10gb",
+        "c:1g.10gb",
+        "d:1g.10gb",
+        "e:3g.40gb",
+        "f:3g.40gb",
+    ]);
+    let s = Scenario {
+        name: "uniform",
+        result: bin_pack(&a, None, &caps(true, false, false, "h100")).unwrap(),
+        asks: a,
+    };
+    let options = ExportOptions {
+        mig_strategy: MigStrategy::Single,
+        ..Default::default()
+    };
+    let text = export(&s.result, &s.asks, ExportFormat::Kubernetes, &options).unwrap();
+    for doc in documents(&text) {
+        let (container, selector) = resource_of(&doc, false);
+        assert_eq!(container["resources"]["limits"]["nvidia.com/gpu"], "1");
+        assert_eq!(selector["nvidia.com/mig.strategy"], "single");
+        let products = &doc["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]
+            ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
+            ["matchExpressions"][0];
+        assert_eq!(products["key"], "nvidia.com/gpu.product");
+        for v in products["values"].as_array().unwrap() {
+            assert!(v.as_str().unwrap().contains("-MIG-"), "{v}");
+        }
+    }
+    check_workloads(&s, MigStrategy::Single, false);
+}
+
+#[test]
+fn hostile_names_round_trip_and_add_no_keys() {
+    let names = [
+        "evil: true\n- x",
+        "{a: 1}",
+        "yes",
+        "- x",
+        "#c",
+        "a\"b",
+        "🙂 é",
+        "null",
+    ];
+    let asks: Vec<FractionalAsk> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| FractionalAsk {
+            name: n.to_string(),
+            size: AskSize::Fraction(Share::parse(if i % 2 == 0 { "0.25" } else { "0.5" }).unwrap()),
+        })
+        .chain([FractionalAsk {
+            name: "mig: {x: 1}\n".into(),
+            size: AskSize::MigProfile("3g.20gb".into()),
+        }])
+        .collect();
+    for (c, model) in [
+        (caps(false, true, false, "a100-40gb"), "mps"),
+        (caps(false, false, true, "a100-40gb"), "timeslice"),
+        (caps(true, false, false, "a100-40gb"), "mig"),
+    ] {
+        let result = bin_pack(&asks, None, &c).unwrap();
+        for kserve in [false, true] {
+            let format = if kserve {
+                ExportFormat::KServe
+            } else {
+                ExportFormat::Kubernetes
+            };
+            let text = run(&result, &asks, format);
+            let docs = documents(&text);
+            assert_eq!(docs.len(), asks.len(), "{model}\n{text}");
+            for (doc, ask) in docs.iter().zip(&asks) {
+                let keys: Vec<&str> = doc
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .map(String::as_str)
+                    .collect();
+                assert_eq!(keys, ["apiVersion", "kind", "metadata", "spec"], "{text}");
+                let meta: BTreeSet<&str> = doc["metadata"]
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .map(String::as_str)
+                    .collect();
+                let expected: BTreeSet<&str> = if kserve {
+                    BTreeSet::from(["name", "annotations"])
+                } else {
+                    BTreeSet::from(["name", "labels", "annotations"])
+                };
+                assert_eq!(meta, expected);
+                assert_eq!(
+                    doc["metadata"]["annotations"]["gpu-share/ask"],
+                    ask.name.as_str()
+                );
+            }
+        }
+        // Elsewhere names appear only in comments.
+        for format in [
+            ExportFormat::DevicePlugin,
+            ExportFormat::MigParted,
+            ExportFormat::MigCommands,
+            ExportFormat::Slurm,
+        ] {
+            let text = run(&result, &asks, format);
+            for line in text.lines() {
+                if line.contains("evil") || line.contains("{a: 1}") || line.contains("🙂") {
+                    assert!(line.trim_start().starts_with('#'), "{format}: {line}");
+                }
+            }
+            if matches!(format, ExportFormat::DevicePlugin | ExportFormat::MigParted) {
+                for doc in documents(&text) {
+                    let keys: BTreeSet<&str> = doc
+                        .as_object()
+                        .unwrap()
+                        .keys()
+                        .map(String::as_str)
+                        .collect();
+                    assert!(
+                        keys.is_subset(&BTreeSet::from([
+                            "version",
+                            "flags",
+                            "sharing",
+                            "mig-configs"
+                        ])),
+                        "{keys:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn mps_replicas_never_give_a_client_less_than_its_ask() {
+    // Three clients on one GPU, the largest at 0.5: equal replicas of 3 would give it 33%.
+    let a = asks(&["big:0.5", "s1:0.25", "s2:0.25"]);
+    let result = bin_pack(&a, None, &caps(false, true, false, "h100")).unwrap();
+    assert_eq!(result.gpus_used, 1);
+    let text = run(&result, &a, ExportFormat::DevicePlugin);
+    let docs = documents(&text);
+    assert_eq!(docs[0]["sharing"]["mps"]["resources"][0]["replicas"], 2);
+    assert!(
+        unwrapped(&text).contains("need at least 2 GPUs, not the plan's 1"),
+        "{text}"
+    );
+    // An ask above one half cannot be served by the plugin's MPS at all: said, not hidden.
+    let a = asks(&["huge:0.75"]);
+    let result = bin_pack(&a, None, &caps(false, true, false, "h100")).unwrap();
+    let text = run(&result, &a, ExportFormat::DevicePlugin);
+    assert!(
+        unwrapped(&text).contains("⚠ \"huge\" asks 0.75 of a GPU"),
+        "{text}"
+    );
+    let k8s = run(&result, &a, ExportFormat::Kubernetes);
+    assert!(
+        unwrapped(&k8s).contains("⚠ the ask needs 75% of the threads"),
+        "{k8s}"
+    );
+    assert!(
+        documents(&k8s)[0]["spec"]["template"]["spec"]["containers"][0]
+            .get("env")
+            .is_none()
+    );
+}
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ask() -> impl Strategy<Value = FractionalAsk> {
+        let size = prop_oneof![
+            (1u64..2_000_000).prop_map(|u| AskSize::Fraction(Share::from_units(u * 7207))),
+            prop::sample::select(vec![
+                "1g.5gb",
+                "2g.10gb",
+                "3g.20gb",
+                "4g.20gb",
+                "7g.40gb",
+                "1g.5gb+me",
+                "1g.10gb"
+            ])
+            .prop_map(|p| AskSize::MigProfile(p.to_string())),
+        ];
+        (any::<String>(), size).prop_map(|(name, size)| FractionalAsk { name, size })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        #[test]
+        fn export_returns_ok_or_err(
+            asks in prop::collection::vec(ask(), 0..12),
+            mig in any::<bool>(),
+            mps in any::<bool>(),
+            ts in any::<bool>(),
+            gpus in prop::option::of(1u64..4),
+            namespace in prop::option::of(any::<String>()),
+            image in any::<String>(),
+            config in any::<String>(),
+            single in any::<bool>(),
+            shift in prop::option::of((0usize..8, 0u8..9)),
+        ) {
+            let caps = ClusterGpuCaps {
+                supports_mig: mig,
+                supports_mps: mps,
+                supports_timeslicing: ts,
+                gpu_model: Some("a100-40gb".into()),
+                gpu_count: gpus,
+                ..Default::default()
+            };
+            let Ok(mut result) = bin_pack(&asks, None, &caps) else { return Ok(()) };
+            if let Some((i, start)) = shift {
+                if let Some(inst) = result.gpus.iter_mut().flat_map(|g| g.instances.iter_mut()).nth(i) {
+                    inst.start = start;
+                }
+            }
+            let options = ExportOptions {
+                mig_strategy: if single { MigStrategy::Single } else { MigStrategy::Mixed },
+                namespace,
+                image,
+                config_name: config,
+            };
+            for format in ExportFormat::ALL {
+                let _ = export(&result, &asks, format, &options);
+                let _ = export(&result, &asks, format, &ExportOptions::default());
+            }
+        }
+
+        #[test]
+        fn validate_mig_returns_ok_or_err(names in prop::collection::vec(
+            prop_oneof![
+                prop::sample::select(vec!["1g.5gb", "1g.5gb+me", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"]).prop_map(String::from),
+                any::<String>(),
+            ],
+            0..12,
+        )) {
+            let model = find_model("a100-40gb").unwrap();
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            if let Ok(v) = validate_mig(model, &refs) {
+                prop_assert_eq!(v.valid, v.reason.is_none());
+                let mut used = 0u16;
+                for p in &v.placements {
+                    let mask = ((1u32 << p.memory_slices) - 1) << p.start;
+                    prop_assert_eq!(used & mask as u16, 0);
+                    used |= mask as u16;
+                }
+            }
+        }
+    }
+}
