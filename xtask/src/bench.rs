@@ -5,6 +5,7 @@
 //! calling the core directly.
 
 mod bpplib;
+mod mig_quality;
 mod peers;
 mod quality;
 mod report;
@@ -15,7 +16,7 @@ use gpu_share_core::pack::optimize::Budget;
 use std::path::PathBuf;
 
 const USAGE: &str = "usage: cargo xtask bench [--bpplib DIR] [--tsv FILE] [--budget-ms N] \
-[--only quality|speed|peers] [--family NAME] [--no-write]";
+[--only quality|mig|speed|peers] [--family NAME] [--no-write]";
 
 struct Options {
     bpplib: PathBuf,
@@ -93,6 +94,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     } else {
         Default::default()
     };
+    let mig_rows = if wants("mig") {
+        mig_quality::run(Budget::from_millis(options.budget_ms))?
+    } else {
+        Vec::new()
+    };
     let mut speed = Vec::new();
     let mut mig = None;
     if wants("speed") {
@@ -114,6 +120,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             budget_ms: options.budget_ms,
             rows: &rows,
             peers: &peers,
+            mig_rows: &mig_rows,
             speed: &speed,
             mig,
             wall_s: started.elapsed().as_secs_f64(),
