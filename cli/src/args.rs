@@ -273,17 +273,52 @@ impl PackArgs {
     }
 }
 
+/// Reads an input file (`-`: stdin) of at most [`MAX_INPUT_BYTES`](gpu_share_core::parse::MAX_INPUT_BYTES):
+/// a larger regular file is refused by its size before any of it is read, and no more than the
+/// limit and one byte is ever read from anything else (a pipe, a device), so an absurd input is
+/// an input error (exit 1) naming the file, never exhausted memory.
 fn read_input(path: &std::path::Path) -> Result<String, CliError> {
+    use gpu_share_core::parse::MAX_INPUT_BYTES;
     use std::io::Read;
-    let limit = gpu_share_core::parse::MAX_INPUT_BYTES as u64 + 1;
-    let mut text = String::new();
-    let result = if path.as_os_str() == "-" {
-        std::io::stdin().take(limit).read_to_string(&mut text)
+    let name = if path.as_os_str() == "-" {
+        "stdin".to_string()
     } else {
-        std::fs::File::open(path).and_then(|f| f.take(limit).read_to_string(&mut text))
+        path.display().to_string()
     };
-    result.map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
-    Ok(text)
+    let too_large = || {
+        CliError::Input(gpu_share_core::Error::new(
+            gpu_share_core::ErrorKind::TooLarge,
+            format!(
+                "{name} is larger than 64 MiB ({MAX_INPUT_BYTES} bytes), the most gpu-share reads"
+            ),
+        ))
+    };
+    let cannot = |e: std::io::Error| CliError::Usage(format!("cannot read {name}: {e}"));
+    let mut bytes = Vec::new();
+    let limit = MAX_INPUT_BYTES as u64 + 1;
+    if path.as_os_str() == "-" {
+        std::io::stdin()
+            .lock()
+            .take(limit)
+            .read_to_end(&mut bytes)
+            .map_err(cannot)?;
+    } else {
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        let meta = file.metadata().map_err(cannot)?;
+        if meta.is_file() && meta.len() > MAX_INPUT_BYTES as u64 {
+            return Err(too_large());
+        }
+        file.take(limit).read_to_end(&mut bytes).map_err(cannot)?;
+    }
+    if bytes.len() > MAX_INPUT_BYTES {
+        return Err(too_large());
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        cannot(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+        ))
+    })
 }
 
 #[derive(Args, Debug)]

@@ -1,7 +1,7 @@
 //! The ledger file: JSON lines appended under an exclusive lock, read under a shared one, never rewritten.
 
 use crate::exit::CliError;
-use gpu_share_core::account::{format_entry, parse_ledger};
+use gpu_share_core::account::{format_entry, parse_ledger, MAX_LEDGER_BYTES};
 use gpu_share_core::LedgerEntry;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -42,11 +42,37 @@ pub fn read(path: &Path) -> Result<Vec<LedgerEntry>, CliError> {
 }
 
 fn read_locked(file: &mut File, path: &Path) -> Result<Vec<LedgerEntry>, CliError> {
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     file.seek(SeekFrom::Start(0))
         .map_err(|e| ledger_error(path, "cannot read", e))?;
-    file.read_to_string(&mut text)
-        .map_err(|e| ledger_error(path, "cannot read", e))?;
+    // A runaway file is refused by its size, not loaded; and whatever it is, at most one byte
+    // over the core's limit is read.
+    let limit = MAX_LEDGER_BYTES as u64 + 1;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if size < limit {
+        file.take(limit)
+            .read_to_end(&mut bytes)
+            .map_err(|e| ledger_error(path, "cannot read", e))?;
+    }
+    if size >= limit || bytes.len() as u64 >= limit {
+        return Err(ledger_error(
+            path,
+            "ledger too large",
+            format!(
+                "over {MAX_LEDGER_BYTES} bytes (1 GiB): archive it (rename it) and start a new one"
+            ),
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        // A write cut short inside a multi-byte character: name its line, like any corrupt line.
+        let bad = e.utf8_error().valid_up_to();
+        let line = 1 + e.as_bytes()[..bad].iter().filter(|&&b| b == b'\n').count();
+        ledger_error(
+            path,
+            "corrupt ledger",
+            format!("line {line}: not UTF-8 text (a write cut short?)"),
+        )
+    })?;
     parse_ledger(&text).map_err(|e| ledger_error(path, "corrupt ledger", e))
 }
 

@@ -93,10 +93,11 @@ impl FractionalAsk {
         }
     }
 
-    /// The ask in the `NAME:SIZE` grammar that [`FractionalAsk::parse_spec`] reads back.
+    /// The ask in the `NAME:SIZE` grammar that [`FractionalAsk::parse_spec`] reads back exactly
+    /// (a share not exact in five decimals as a ratio: `a:1/3`).
     pub fn to_spec(&self) -> String {
         match &self.size {
-            AskSize::Fraction(f) => format!("{}:{f}", self.name),
+            AskSize::Fraction(f) => format!("{}:{}", self.name, f.to_exact_text()),
             AskSize::MigProfile(p) => format!("{}:{p}", self.name),
         }
     }
@@ -253,6 +254,32 @@ mod tests {
         let colon = FractionalAsk::parse_spec("ns:job:25%").unwrap();
         assert_eq!(colon.name, "ns:job");
         assert_eq!(FractionalAsk::parse_spec(&colon.to_spec()).unwrap(), colon);
+        // Shares not exact in five decimals are written as ratios, so they read back exactly.
+        for spec in [
+            "t:1/3",
+            "t:0.0000000001",
+            "t:0.123456789",
+            "t:99999.99999999",
+            "t:1/7",
+            "t:100000",
+        ] {
+            let a = FractionalAsk::parse_spec(spec).unwrap();
+            assert_eq!(
+                FractionalAsk::parse_spec(&a.to_spec()).unwrap(),
+                a,
+                "{spec}"
+            );
+        }
+        assert_eq!(
+            FractionalAsk::parse_spec("t:1/3").unwrap().to_spec(),
+            "t:1/3"
+        );
+        assert_eq!(
+            FractionalAsk::parse_spec("t:0.0000000001")
+                .unwrap()
+                .to_spec(),
+            "t:0.0000000001"
+        );
     }
 
     #[test]

@@ -5,8 +5,38 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::pack::MAX_ASKS;
 use crate::units::Share;
 
-/// The largest ask list accepted, in bytes.
+/// The largest text any reader of the core accepts, in bytes (64 MiB): ask lists, discovery
+/// output, ledger imports, scenario queries. Front ends read at most this much (plus one byte) of
+/// a file. (The CLI's own JSON Lines ledger may grow to
+/// [`MAX_LEDGER_BYTES`](crate::account::jsonl::MAX_LEDGER_BYTES).)
 pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
+
+/// `TooLarge` when `text` is longer than [`MAX_INPUT_BYTES`]; `what` names it (`the ask list`).
+/// Every text reader calls this first, before doing any work.
+///
+/// # Errors
+/// `TooLarge`, saying the size and the limit.
+pub fn check_size(text: &str, what: &str) -> Result<()> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!(
+                "{what} is {} bytes; the limit is {MAX_INPUT_BYTES} (64 MiB)",
+                text.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The error for a list of more than [`MAX_ASKS`] asks, raised as soon as ask `MAX_ASKS + 1` is
+/// seen: the rest is never read.
+pub fn too_many_asks() -> Error {
+    Error::new(
+        ErrorKind::TooLarge,
+        format!("more than {MAX_ASKS} asks; the limit is {MAX_ASKS}"),
+    )
+}
 
 /// The longest duration accepted: ten years, in seconds.
 pub const MAX_SECONDS: u64 = 10 * 366 * 24 * 3600;
@@ -72,30 +102,16 @@ fn seconds_in_range(seconds: f64, text: &str) -> Result<u64> {
 /// `mig_profile`, `size`, `hours` or `seconds` is optional). Lines starting with `#` are comments.
 ///
 /// # Errors
-/// The first bad row, with its line (CSV) or its position (JSON) and field.
+/// The first bad row, with its line (CSV) or its position (JSON) and field; `TooLarge` above
+/// [`MAX_INPUT_BYTES`] (before reading anything) or at ask [`MAX_ASKS`]` + 1` (before reading on).
 pub fn parse_asks(text: &str) -> Result<Vec<AskEntry>> {
-    if text.len() > MAX_INPUT_BYTES {
-        return Err(Error::new(
-            ErrorKind::TooLarge,
-            format!(
-                "the ask list is {} bytes; the limit is {MAX_INPUT_BYTES}",
-                text.len()
-            ),
-        ));
-    }
+    check_size(text, "the ask list")?;
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-    let entries = if trimmed.starts_with(['[', '{']) {
-        parse_json(trimmed)?
+    if trimmed.starts_with(['[', '{']) {
+        parse_json(trimmed)
     } else {
-        parse_csv(trimmed)?
-    };
-    if entries.len() > MAX_ASKS {
-        return Err(Error::new(
-            ErrorKind::TooLarge,
-            format!("more than {MAX_ASKS} asks"),
-        ));
+        parse_csv(trimmed)
     }
-    Ok(entries)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -142,6 +158,9 @@ fn parse_csv(text: &str) -> Result<Vec<AskEntry>> {
         let cols = columns
             .clone()
             .unwrap_or_else(|| vec![Column::Name, Column::Size, Column::Hours]);
+        if entries.len() == MAX_ASKS {
+            return Err(too_many_asks().at_line(line_no));
+        }
         entries.push(csv_entry(&cells, &cols).map_err(|e| e.at_line(line_no))?);
     }
     Ok(entries)
@@ -201,29 +220,120 @@ fn split_csv_line(line: &str) -> Result<Vec<String>> {
     Ok(cells)
 }
 
+/// Reads a JSON ask list element by element (an array, or the array under `"asks"`), so a list
+/// of more than [`MAX_ASKS`] asks is refused at ask `MAX_ASKS + 1`, before the rest is read.
 #[cfg(feature = "serde")]
 fn parse_json(text: &str) -> Result<Vec<AskEntry>> {
-    use serde_json::Value;
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        Error::new(ErrorKind::Syntax, format!("invalid JSON: {e}")).at_line(e.line().max(1))
-    })?;
-    let list = match value {
-        Value::Array(items) => items,
-        Value::Object(mut map) => match map.remove("asks") {
-            Some(Value::Array(items)) => items,
-            _ => {
-                return Err(Error::new(
-                    ErrorKind::Syntax,
-                    "expected an array of asks or {\"asks\": [...]}",
-                ))
+    use serde::de::Deserializer as _;
+    let mut failed: Option<Error> = None;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let read = de
+        .deserialize_any(json_list::ListOrObject {
+            failed: &mut failed,
+        })
+        .and_then(|entries| de.end().map(|()| entries));
+    match (read, failed) {
+        (_, Some(e)) => Err(e),
+        (Ok(entries), None) => Ok(entries),
+        (Err(e), None) => {
+            Err(Error::new(ErrorKind::Syntax, format!("invalid JSON: {e}"))
+                .at_line(e.line().max(1)))
+        }
+    }
+}
+
+/// Serde visitors for [`parse_json`]: the core's own errors travel in `failed` (serde's error
+/// type cannot hold them), and any error stops the reading at once.
+#[cfg(feature = "serde")]
+mod json_list {
+    use super::{json_entry, too_many_asks, AskEntry, MAX_ASKS};
+    use crate::error::{Error, ErrorKind};
+    use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use std::fmt;
+
+    fn fail<E: de::Error>(failed: &mut Option<Error>, e: Error) -> E {
+        *failed = Some(e);
+        E::custom("ask list refused")
+    }
+
+    fn shape(m: &str) -> Error {
+        Error::new(ErrorKind::Syntax, m.to_string())
+    }
+
+    /// The whole document: an array of asks or `{"asks": [...]}`.
+    pub(super) struct ListOrObject<'a> {
+        pub(super) failed: &'a mut Option<Error>,
+    }
+
+    impl<'de> Visitor<'de> for ListOrObject<'_> {
+        type Value = Vec<AskEntry>;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an array of asks")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            List {
+                failed: self.failed,
             }
-        },
-        _ => return Err(Error::new(ErrorKind::Syntax, "expected an array of asks")),
-    };
-    list.into_iter()
-        .enumerate()
-        .map(|(i, item)| json_entry(item).map_err(|e| e.in_field(format!("asks[{i}]"))))
-        .collect()
+            .visit_seq(seq)
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut asks = None;
+            while let Some(key) = map.next_key::<String>()? {
+                if key == "asks" {
+                    asks = Some(map.next_value_seed(List {
+                        failed: &mut *self.failed,
+                    })?);
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            asks.ok_or_else(|| {
+                fail(
+                    self.failed,
+                    shape("expected an array of asks or {\"asks\": [...]}"),
+                )
+            })
+        }
+    }
+
+    /// The array of asks itself.
+    struct List<'a> {
+        failed: &'a mut Option<Error>,
+    }
+
+    impl<'de> DeserializeSeed<'de> for List<'_> {
+        type Value = Vec<AskEntry>;
+
+        fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for List<'_> {
+        type Value = Vec<AskEntry>;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an array of asks")
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut entries = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+            while let Some(item) = seq.next_element::<serde_json::Value>()? {
+                if entries.len() == MAX_ASKS {
+                    return Err(fail(self.failed, too_many_asks()));
+                }
+                let i = entries.len();
+                match json_entry(item) {
+                    Ok(entry) => entries.push(entry),
+                    Err(e) => return Err(fail(self.failed, e.in_field(format!("asks[{i}]")))),
+                }
+            }
+            Ok(entries)
+        }
+    }
 }
 
 #[cfg(feature = "serde")]

@@ -33,8 +33,11 @@ impl Scenario {
     /// be given bare or as `=true`/`=1`; `=false`/`=0` turns it off.
     ///
     /// # Errors
-    /// The first bad parameter, named in the error's field (`ask[2]`, `gpus`, …).
+    /// The first bad parameter, named in the error's field (`ask[2]`, `gpus`, …); `TooLarge` for a
+    /// query above [`MAX_INPUT_BYTES`](crate::parse::MAX_INPUT_BYTES) (before reading it) or with
+    /// more than [`MAX_ASKS`](crate::pack::MAX_ASKS) asks (at the first one too many).
     pub fn from_query(query: &str) -> Result<Scenario> {
+        crate::parse::check_size(query, "the query")?;
         let mut s = Scenario::default();
         let query = query.strip_prefix('?').unwrap_or(query);
         for pair in query.split('&').filter(|p| !p.is_empty()) {
@@ -45,6 +48,9 @@ impl Scenario {
             let flag = |field: &str| parse_flag(value.as_deref()).map_err(|e| e.in_field(field));
             match key.as_str() {
                 "ask" => {
+                    if s.asks.len() == crate::pack::MAX_ASKS {
+                        return Err(crate::parse::too_many_asks().in_field("ask"));
+                    }
                     let field = format!("ask[{}]", s.asks.len());
                     let ask = FractionalAsk::parse_spec(value.as_deref().unwrap_or(""))
                         .map_err(|e| e.in_field(field))?;

@@ -150,6 +150,30 @@ impl Share {
         self.0.div_ceil(UNITS_PER_GPU)
     }
 
+    /// Text that [`Share::parse`] reads back as exactly this share: the decimal [`Display`](fmt::Display)
+    /// shows when it is exact (five places or fewer), else the reduced ratio (`1/3`) when both
+    /// its terms have at most seven digits, else the decimal cut (not rounded) to ten places,
+    /// which reads back to the same unit because [`Share::parse`] rounds up and a unit is more
+    /// than 10⁻¹⁰ of a GPU. Links and specs never lose or round a share away.
+    pub fn to_exact_text(self) -> String {
+        if self.0.is_multiple_of(UNITS_PER_GPU / 100_000) {
+            return self.to_string();
+        }
+        let (mut a, mut b) = (self.0, UNITS_PER_GPU);
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        let (num, den) = (self.0 / a, UNITS_PER_GPU / a);
+        if num < 10_000_000 && den < 10_000_000 {
+            return format!("{num}/{den}");
+        }
+        const PLACES: u32 = 10;
+        let scaled = u128::from(self.0) * 10u128.pow(PLACES) / u128::from(UNITS_PER_GPU);
+        let (int, frac) = (scaled / 10u128.pow(PLACES), scaled % 10u128.pow(PLACES));
+        let text = format!("{int}.{frac:010}");
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+
     pub fn is_zero(self) -> bool {
         self.0 == 0
     }

@@ -2,6 +2,7 @@
 
 use gpu_share_core::account::{parse_ledger, resolve, summarize, Rates};
 use gpu_share_core::parse::parse_asks;
+use gpu_share_core::units::MAX_GPUS;
 use gpu_share_core::{bin_pack, select_mechanism, ClusterGpuCaps, FractionalAsk, Scenario, Share};
 use proptest::prelude::*;
 
@@ -221,8 +222,18 @@ fn ask() -> impl Strategy<Value = Option<FractionalAsk>> {
     })
 }
 
+/// Cases per property: 3,000 by default, `PROPTEST_CASES` when set (`cargo xtask test` runs
+/// 100,000 — see README's Development section).
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(3000);
+    ProptestConfig::with_cases(cases)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #![proptest_config(config())]
 
     #[test]
     fn text_readers_never_panic(text in grammar_text()) {
@@ -250,6 +261,12 @@ proptest! {
     #[test]
     fn floats_never_panic(f in any::<f64>()) {
         let _ = Share::from_f64(f);
+    }
+
+    #[test]
+    fn shares_write_back_exactly(units in 1..=MAX_GPUS * Share::ONE.units()) {
+        let share = Share::from_units(units);
+        prop_assert_eq!(Share::parse(&share.to_exact_text()), Ok(share));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use error::{shape, to_js};
 use gpu_share_core::account::{self, LedgerEntry, Rates, UsageRecord};
 use gpu_share_core::export::{self, ExportFormat, ExportOptions};
 use gpu_share_core::pack::{self, optimize::Budget, PackOptions};
-use gpu_share_core::parse::MAX_SECONDS;
+use gpu_share_core::parse::{MAX_INPUT_BYTES, MAX_SECONDS};
 use gpu_share_core::{catalog, ClusterGpuCaps, Error, ErrorKind, FractionalAsk, Scenario, Share};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -36,10 +36,95 @@ extern "C" {
     fn web_console_error(message: &str);
 }
 
+/// Text from JavaScript, refused by its length before it is copied into WebAssembly memory when
+/// it is surely above [`MAX_INPUT_BYTES`] (its UTF-8 is at least as long as its UTF-16 length);
+/// the core checks the exact byte count of the rest.
+fn text_of(value: &JsValue, what: &str) -> Result<String, Error> {
+    let Some(text) = value.dyn_ref::<js_sys::JsString>() else {
+        return Err(Error::new(ErrorKind::Syntax, "must be a string").in_field(what));
+    };
+    let length = text.length() as usize;
+    if length > MAX_INPUT_BYTES {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!("{what} is {length} characters; the limit is {MAX_INPUT_BYTES} bytes (64 MiB)"),
+        )
+        .in_field(what));
+    }
+    Ok(String::from(text))
+}
+
+/// An array longer than [`MAX_ASKS`](pack::MAX_ASKS), refused before it is converted.
+fn check_length(value: &JsValue, what: &str) -> Result<(), Error> {
+    if let Some(array) = value.dyn_ref::<js_sys::Array>() {
+        let length = array.length() as usize;
+        if length > pack::MAX_ASKS {
+            return Err(Error::new(
+                ErrorKind::TooLarge,
+                format!("{what} has {length} items; the limit is {}", pack::MAX_ASKS),
+            )
+            .in_field(what));
+        }
+    }
+    Ok(())
+}
+
+/// How deep JavaScript input may nest: far beyond any input of this API (an ask inside a list
+/// inside options is four levels), far below what would overflow WebAssembly's stack while
+/// converting it. A value that contains itself is refused here too.
+const MAX_DEPTH: usize = 64;
+
+/// How many values (objects, array items, scalars) one input may hold in all: every ask of a
+/// list of [`MAX_ASKS`](pack::MAX_ASKS) with room to spare; it also ends an endless iterator.
+const MAX_VALUES: usize = 16_000_000;
+
+/// Walks `value` (arrays, iterables such as `Map` and `Set`, plain objects) before it is converted,
+/// refusing nesting deeper than [`MAX_DEPTH`] and more than [`MAX_VALUES`] values, which would
+/// otherwise overflow the stack or exhaust memory inside WebAssembly.
+fn check_shape(value: &JsValue, what: &str, depth: usize, seen: &mut usize) -> Result<(), Error> {
+    *seen += 1;
+    if *seen > MAX_VALUES {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!("holds more than {MAX_VALUES} values"),
+        )
+        .in_field(what));
+    }
+    if !value.is_object() {
+        return Ok(());
+    }
+    if depth >= MAX_DEPTH {
+        return Err(Error::new(
+            ErrorKind::Syntax,
+            format!("is nested more than {MAX_DEPTH} levels deep (or contains itself)"),
+        )
+        .in_field(what));
+    }
+    if let Some(array) = value.dyn_ref::<js_sys::Array>() {
+        for item in array.iter() {
+            check_shape(&item, what, depth + 1, seen)?;
+        }
+    } else if let Ok(Some(items)) = js_sys::try_iter(value) {
+        for item in items {
+            let item = item.map_err(|_| {
+                Error::new(ErrorKind::Syntax, "could not be iterated").in_field(what)
+            })?;
+            check_shape(&item, what, depth + 1, seen)?;
+        }
+    } else if let Some(object) = value.dyn_ref::<js_sys::Object>() {
+        for item in js_sys::Object::values(object).iter() {
+            check_shape(&item, what, depth + 1, seen)?;
+        }
+    }
+    Ok(())
+}
+
 fn json_of(value: JsValue, what: &str) -> Result<Value, Error> {
     if value.is_undefined() || value.is_null() {
         return Ok(Value::Null);
     }
+    check_length(&value, what)?;
+    check_shape(&value, what, 0, &mut 0)?;
     serde_wasm_bindgen::from_value(value).map_err(|e| shape(what, e).in_field(what))
 }
 
@@ -196,14 +281,14 @@ impl PackOptionsJs {
 /// `device-plugin`, `mig-parted`, `mig-commands`, `slurm`): YAML or text.
 #[wasm_bindgen(js_name = exportPlan)]
 pub fn export_plan(
-    format: &str,
+    format: JsValue,
     asks: JsValue,
     gpu_count: JsValue,
     caps: JsValue,
     options: JsValue,
 ) -> Result<String, JsValue> {
     js((|| {
-        let format: ExportFormat = format.parse()?;
+        let format: ExportFormat = text_of(&format, "format")?.parse()?;
         let asks = asks_of(asks)?;
         let gpu_count = gpu_count_of(gpu_count)?;
         let caps: ClusterGpuCaps = input_or_default(caps, "caps")?;
@@ -236,13 +321,23 @@ pub fn export_plan(
 #[wasm_bindgen]
 pub fn detect(inputs: JsValue) -> JsResult {
     js((|| {
-        let inventory = match inputs.as_string() {
-            Some(text) => gpu_share_core::detect(&text)?,
-            None => {
-                let texts: Vec<String> = input(inputs, "inputs")?;
-                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-                gpu_share_core::detect_all(&texts)?
+        let inventory = if inputs.is_string() {
+            gpu_share_core::detect(&text_of(&inputs, "inputs")?)?
+        } else {
+            if let Some(list) = inputs.dyn_ref::<js_sys::Array>() {
+                check_length(&inputs, "inputs")?;
+                for (i, item) in list.iter().enumerate() {
+                    if item.is_string() {
+                        text_of(&item, "inputs").map_err(|e| Error {
+                            field: Some(format!("inputs[{i}]")),
+                            ..e
+                        })?;
+                    }
+                }
             }
+            let texts: Vec<String> = input(inputs, "inputs")?;
+            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+            gpu_share_core::detect_all(&texts)?
         };
         let mut json = serde_json::to_value(&inventory)
             .map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
@@ -258,10 +353,15 @@ pub fn detect(inputs: JsValue) -> JsResult {
 /// Checks a set of MIG instances (`["3g.20gb", "2g.10gb"]` or `"3g.20gb,2g.10gb"`) on one GPU
 /// of `model`: `{valid, reason, placements, commands, …}`.
 #[wasm_bindgen(js_name = validateMig)]
-pub fn validate_mig(model: &str, profiles: JsValue) -> JsResult {
+pub fn validate_mig(model: JsValue, profiles: JsValue) -> JsResult {
     js((|| {
-        let model = catalog::require_model(model).map_err(|e| e.in_field("model"))?;
-        let profiles: Vec<String> = match profiles.as_string() {
+        let model =
+            catalog::require_model(&text_of(&model, "model")?).map_err(|e| e.in_field("model"))?;
+        let profiles: Vec<String> = match profiles
+            .is_string()
+            .then(|| text_of(&profiles, "profiles"))
+            .transpose()?
+        {
             Some(list) => list
                 .split(',')
                 .map(str::trim)
@@ -293,14 +393,18 @@ pub fn gpu_models() -> JsResult {
 
 /// Reads a CSV or JSON ask list into `[{ask, seconds}]`.
 #[wasm_bindgen(js_name = parseAsks)]
-pub fn parse_asks(text: &str) -> JsResult {
-    js(gpu_share_core::parse::parse_asks(text).and_then(|a| output(&a)))
+pub fn parse_asks(text: JsValue) -> JsResult {
+    js(text_of(&text, "text")
+        .and_then(|t| gpu_share_core::parse::parse_asks(&t))
+        .and_then(|a| output(&a)))
 }
 
 /// Reads `ask=a:0.5&gpus=2&timeslice` into `{asks, caps}`.
 #[wasm_bindgen(js_name = parseScenario)]
-pub fn parse_scenario(query: &str) -> JsResult {
-    js(Scenario::from_query(query).and_then(|s| output(&s)))
+pub fn parse_scenario(query: JsValue) -> JsResult {
+    js(text_of(&query, "query")
+        .and_then(|q| Scenario::from_query(&q))
+        .and_then(|s| output(&s)))
 }
 
 #[wasm_bindgen(js_name = scenarioToQuery)]
@@ -402,8 +506,10 @@ pub fn ledger_to_json_lines(list: JsValue) -> Result<String, JsValue> {
 /// Reads a ledger: JSON Lines (the CLI's file) or the JSON document of `ledgerDocument`; an
 /// error names the line or the entry.
 #[wasm_bindgen(js_name = parseLedger)]
-pub fn parse_ledger(text: &str) -> JsResult {
-    js(account::parse_ledger_any(text).and_then(|l| output(&l)))
+pub fn parse_ledger(text: JsValue) -> JsResult {
+    js(text_of(&text, "text")
+        .and_then(|t| account::parse_ledger_any(&t))
+        .and_then(|l| output(&l)))
 }
 
 /// The entries and their summary at `now` as one JSON document, which `parseLedger` reads back.

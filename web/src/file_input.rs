@@ -1,12 +1,24 @@
-//! Reading the file a user picked in an `<input type="file">`: its text, delivered asynchronously.
+//! Reading the file a user picked in an `<input type="file">`, and the text of a paste box, within
+//! the core's input limit ([`MAX_INPUT_BYTES`], 64 MiB): larger input is refused by its size
+//! before any of it is read or copied.
 
+use gpu_share_core::parse::MAX_INPUT_BYTES;
 use leptos::ev::Event;
 use wasm_bindgen::JsCast;
 
-/// Reads the first file chosen in the input behind `ev` and hands its text (or `None` when the
-/// browser could not read it) to `then`. The input is cleared, so picking the same file again
-/// fires another change. Does nothing when no file was chosen.
-pub fn read_chosen_file(ev: &Event, then: impl FnOnce(Option<String>) + 'static) {
+/// The message for input over the limit; nothing was read.
+pub fn too_large(what: &str, size: f64) -> String {
+    format!(
+        "{what} is {:.0} MB; the limit is 64 MiB ({MAX_INPUT_BYTES} bytes), so it was not read",
+        size / 1e6
+    )
+}
+
+/// Reads the first file chosen in the input behind `ev` and hands its text to `then`, or why it
+/// was not read: larger than [`MAX_INPUT_BYTES`] (refused by its size, unread) or unreadable. The
+/// input is cleared, so picking the same file again fires another change. Does nothing when no
+/// file was chosen.
+pub fn read_chosen_text(ev: &Event, then: impl FnOnce(Result<String, String>) + 'static) {
     let Some(input) = ev
         .target()
         .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
@@ -17,8 +29,38 @@ pub fn read_chosen_file(ev: &Event, then: impl FnOnce(Option<String>) + 'static)
         return;
     };
     input.set_value("");
+    if file.size() > MAX_INPUT_BYTES as f64 {
+        then(Err(too_large(
+            &format!("the file {}", file.name()),
+            file.size(),
+        )));
+        return;
+    }
     leptos::task::spawn_local(async move {
         let text = wasm_bindgen_futures::JsFuture::from(file.text()).await;
-        then(text.ok().map(|t| t.as_string().unwrap_or_default()));
+        then(match text {
+            Ok(t) => Ok(t.as_string().unwrap_or_default()),
+            Err(_) => Err(format!("the file {} could not be read", file.name())),
+        });
     });
+}
+
+/// The text of the `<textarea>` (or `<input>`) behind an input event, or the message when it is
+/// longer than [`MAX_INPUT_BYTES`]: its length is read from the page first, so an oversized
+/// paste is never copied into WebAssembly; the field is then emptied.
+pub fn pasted_text(ev: &Event) -> Result<String, String> {
+    let Some(target) = ev.target() else {
+        return Ok(String::new());
+    };
+    let value = js_sys::Reflect::get(&target, &"value".into()).unwrap_or_default();
+    let Some(text) = value.dyn_ref::<js_sys::JsString>() else {
+        return Ok(String::new());
+    };
+    // UTF-16 code units: never more than the UTF-8 bytes, so over the limit here is over it in bytes.
+    let length = f64::from(text.length());
+    if length > MAX_INPUT_BYTES as f64 {
+        let _ = js_sys::Reflect::set(&target, &"value".into(), &"".into());
+        return Err(too_large("the pasted text", length));
+    }
+    Ok(String::from(text))
 }

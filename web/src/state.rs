@@ -10,6 +10,7 @@ use gpu_share_core::{
 use leptos::prelude::*;
 
 use crate::format;
+use crate::storage::LoadError;
 
 /// Whether a row asks for a fraction or names a MIG profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,7 +192,7 @@ impl AppState {
     pub fn new(
         query: &str,
         embed: bool,
-        ledger: Result<Vec<LedgerEntry>, String>,
+        ledger: Result<Vec<LedgerEntry>, LoadError>,
         now: i64,
     ) -> AppState {
         let (scenario, link_error) = match Scenario::from_query(query) {
@@ -282,7 +283,16 @@ impl AppState {
 
         let (entries, writable, notice) = match ledger {
             Ok(e) => (e, true, None),
-            Err(e) => (
+            // The page works without storage; it says at once that the ledger will not persist.
+            Err(LoadError::Unavailable(why)) => (
+                Vec::new(),
+                true,
+                Some(Notice::Error(format!(
+                    "{why}, so the ledger will not persist: what you record is kept in this page \
+                     only until it is closed or reloaded. Download it (Ledger JSON lines) to keep it."
+                ))),
+            ),
+            Err(LoadError::Unreadable(e)) => (
                 Vec::new(),
                 false,
                 Some(Notice::Error(format!(
@@ -449,6 +459,20 @@ mod tests {
             assert_eq!(t.hours, "1.5");
             assert_eq!(t.ask().unwrap(), ask, "{spec}");
         }
+    }
+
+    #[test]
+    fn without_storage_the_ledger_still_works_and_says_it_will_not_persist() {
+        let why = "local storage is not available in this browser (SecurityError: denied)";
+        let s = AppState::new("", false, Err(LoadError::Unavailable(why.into())), 0);
+        assert!(s.ledger_writable.get_untracked());
+        let Some(Notice::Error(n)) = s.ledger_notice.get_untracked() else {
+            panic!("no notice");
+        };
+        assert!(n.starts_with(why) && n.contains("will not persist"), "{n}");
+        // An unreadable stored ledger is another matter: it is left alone until cleared.
+        let s = AppState::new("", false, Err(LoadError::Unreadable("line 2".into())), 0);
+        assert!(!s.ledger_writable.get_untracked());
     }
 
     #[test]

@@ -16,53 +16,104 @@ pub fn to_text(entries: &[LedgerEntry]) -> String {
     out
 }
 
-fn storage() -> Result<web_sys::Storage, String> {
-    match leptos::prelude::window().local_storage() {
-        Ok(Some(s)) => Ok(s),
-        _ => Err(
-            "this browser does not allow local storage here, so the ledger cannot be kept".into(),
-        ),
+/// Why the stored ledger could not be loaded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoadError {
+    /// The browser gives this page no local storage (turned off, some privacy modes): the page
+    /// still works, but its ledger lasts only as long as the page.
+    Unavailable(String),
+    /// The stored text is not a ledger this build reads (the message names the line): it is left
+    /// untouched until the user clears it.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::Unavailable(m) | LoadError::Unreadable(m) => f.write_str(m),
+        }
     }
 }
 
+/// The page's local storage; the `window.localStorage` getter itself throws in some privacy modes.
+fn storage() -> Result<web_sys::Storage, String> {
+    let unavailable = "local storage is not available in this browser";
+    match leptos::prelude::window().local_storage() {
+        Ok(Some(s)) => Ok(s),
+        Ok(None) => Err(unavailable.into()),
+        Err(e) => Err(format!("{unavailable} ({})", js_error(&e))),
+    }
+}
+
+/// A thrown value's name, when it has one (`QuotaExceededError`, `SecurityError`).
+fn js_name(e: &wasm_bindgen::JsValue) -> Option<String> {
+    if !e.is_object() {
+        return None;
+    }
+    js_sys::Reflect::get(e, &"name".into())
+        .ok()
+        .and_then(|n| n.as_string())
+        .filter(|n| !n.is_empty() && n != "Error")
+}
+
+/// A thrown value as text: `name: message` (a `DOMException`'s name says what went wrong).
 fn js_error(e: &wasm_bindgen::JsValue) -> String {
     use wasm_bindgen::JsCast;
-    e.dyn_ref::<js_sys::Error>()
+    let message = e
+        .dyn_ref::<js_sys::Error>()
         .map(|e| String::from(e.message()))
         .or_else(|| e.as_string())
-        .unwrap_or_else(|| "unknown error".into())
+        .unwrap_or_else(|| "unknown error".into());
+    match js_name(e) {
+        Some(name) => format!("{name}: {message}"),
+        None => message,
+    }
+}
+
+/// Whether a thrown value is the browser saying its storage quota is used up.
+fn is_quota(e: &wasm_bindgen::JsValue) -> bool {
+    js_name(e).is_some_and(|n| n == "QuotaExceededError" || n == "NS_ERROR_DOM_QUOTA_REACHED")
 }
 
 /// Reads the stored ledger (empty when there is none).
 ///
 /// # Errors
 /// Storage is unavailable, or the stored text is not a ledger this build reads (with the line).
-pub fn load() -> Result<Vec<LedgerEntry>, String> {
-    let s = storage()?;
+pub fn load() -> Result<Vec<LedgerEntry>, LoadError> {
+    let s = storage().map_err(LoadError::Unavailable)?;
     match s.get_item(LEDGER_KEY) {
-        Ok(Some(text)) => parse_ledger(&text)
-            .map_err(|e| format!("the ledger stored in this browser cannot be read ({e})")),
+        Ok(Some(text)) => parse_ledger(&text).map_err(|e| {
+            LoadError::Unreadable(format!(
+                "the ledger stored in this browser cannot be read ({e})"
+            ))
+        }),
         Ok(None) => Ok(Vec::new()),
-        Err(e) => Err(format!("reading local storage failed: {}", js_error(&e))),
+        Err(e) => Err(LoadError::Unavailable(format!(
+            "local storage could not be read ({})",
+            js_error(&e)
+        ))),
     }
 }
 
-/// Stores the whole ledger.
+/// Stores the whole ledger; on failure the stored ledger is what it was.
 ///
 /// # Errors
-/// Storage is unavailable or full (the browser's quota message is passed on).
+/// "the ledger could not be saved in this browser: …" — storage is unavailable, or full (with the
+/// browser's own error).
 pub fn save(entries: &[LedgerEntry]) -> Result<(), String> {
-    let s = storage()?;
+    let failed = |why: String| format!("the ledger could not be saved in this browser: {why}");
+    let s = storage().map_err(failed)?;
     let result = if entries.is_empty() {
         s.remove_item(LEDGER_KEY)
     } else {
         s.set_item(LEDGER_KEY, &to_text(entries))
     };
     result.map_err(|e| {
-        format!(
-            "saving the ledger failed, nothing was recorded: {}",
+        failed(if is_quota(&e) {
+            format!("its storage is full ({})", js_error(&e))
+        } else {
             js_error(&e)
-        )
+        })
     })
 }
 

@@ -2,6 +2,7 @@
 
 mod bench;
 mod checks;
+mod fuzz;
 mod npm;
 mod setup;
 mod shell;
@@ -18,8 +19,10 @@ usage: cargo xtask <command>
   ci                what CI runs: lint, then test
   dist              write the static web planner to dist/
   npm               build the npm package @examlops/gpu-sharing into target/npm/
+  fuzz [--seconds N] [--target NAME]
+                    every cargo-fuzz target in fuzz/ for N s each (default 30, stable toolchain); prints the runs
   bench             packing quality (BPPLIB optima) and speed; writes BENCHMARKS.md
-  setup             only install what is missing (wasm32 target, trunk, wasm-bindgen-cli, npm tools, chromium)";
+  setup             only install what is missing (wasm32 target, trunk, wasm-bindgen-cli, cargo-fuzz, npm tools, chromium)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,6 +33,7 @@ fn main() -> ExitCode {
         Some("ci") => lint().and_then(|()| test()),
         Some("dist") => setup::all().and_then(|tools| dist(&tools)),
         Some("bench") => bench::run(&args[1..]),
+        Some("fuzz") => fuzz::Options::parse(&args[1..]).and_then(|o| fuzz::run_targets(&o)),
         Some("npm") => setup::all().and_then(|tools| npm::build(&tools)),
         Some("setup") => setup::all().map(|_| ()),
         _ => {
@@ -86,6 +90,12 @@ fn test() -> Result<(), String> {
     let tools = setup::all()?;
     run(cargo(["test", "--workspace", "--all-targets"]))?;
     run(cargo(["test", "--workspace", "--doc"]))?;
+    // No panics on any input: the property suite at a large case count, then every fuzz target.
+    fuzz::no_panic_properties()?;
+    fuzz::run_targets(&fuzz::Options {
+        seconds: fuzz::TEST_SECONDS,
+        target: None,
+    })?;
     checks::core_builds_for_wasm()?;
     // Our Kubernetes YAML against the official schemas, checked by an independent validator.
     run(cargo(["build", "-p", "gpu-share-cli"]))?;
@@ -121,6 +131,13 @@ fn lint() -> Result<(), String> {
     setup::all()?;
     run(Cmd::new("rustup").args(["component", "add", "rustfmt", "clippy"]))?;
     run(cargo(["fmt", "--all", "--check"]))?;
+    // The fuzz crate is its own workspace (cargo-fuzz's layout), so `--all` does not reach it.
+    run(cargo([
+        "fmt",
+        "--manifest-path",
+        "fuzz/Cargo.toml",
+        "--check",
+    ]))?;
     run(cargo([
         "clippy",
         "--workspace",

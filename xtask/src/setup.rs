@@ -10,6 +10,9 @@ use std::path::PathBuf;
 /// Trunk 0.22 needs a newer rustc than these machines have (see shared/reference/toolchain.md).
 const TRUNK_VERSION: &str = "0.21.14";
 
+/// cargo-fuzz 0.13.2 runs its targets on the stable toolchain with `--sanitizer none`.
+const CARGO_FUZZ_VERSION: &str = "0.13.2";
+
 /// What the later steps need: a PATH with the installed tools first.
 pub struct Tools {
     pub path: OsString,
@@ -31,7 +34,19 @@ pub fn all() -> Result<Tools, String> {
     npm_packages(&path)?;
     chromium()?;
     kubernetes_validator()?;
+    cargo_fuzz()?;
     Ok(Tools { path })
+}
+
+/// cargo-fuzz, for `cargo xtask fuzz` (a cargo subcommand: found in `~/.cargo/bin`).
+pub fn cargo_fuzz() -> Result<(), String> {
+    cargo_tool(
+        "cargo-fuzz",
+        "cargo-fuzz",
+        CARGO_FUZZ_VERSION,
+        &["--locked"],
+        &tool_path(),
+    )
 }
 
 fn tool_path() -> OsString {

@@ -17,6 +17,7 @@ pub struct Cmd {
     program: String,
     args: Vec<String>,
     path: Option<OsString>,
+    env: Vec<(String, String)>,
 }
 
 impl Cmd {
@@ -25,6 +26,7 @@ impl Cmd {
             program: program.into(),
             args: Vec::new(),
             path: None,
+            env: Vec::new(),
         }
     }
 
@@ -40,12 +42,19 @@ impl Cmd {
         self
     }
 
-    fn command(&self) -> Command {
+    /// Runs with the variable `key` set to `value`.
+    pub fn env(mut self, key: &str, value: &str) -> Cmd {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    pub fn command(&self) -> Command {
         let mut c = Command::new(&self.program);
         c.args(&self.args).current_dir(root());
         if let Some(p) = &self.path {
             c.env("PATH", p);
         }
+        c.envs(self.env.iter().map(|(k, v)| (k, v)));
         c
     }
 }

@@ -17,12 +17,27 @@ pub fn format_entry(entry: &LedgerEntry) -> String {
     )
 }
 
-/// Reads a ledger; blank lines are skipped.
+/// The largest JSON Lines ledger [`parse_ledger`] reads (1 GiB, several million records). It is
+/// above the 64 MiB of pasted or imported input because a ledger is the user's own file and grows
+/// for years; it is read line by line, so memory follows the records, not the text's shape.
+pub const MAX_LEDGER_BYTES: usize = 1 << 30;
+
+/// Reads a ledger in JSON Lines (the CLI's file, the page's storage); blank lines are skipped.
 ///
 /// # Errors
 /// `Syntax` or `Ledger` with the 1-based line of the first entry that cannot be read; nothing is
-/// guessed or skipped, so a caller never rewrites a ledger it could not fully read.
+/// guessed or skipped, so a caller never rewrites a ledger it could not fully read. `TooLarge`
+/// above [`MAX_LEDGER_BYTES`], before reading anything.
 pub fn parse_ledger(text: &str) -> Result<Vec<LedgerEntry>> {
+    if text.len() > MAX_LEDGER_BYTES {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!(
+                "the ledger is {} bytes; the limit is {MAX_LEDGER_BYTES} (1 GiB): archive it and start a new one",
+                text.len()
+            ),
+        ));
+    }
     let mut entries = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -101,8 +116,11 @@ pub fn ledger_document(entries: &[LedgerEntry], summary: Option<&Summary>) -> St
 /// array of entries), or JSON Lines as [`parse_ledger`] reads them.
 ///
 /// # Errors
-/// As [`parse_ledger`] for JSON Lines; for a document, the first bad entry as `entries[i]`.
+/// As [`parse_ledger`] for JSON Lines; for a document, the first bad entry as `entries[i]`;
+/// `TooLarge` above [`MAX_INPUT_BYTES`](crate::parse::MAX_INPUT_BYTES), before reading anything:
+/// this reads imports (pasted or uploaded text), and a document is parsed whole.
 pub fn parse_ledger_any(text: &str) -> Result<Vec<LedgerEntry>> {
+    crate::parse::check_size(text, "the ledger")?;
     let whole: Option<Value> = serde_json::from_str(text.trim()).ok();
     let list = match whole {
         Some(Value::Array(items)) => items,

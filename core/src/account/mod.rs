@@ -11,7 +11,9 @@ mod summary;
 
 pub use export::{csv_cell, ledger_csv, summary_csv};
 #[cfg(feature = "serde")]
-pub use jsonl::{format_entry, ledger_document, parse_ledger, parse_ledger_any, LEDGER_VERSION};
+pub use jsonl::{
+    format_entry, ledger_document, parse_ledger, parse_ledger_any, LEDGER_VERSION, MAX_LEDGER_BYTES,
+};
 pub use summary::{summarize, Rates, Summary, SummaryRow, Totals};
 
 use crate::error::{Error, ErrorKind, Result};

@@ -41,7 +41,6 @@ pub use inventory::{DiscoveredGpu, DiscoveredMigDevice, DiscoveredNode, Inventor
 use crate::caps::MAX_GPU_COUNT;
 use crate::catalog::{self, GpuModel};
 use crate::error::{Error, ErrorKind, Result};
-use crate::parse::MAX_INPUT_BYTES;
 use mig_profiles::{PlacementRow, ProfileRow};
 use raw::RawGpu;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -53,7 +52,7 @@ const ACCEPTED: &str = "nvidia-smi -q -x (XML), nvidia-smi --query-gpu=… --for
 ///
 /// # Errors
 /// `Syntax` with the line (and field) of malformed input, or for text in no supported format (the
-/// message lists them); `TooLarge` above [`MAX_INPUT_BYTES`] or [`MAX_GPU_COUNT`] GPUs.
+/// message lists them); `TooLarge` above [`MAX_INPUT_BYTES`](crate::parse::MAX_INPUT_BYTES) or [`MAX_GPU_COUNT`] GPUs.
 pub fn detect(text: &str) -> Result<Inventory> {
     finish(read(text)?)
 }
@@ -238,15 +237,7 @@ fn sniff(text: &str) -> Option<SourceFormat> {
 }
 
 fn read(text: &str) -> Result<Parsed> {
-    if text.len() > MAX_INPUT_BYTES {
-        return Err(Error::new(
-            ErrorKind::TooLarge,
-            format!(
-                "the input is {} bytes; the limit is {MAX_INPUT_BYTES}",
-                text.len()
-            ),
-        ));
-    }
+    crate::parse::check_size(text, "the input")?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
         return Err(Error::new(

@@ -1,6 +1,6 @@
 //! The asks table: one editable row per ask (name, fraction or MIG profile, duration) and loading CSV/JSON lists.
 
-use crate::file_input::read_chosen_file;
+use crate::file_input::{pasted_text, read_chosen_text};
 use gpu_share_core::parse::parse_asks;
 use leptos::prelude::*;
 
@@ -187,12 +187,17 @@ pub fn AsksTable() -> impl IntoView {
     };
     let load_pasted = move |_| load_list(state, &pasted.get_untracked(), message);
     let on_file = move |ev: leptos::ev::Event| {
-        read_chosen_file(&ev, move |text| match text {
-            Some(text) => load_list(state, &text, message),
-            None => message.set(Some(Err(
-                "the file could not be read; nothing changed".into()
-            ))),
+        read_chosen_text(&ev, move |text| match text {
+            Ok(text) => load_list(state, &text, message),
+            Err(why) => message.set(Some(Err(format!("{why}; nothing changed")))),
         });
+    };
+    let on_paste = move |ev: leptos::ev::Event| match pasted_text(&ev) {
+        Ok(text) => pasted.set(text),
+        Err(why) => {
+            pasted.set(String::new());
+            message.set(Some(Err(format!("{why}; nothing changed"))));
+        }
     };
     view! {
         <section class="card asks" aria-labelledby="asks-h">
@@ -222,7 +227,7 @@ pub fn AsksTable() -> impl IntoView {
                 <summary>"Load a CSV or JSON ask list"</summary>
                 <label for="asks-paste">"Paste a list (CSV name,size[,hours] or JSON)"</label>
                 <textarea id="asks-paste" rows="4" spellcheck="false" placeholder="name,size,hours\ntrain,0.5,2\ninfer,3g.20gb,1"
-                    prop:value=move || pasted.get() on:input=move |ev| pasted.set(event_target_value(&ev))></textarea>
+                    prop:value=move || pasted.get() on:input=on_paste></textarea>
                 <div class="buttons">
                     <button type="button" on:click=load_pasted>"Replace asks with this list"</button>
                     <label class="file">"Or upload a file " <input type="file" accept=".csv,.json,.txt,text/csv,application/json" on:change=on_file /></label>

@@ -9,7 +9,7 @@ use gpu_share_core::discover::{detect, Inventory};
 use gpu_share_core::ClusterGpuCaps;
 use leptos::prelude::*;
 
-use crate::file_input::read_chosen_file;
+use crate::file_input::{pasted_text, read_chosen_text};
 use crate::state::AppState;
 
 /// What the last attempt produced: the summary of a filled form, or the error (nothing changed).
@@ -210,16 +210,25 @@ pub fn DetectBox() -> impl IntoView {
         outcome.set(Some(result));
     };
     let on_file = move |ev: leptos::ev::Event| {
-        read_chosen_file(&ev, move |file| match file {
-            Some(file) => {
+        read_chosen_text(&ev, move |file| match file {
+            Ok(file) => {
                 let result = run(&state, &file);
                 text.set(file);
                 outcome.set(Some(result));
             }
-            None => outcome.set(Some(Outcome::Failed(
-                "the file could not be read; the form is unchanged".into(),
-            ))),
+            Err(why) => outcome.set(Some(Outcome::Failed(format!(
+                "{why}; the form is unchanged"
+            )))),
         });
+    };
+    let on_paste = move |ev: leptos::ev::Event| match pasted_text(&ev) {
+        Ok(pasted) => text.set(pasted),
+        Err(why) => {
+            text.set(String::new());
+            outcome.set(Some(Outcome::Failed(format!(
+                "{why}; the form is unchanged"
+            ))));
+        }
     };
     let shown = move || {
         outcome.get().map(|o| match o {
@@ -253,7 +262,7 @@ pub fn DetectBox() -> impl IntoView {
             <label for="detect-paste">"Paste nvidia-smi / kubectl output"</label>
             <textarea id="detect-paste" data-testid="detect-input" rows="5" spellcheck="false" autocomplete="off"
                 placeholder="nvidia-smi -q -x > gpus.xml"
-                prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+                prop:value=move || text.get() on:input=on_paste></textarea>
             <div class="buttons">
                 <button type="button" class="primary" data-testid="detect-fill" on:click=fill
                     disabled=move || text.with(|t| t.trim().is_empty())>"Fill capabilities"</button>

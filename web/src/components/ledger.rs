@@ -1,6 +1,6 @@
 //! Accounting: record the plan into the browser's ledger, the ledger table, the summary with editable rates, downloads and import.
 
-use crate::file_input::read_chosen_file;
+use crate::file_input::read_chosen_text;
 use gpu_share_core::account::{
     ledger_csv, ledger_document, parse_ledger_any, resolve, summary_csv, SummaryRow,
 };
@@ -15,15 +15,21 @@ use crate::storage;
 /// The most ledger rows the table shows (the newest); downloads always hold everything.
 const SHOWN_ROWS: usize = 200;
 
-/// Stores `entries` as the new ledger; the shown ledger changes only if storing worked.
+/// Stores `entries` as the new ledger and shows them. When the browser cannot store them (its
+/// storage is full or unavailable) the page still shows them and says so, error and remedy: they
+/// last only until the page is closed or reloaded unless downloaded.
 fn commit(state: AppState, entries: Vec<LedgerEntry>, ok: String) {
-    match storage::save(&entries) {
+    let saved = storage::save(&entries);
+    state.ledger.set(entries);
+    match saved {
         Ok(()) => {
-            state.ledger.set(entries);
             state.ledger_writable.set(true);
             state.ledger_notice.set(Some(Notice::Ok(ok)));
         }
-        Err(e) => state.ledger_notice.set(Some(Notice::Error(e))),
+        Err(e) => state.ledger_notice.set(Some(Notice::Error(format!(
+            "{ok}, but {e}. The ledger shown is kept in this page only until it is closed or \
+             reloaded: download it (Ledger JSON lines) to keep it."
+        )))),
     }
 }
 
@@ -110,12 +116,11 @@ fn import(state: AppState, text: &str) {
         Ok(e) => e,
         Err(e) => return fail(e.to_string()),
     };
+    if !state.ledger_writable.get_untracked() {
+        return fail("the stored ledger could not be read; clear it before importing".into());
+    }
     let n = imported.len();
-    let mut entries = if state.ledger_writable.get_untracked() {
-        state.ledger.get_untracked()
-    } else {
-        Vec::new()
-    };
+    let mut entries = state.ledger.get_untracked();
     entries.extend(imported);
     if let Err(e) = resolve(&entries, now_unix()) {
         return fail(e.to_string());
@@ -203,11 +208,11 @@ pub fn Ledger() -> impl IntoView {
         }
     };
     let on_import = move |ev: leptos::ev::Event| {
-        read_chosen_file(&ev, move |text| match text {
-            Some(text) => import(state, &text),
-            None => state.ledger_notice.set(Some(Notice::Error(
-                "import failed, nothing changed: the file could not be read".into(),
-            ))),
+        read_chosen_text(&ev, move |text| match text {
+            Ok(text) => import(state, &text),
+            Err(why) => state.ledger_notice.set(Some(Notice::Error(format!(
+                "import failed, nothing changed: {why}"
+            )))),
         });
     };
     let usages = move || summary.with(|s| s.as_ref().map(|(u, _)| u.clone()).unwrap_or_default());
