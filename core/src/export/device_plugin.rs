@@ -166,14 +166,7 @@ pub(crate) fn configs(plan: &Plan, options: &ExportOptions) -> String {
             MigStrategy::Single => {
                 notes.push("single strategy: every GPU of these nodes must be MIG-enabled with one profile; the MIG devices appear as nvidia.com/gpu (facts §2).".into());
                 for g in &plan.mig_gpus {
-                    let mut profiles: Vec<&str> = g
-                        .validation
-                        .placements
-                        .iter()
-                        .map(|p| p.profile.as_str())
-                        .collect();
-                    profiles.sort_unstable();
-                    profiles.dedup();
+                    let profiles = g.distinct_profiles();
                     if profiles.len() > 1 {
                         notes.push(format!(
                             "⚠ GPU {} holds {}: the single strategy cannot expose it; use mixed.",

@@ -72,14 +72,7 @@ fn workloads(plan: &Plan, options: &ExportOptions, kserve: bool) -> Result<Strin
     let mps = sharing(plan, Mechanism::Mps);
     if options.mig_strategy == MigStrategy::Single {
         for g in &plan.mig_gpus {
-            let mut profiles: Vec<&str> = g
-                .validation
-                .placements
-                .iter()
-                .map(|p| p.profile.as_str())
-                .collect();
-            profiles.sort_unstable();
-            profiles.dedup();
+            let profiles = g.distinct_profiles();
             if profiles.len() > 1 {
                 return Err(Error::new(
                     ErrorKind::OutOfRange,

@@ -290,6 +290,21 @@ pub(crate) struct MigGpu {
     pub validation: MigValidation,
 }
 
+impl MigGpu {
+    /// The profiles on this GPU, each once, sorted (the single MIG strategy allows one).
+    pub fn distinct_profiles(&self) -> Vec<&str> {
+        let mut profiles: Vec<&str> = self
+            .validation
+            .placements
+            .iter()
+            .map(|p| p.profile.as_str())
+            .collect();
+        profiles.sort_unstable();
+        profiles.dedup();
+        profiles
+    }
+}
+
 /// A pack result digested for the generators.
 pub(crate) struct Plan<'a> {
     pub result: &'a PackResult,
