@@ -5,10 +5,20 @@
 //! first) whose unused room still fits in the budget; a dead end undoes the last bin and tries the
 //! next subset. With `k` at the lower bound, success is a proven optimum. On instances built as
 //! perfect packings (Falkenauer T) the budget is zero, so every bin must be filled exactly, which
-//! prunes the search to almost nothing.
+//! prunes the search to almost nothing. Where bins hold few items (at most four on average), a bin
+//! opens with the item that has the fewest completions instead of the largest, as exact-cover
+//! search does: an item nothing can complete ends a branch at once, and a forced bin costs no
+//! choice.
 
 use super::search::Problem;
 use super::Work;
+
+/// At most this many items per bin on average turns on most-constrained-first.
+const FEW_PER_BIN: u64 = 4;
+/// How many of the largest sizes are candidates to open a bin.
+const CANDIDATES: usize = 64;
+/// Completions are counted up to this many (more makes no difference to the choice).
+const COUNT_CAP: u32 = 3;
 
 /// Finds a packing of `items` (each within capacity) into at most `k` bins, or `None` when there
 /// is none or the budget runs out first.
@@ -27,6 +37,7 @@ pub(crate) fn complete(
     let n = order.len();
     let mut search = Completion {
         problem,
+        few_per_bin: (n as u64) <= FEW_PER_BIN * k,
         // A doubly linked list of the positions not yet in a bin (n is the head and the end), so
         // the search steps over packed items in O(1) and undoes a removal in O(1).
         next: (1..=n).chain([0]).collect(),
@@ -47,6 +58,8 @@ pub(crate) fn complete(
 
 struct Completion<'a, 'w> {
     problem: &'a Problem<'a>,
+    /// Bins hold few items on average: open each with the most constrained item.
+    few_per_bin: bool,
     /// Item indices, largest first; the search works on positions in this list.
     order: Vec<usize>,
     next: Vec<usize>,
@@ -104,18 +117,115 @@ impl Completion<'_, '_> {
         if bins_left == 0 || self.left_total > bins_left * self.problem.capacity {
             return Some(false);
         }
-        self.take(first);
-        let mut bin = vec![first];
-        let found = self.fill(first, self.size(first), bins_left, waste_left, &mut bin);
-        self.restore(first);
+        // Open the bin with the largest item, or, where bins hold few items, with the item that
+        // has the fewest ways to fill a bin: a dead end shows at once, a forced bin costs no
+        // branching (the most-constrained-first rule of exact-cover search).
+        let (open, from) = if self.few_per_bin {
+            match self.most_constrained(waste_left)? {
+                Some(p) if p == first => (first, first + 1),
+                Some(p) => (p, 0),
+                None => return Some(false),
+            }
+        } else {
+            (first, first + 1)
+        };
+        self.take(open);
+        let mut bin = vec![open];
+        let found = self.fill(from, self.size(open), bins_left, waste_left, &mut bin);
+        self.restore(open);
         found
     }
 
-    /// Extends the open bin (filled to `fill`) with items after position `after` (itself already
-    /// taken), fuller completions first, then tries closing it as it is.
+    /// Among the largest live items (one per size), the one with the fewest completions (counted up
+    /// to [`COUNT_CAP`]); ties go to the larger. `Some(None)` when one has none: no packing is left.
+    /// `None` when the budget ran out.
+    fn most_constrained(&mut self, waste_left: u64) -> Option<Option<usize>> {
+        let mut best: Option<(u32, usize)> = None;
+        let mut p = self.next[self.end()];
+        let mut sizes_seen = 0;
+        let mut last_size = None;
+        while p != self.end() && sizes_seen < CANDIDATES {
+            let size = self.size(p);
+            if last_size != Some(size) {
+                last_size = Some(size);
+                sizes_seen += 1;
+                self.take(p);
+                let mut found = 0;
+                let counted = self.count_completions(
+                    0,
+                    self.problem.capacity - size,
+                    waste_left,
+                    1,
+                    &mut found,
+                );
+                self.restore(p);
+                counted?;
+                if found == 0 {
+                    return Some(None);
+                }
+                if best.is_none_or(|(n, _)| found < n) {
+                    best = Some((found, p));
+                }
+            }
+            p = self.next[p];
+        }
+        Some(best.map(|(_, p)| p))
+    }
+
+    /// Counts (up to [`COUNT_CAP`]) the ways to fill `room` from live items at positions from
+    /// `from` on, wasting at most `waste_left`, with `len` items already in the bin.
+    fn count_completions(
+        &mut self,
+        from: usize,
+        room: u64,
+        waste_left: u64,
+        len: usize,
+        found: &mut u32,
+    ) -> Option<()> {
+        if room <= waste_left {
+            *found += 1;
+        }
+        let smallest = self.prev[self.end()];
+        if *found >= COUNT_CAP
+            || len >= self.problem.max_items
+            || smallest == self.end()
+            || self.size(smallest) > room
+        {
+            return Some(());
+        }
+        let smallest = self.size(smallest);
+        let mut last_tried = None;
+        let mut p = self.first_at_most(from, room);
+        while p < self.end() {
+            if !self.work.spend(1) {
+                return None;
+            }
+            if self.used[p] {
+                p += 1;
+                continue;
+            }
+            let size = self.size(p);
+            if room - size < smallest && room - size > waste_left {
+                p = self.first_at_most(p + 1, room - smallest);
+                continue;
+            }
+            if last_tried != Some(size) {
+                last_tried = Some(size);
+                self.count_completions(p + 1, room - size, waste_left, len + 1, found)?;
+                if *found >= COUNT_CAP {
+                    return Some(());
+                }
+            }
+            p += 1;
+        }
+        Some(())
+    }
+
+    /// Extends the open bin (filled to `fill`) with live items at positions from `from` on,
+    /// fuller completions first, then tries closing it as it is.
     fn fill(
         &mut self,
-        after: usize,
+        from: usize,
         fill: u64,
         bins_left: u64,
         waste_left: u64,
@@ -133,7 +243,7 @@ impl Completion<'_, '_> {
             let smallest = self.size(smallest);
             let mut last_tried = None;
             // Items larger than the room cannot come in: start at the first one that fits.
-            let mut p = self.first_at_most(after + 1, room);
+            let mut p = self.first_at_most(from, room);
             while p < self.end() {
                 if !self.work.spend(1) {
                     return None;
@@ -159,7 +269,7 @@ impl Completion<'_, '_> {
                 let here = p;
                 self.take(here);
                 bin.push(here);
-                let found = self.fill(here, fill + size, bins_left, waste_left, bin);
+                let found = self.fill(here + 1, fill + size, bins_left, waste_left, bin);
                 bin.pop();
                 self.restore(here);
                 if found != Some(false) {
@@ -206,6 +316,36 @@ mod tests {
             assert_eq!(b.iter().map(|&i| sizes[i]).sum::<u64>(), 100);
         }
         assert!(run(&sizes, 100, 1).is_none());
+    }
+
+    #[test]
+    fn an_item_no_bin_can_complete_ends_the_search_at_once() {
+        // 3 bins of 100 must all be full (no waste). The largest item, 63, has a partner (37);
+        // the 60 has none, which most-constrained-first sees before opening any bin.
+        let sizes = [63, 60, 58, 48, 37, 34];
+        let problem = Problem {
+            sizes: &sizes,
+            capacity: 100,
+            max_items: usize::MAX,
+        };
+        let mut work = Work { left: 1_000 };
+        assert!(complete(&problem, &[0, 1, 2, 3, 4, 5], 3, &mut work).is_none());
+        assert!(1_000 - work.left < 20, "spent {}", 1_000 - work.left);
+    }
+
+    #[test]
+    fn opens_bins_with_the_most_constrained_item_yet_packs_everything() {
+        // The 30 has one partner (70); the largest item (80) has several (20, 20). Either way the
+        // packing found is complete and every bin is exactly full.
+        let sizes = [80, 70, 50, 50, 30, 20, 20, 80];
+        let bins = run(&sizes, 100, 4).unwrap();
+        assert_eq!(bins.len(), 4);
+        let mut all: Vec<usize> = bins.iter().flatten().copied().collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..sizes.len()).collect::<Vec<_>>());
+        for b in &bins {
+            assert_eq!(b.iter().map(|&i| sizes[i]).sum::<u64>(), 100);
+        }
     }
 
     #[test]
