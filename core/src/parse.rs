@@ -8,7 +8,7 @@ use crate::units::Share;
 /// The largest text any reader of the core accepts, in bytes (64 MiB): ask lists, discovery
 /// output, ledger imports, scenario queries. Front ends read at most this much (plus one byte) of
 /// a file. (The CLI's own JSON Lines ledger may grow to
-/// [`MAX_LEDGER_BYTES`](crate::account::jsonl::MAX_LEDGER_BYTES).)
+/// [`MAX_LEDGER_BYTES`](crate::account::MAX_LEDGER_BYTES).)
 pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
 
 /// `TooLarge` when `text` is longer than [`MAX_INPUT_BYTES`]; `what` names it (`the ask list`).

@@ -156,6 +156,8 @@ fn lint() -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
+    // The API docs build without broken or private links.
+    run(cargo(["doc", "--workspace", "--no-deps"]).env("RUSTDOCFLAGS", "-D warnings"))?;
     checks::core_dependencies_are_pure()?;
     checks::core_builds_for_wasm()
 }

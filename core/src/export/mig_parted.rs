@@ -3,7 +3,7 @@
 //! mig-parted (facts §1.5): `version: v1`, `mig-configs: <name>: [{devices, mig-enabled,
 //! mig-devices}]`; GPUs with the same instances share an entry, other GPUs get `mig-enabled:
 //! false`. The commands name profiles (IDs differ between boards, facts §1.1) and create instances
-//! in an order from [`crate::validate_mig`]: one that works whatever placement the driver picks
+//! in an order from [`crate::validate_mig()`]: one that works whatever placement the driver picks
 //! when there is one, else largest memory footprint first with the expected placements stated.
 
 use super::yaml::{self, Map, Value};

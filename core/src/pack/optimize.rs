@@ -1,8 +1,8 @@
 //! `--optimize`: fewer bins than first-fit-decreasing where a better packing exists, within a work budget.
 //!
-//! Starts from the better of FFD and minimum-bin-slack ([`mbs`]), computes the best lower bound it
+//! Starts from the better of FFD and minimum-bin-slack (`mbs`), computes the best lower bound it
 //! knows (Martello–Toth L2), and while the packing is above that bound runs a local search that
-//! empties one bin at a time ([`search`]). It stops at a proven optimum (bins = bound) or when the budget is spent.
+//! empties one bin at a time (`search`). It stops at a proven optimum (bins = bound) or when the budget is spent.
 //!
 //! The core has no clock, so the time limit is a deterministic **work budget**: a count of
 //! elementary search steps. [`Budget::from_millis`] converts milliseconds with a constant measured

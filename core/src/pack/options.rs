@@ -38,7 +38,7 @@ impl OptimizedPack {
 }
 
 /// Like [`bin_pack`], then, with `options.optimize`, re-packs the MPS and time-sliced GPUs with
-/// [`improve`] and empties MIG GPUs whose instances fit on the others ([`mig::optimize_mig`]);
+/// [`improve`] and empties MIG GPUs whose instances fit on the others (`options/mig.rs`);
 /// the budget is split evenly between the pools in use. Whole GPUs are already optimal. GPUs a
 /// better packing frees go first to asks FFD could not place under a GPU limit (shared and whole asks).
 ///
