@@ -401,6 +401,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "serde")]
     fn json_lists() {
         let list = parse_asks(
             r#"[{"name":"a","fraction":0.5,"hours":2},{"name":"x","mig_profile":"3g.20gb"}]"#,

@@ -90,6 +90,13 @@ fn test() -> Result<(), String> {
     let tools = setup::all()?;
     run(cargo(["test", "--workspace", "--all-targets"]))?;
     run(cargo(["test", "--workspace", "--doc"]))?;
+    // The core without its optional `serde` feature (JSON readers and writers off) still builds and passes.
+    run(cargo([
+        "test",
+        "-p",
+        "gpu-share-core",
+        "--no-default-features",
+    ]))?;
     // No panics on any input: the property suite at a large case count, then every fuzz target.
     fuzz::no_panic_properties()?;
     fuzz::run_targets(&fuzz::Options {
