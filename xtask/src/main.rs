@@ -31,10 +31,10 @@ fn main() -> ExitCode {
         Some("test") => test(),
         Some("lint") => lint(),
         Some("ci") => lint().and_then(|()| test()),
-        Some("dist") => setup::all().and_then(|tools| dist(&tools)),
+        Some("dist") => setup::build().and_then(|tools| dist(&tools)),
         Some("bench") => bench::run(&args[1..]),
         Some("fuzz") => fuzz::Options::parse(&args[1..]).and_then(|o| fuzz::run_targets(&o)),
-        Some("npm") => setup::all().and_then(|tools| npm::build(&tools)),
+        Some("npm") => setup::build().and_then(|tools| npm::build(&tools)),
         Some("setup") => setup::all().map(|_| ()),
         _ => {
             eprintln!("{USAGE}");
@@ -71,7 +71,7 @@ fn serve(args: &[String]) -> Result<(), String> {
         [flag, port] if flag == "--port" => port.clone(),
         _ => return Err("usage: cargo xtask serve [--port N]".into()),
     };
-    let tools = setup::all()?;
+    let tools = setup::build()?;
     println!("xtask: serving the planner at http://127.0.0.1:{port}/ (Ctrl-C stops)");
     run(Cmd::new("trunk")
         .args([

@@ -18,7 +18,18 @@ pub struct Tools {
     pub path: OsString,
 }
 
+/// Everything: what building needs, and what the tests need besides (Chromium, the Kubernetes
+/// schema validator, cargo-fuzz).
 pub fn all() -> Result<Tools, String> {
+    let tools = build()?;
+    chromium()?;
+    kubernetes_validator()?;
+    cargo_fuzz()?;
+    Ok(tools)
+}
+
+/// What building the page and the npm package needs (for `serve`, `dist` and `npm`).
+pub fn build() -> Result<Tools, String> {
     let path = tool_path();
     wasm_target()?;
     cargo_tool("trunk", "trunk", TRUNK_VERSION, &["--locked"], &path)?;
@@ -32,9 +43,6 @@ pub fn all() -> Result<Tools, String> {
         &path,
     )?;
     npm_packages(&path)?;
-    chromium()?;
-    kubernetes_validator()?;
-    cargo_fuzz()?;
     Ok(Tools { path })
 }
 
