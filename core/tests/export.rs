@@ -1,54 +1,19 @@
 //! Exports of realistic packings, read back with a real YAML parser: resource names and counts,
-//! device-plugin fields and types, mig-parted per its schema with every layout re-validated, and
-//! hostile ask names that round-trip without adding keys.
+//! device-plugin fields and types, mig-parted per its schema with every layout re-validated.
+//! (Hostile names and arbitrary plans: `export_hostile.rs`.)
 #![cfg(feature = "serde")]
 
 use gpu_share_core::export::{export, ExportFormat, ExportOptions, MigStrategy};
 use gpu_share_core::pack::{bin_pack_with, PackOptions};
 use gpu_share_core::validate_mig::validate_mig_parted;
 use gpu_share_core::{
-    bin_pack, find_model, validate_mig, AskSize, ClusterGpuCaps, FractionalAsk, Mechanism,
-    PackResult, Share,
+    bin_pack, find_model, validate_mig, FractionalAsk, Mechanism, PackResult, Share,
 };
-use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-fn asks(specs: &[&str]) -> Vec<FractionalAsk> {
-    specs
-        .iter()
-        .map(|s| FractionalAsk::parse_spec(s).unwrap())
-        .collect()
-}
-
-fn caps(mig: bool, mps: bool, timeslice: bool, model: &str) -> ClusterGpuCaps {
-    ClusterGpuCaps {
-        supports_mig: mig,
-        supports_mps: mps,
-        supports_timeslicing: timeslice,
-        gpu_model: Some(model.into()),
-        ..Default::default()
-    }
-}
-
-/// Every YAML document of a stream, as JSON values.
-fn documents(text: &str) -> Vec<Value> {
-    serde_norway::Deserializer::from_str(text)
-        .map(|d| Value::deserialize(d).unwrap_or_else(|e| panic!("{e}\n{text}")))
-        .filter(|v| !v.is_null())
-        .collect()
-}
-
-/// Comment text with wrapped lines joined again, for phrase checks.
-fn unwrapped(text: &str) -> String {
-    text.replace("\n# ", " ")
-        .replace("\n      # ", " ")
-        .replace("\n          # ", " ")
-}
-
-fn run(result: &PackResult, asks: &[FractionalAsk], format: ExportFormat) -> String {
-    export(result, asks, format, &ExportOptions::default()).unwrap()
-}
+mod export_support;
+use export_support::{asks, caps, documents, run, unwrapped};
 
 struct Scenario {
     name: &'static str,
@@ -497,107 +462,6 @@ fn single_strategy_works_for_uniform_gpus() {
 }
 
 #[test]
-fn hostile_names_round_trip_and_add_no_keys() {
-    let names = [
-        "evil: true\n- x",
-        "{a: 1}",
-        "yes",
-        "- x",
-        "#c",
-        "a\"b",
-        "🙂 é",
-        "null",
-    ];
-    let asks: Vec<FractionalAsk> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| FractionalAsk {
-            name: n.to_string(),
-            size: AskSize::Fraction(Share::parse(if i % 2 == 0 { "0.25" } else { "0.5" }).unwrap()),
-        })
-        .chain([FractionalAsk {
-            name: "mig: {x: 1}\n".into(),
-            size: AskSize::MigProfile("3g.20gb".into()),
-        }])
-        .collect();
-    for (c, model) in [
-        (caps(false, true, false, "a100-40gb"), "mps"),
-        (caps(false, false, true, "a100-40gb"), "timeslice"),
-        (caps(true, false, false, "a100-40gb"), "mig"),
-    ] {
-        let result = bin_pack(&asks, None, &c).unwrap();
-        for kserve in [false, true] {
-            let format = if kserve {
-                ExportFormat::KServe
-            } else {
-                ExportFormat::Kubernetes
-            };
-            let text = run(&result, &asks, format);
-            let docs = documents(&text);
-            assert_eq!(docs.len(), asks.len(), "{model}\n{text}");
-            for (doc, ask) in docs.iter().zip(&asks) {
-                let keys: Vec<&str> = doc
-                    .as_object()
-                    .unwrap()
-                    .keys()
-                    .map(String::as_str)
-                    .collect();
-                assert_eq!(keys, ["apiVersion", "kind", "metadata", "spec"], "{text}");
-                let meta: BTreeSet<&str> = doc["metadata"]
-                    .as_object()
-                    .unwrap()
-                    .keys()
-                    .map(String::as_str)
-                    .collect();
-                let expected: BTreeSet<&str> = if kserve {
-                    BTreeSet::from(["name", "annotations"])
-                } else {
-                    BTreeSet::from(["name", "labels", "annotations"])
-                };
-                assert_eq!(meta, expected);
-                assert_eq!(
-                    doc["metadata"]["annotations"]["gpu-share/ask"],
-                    ask.name.as_str()
-                );
-            }
-        }
-        // Elsewhere names appear only in comments.
-        for format in [
-            ExportFormat::DevicePlugin,
-            ExportFormat::MigParted,
-            ExportFormat::MigCommands,
-            ExportFormat::Slurm,
-        ] {
-            let text = run(&result, &asks, format);
-            for line in text.lines() {
-                if line.contains("evil") || line.contains("{a: 1}") || line.contains("🙂") {
-                    assert!(line.trim_start().starts_with('#'), "{format}: {line}");
-                }
-            }
-            if matches!(format, ExportFormat::DevicePlugin | ExportFormat::MigParted) {
-                for doc in documents(&text) {
-                    let keys: BTreeSet<&str> = doc
-                        .as_object()
-                        .unwrap()
-                        .keys()
-                        .map(String::as_str)
-                        .collect();
-                    assert!(
-                        keys.is_subset(&BTreeSet::from([
-                            "version",
-                            "flags",
-                            "sharing",
-                            "mig-configs"
-                        ])),
-                        "{keys:?}"
-                    );
-                }
-            }
-        }
-    }
-}
-
-#[test]
 fn mps_replicas_never_give_a_client_less_than_its_ask() {
     // Three clients on one GPU, the largest at 0.5: equal replicas of 3 would give it 33%.
     let a = asks(&["big:0.5", "s1:0.25", "s2:0.25"]);
@@ -628,90 +492,4 @@ fn mps_replicas_never_give_a_client_less_than_its_ask() {
             .get("env")
             .is_none()
     );
-}
-
-mod never_panics {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn ask() -> impl Strategy<Value = FractionalAsk> {
-        let size = prop_oneof![
-            (1u64..2_000_000).prop_map(|u| AskSize::Fraction(Share::from_units(u * 7207))),
-            prop::sample::select(vec![
-                "1g.5gb",
-                "2g.10gb",
-                "3g.20gb",
-                "4g.20gb",
-                "7g.40gb",
-                "1g.5gb+me",
-                "1g.10gb"
-            ])
-            .prop_map(|p| AskSize::MigProfile(p.to_string())),
-        ];
-        (any::<String>(), size).prop_map(|(name, size)| FractionalAsk { name, size })
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
-
-        #[test]
-        fn export_returns_ok_or_err(
-            asks in prop::collection::vec(ask(), 0..12),
-            mig in any::<bool>(),
-            mps in any::<bool>(),
-            ts in any::<bool>(),
-            gpus in prop::option::of(1u64..4),
-            namespace in prop::option::of(any::<String>()),
-            image in any::<String>(),
-            config in any::<String>(),
-            single in any::<bool>(),
-            shift in prop::option::of((0usize..8, 0u8..9)),
-        ) {
-            let caps = ClusterGpuCaps {
-                supports_mig: mig,
-                supports_mps: mps,
-                supports_timeslicing: ts,
-                gpu_model: Some("a100-40gb".into()),
-                gpu_count: gpus,
-                ..Default::default()
-            };
-            let Ok(mut result) = bin_pack(&asks, None, &caps) else { return Ok(()) };
-            if let Some((i, start)) = shift {
-                if let Some(inst) = result.gpus.iter_mut().flat_map(|g| g.instances.iter_mut()).nth(i) {
-                    inst.start = start;
-                }
-            }
-            let options = ExportOptions {
-                mig_strategy: if single { MigStrategy::Single } else { MigStrategy::Mixed },
-                namespace,
-                image,
-                config_name: config,
-            };
-            for format in ExportFormat::ALL {
-                let _ = export(&result, &asks, format, &options);
-                let _ = export(&result, &asks, format, &ExportOptions::default());
-            }
-        }
-
-        #[test]
-        fn validate_mig_returns_ok_or_err(names in prop::collection::vec(
-            prop_oneof![
-                prop::sample::select(vec!["1g.5gb", "1g.5gb+me", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"]).prop_map(String::from),
-                any::<String>(),
-            ],
-            0..12,
-        )) {
-            let model = find_model("a100-40gb").unwrap();
-            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-            if let Ok(v) = validate_mig(model, &refs) {
-                prop_assert_eq!(v.valid, v.reason.is_none());
-                let mut used = 0u16;
-                for p in &v.placements {
-                    let mask = ((1u32 << p.memory_slices) - 1) << p.start;
-                    prop_assert_eq!(used & mask as u16, 0);
-                    used |= mask as u16;
-                }
-            }
-        }
-    }
 }
