@@ -196,6 +196,29 @@ impl Completion<'_, '_> {
         let smallest = self.size(smallest);
         let mut last_tried = None;
         let mut p = self.first_at_most(from, room);
+        while let Some(here) =
+            self.next_candidate(p, room, smallest, waste_left, &mut last_tried)?
+        {
+            let size = self.size(here);
+            self.count_completions(here + 1, room - size, waste_left, len + 1, found)?;
+            if *found >= COUNT_CAP {
+                return Some(());
+            }
+            p = here + 1;
+        }
+        Some(())
+    }
+
+    /// The next position from `p` on worth trying in a bin with `room` left: live, and not the
+    /// size just tried. `Some(None)` when there is none; `None` when the budget ran out.
+    fn next_candidate(
+        &mut self,
+        mut p: usize,
+        room: u64,
+        smallest: u64,
+        waste_left: u64,
+        last_tried: &mut Option<u64>,
+    ) -> Option<Option<usize>> {
         while p < self.end() {
             if !self.work.spend(1) {
                 return None;
@@ -205,20 +228,22 @@ impl Completion<'_, '_> {
                 continue;
             }
             let size = self.size(p);
+            // Too big to leave room for any other item, too small to close the bin within the
+            // waste budget — and so is every item down to `room − smallest`: jump past them.
+            // (An item fits here, so `smallest ≤ room`.)
             if room - size < smallest && room - size > waste_left {
                 p = self.first_at_most(p + 1, room - smallest);
                 continue;
             }
-            if last_tried != Some(size) {
-                last_tried = Some(size);
-                self.count_completions(p + 1, room - size, waste_left, len + 1, found)?;
-                if *found >= COUNT_CAP {
-                    return Some(());
-                }
+            // Equal sizes are interchangeable: one of them per level is enough.
+            if *last_tried == Some(size) {
+                p += 1;
+                continue;
             }
-            p += 1;
+            *last_tried = Some(size);
+            return Some(Some(p));
         }
-        Some(())
+        Some(None)
     }
 
     /// Extends the open bin (filled to `fill`) with live items at positions from `from` on,
@@ -244,29 +269,10 @@ impl Completion<'_, '_> {
             let mut last_tried = None;
             // Items larger than the room cannot come in: start at the first one that fits.
             let mut p = self.first_at_most(from, room);
-            while p < self.end() {
-                if !self.work.spend(1) {
-                    return None;
-                }
-                if self.used[p] {
-                    p += 1;
-                    continue;
-                }
-                let size = self.size(p);
-                // Too big to leave room for any other item, too small to close the bin within
-                // the waste budget — and so is every item down to `room − smallest`: jump past
-                // them. (An item fits here, so `smallest ≤ room`.)
-                if room - size < smallest && room - size > waste_left {
-                    p = self.first_at_most(p + 1, room - smallest);
-                    continue;
-                }
-                // Equal sizes are interchangeable: one of them per level is enough.
-                if last_tried == Some(size) {
-                    p += 1;
-                    continue;
-                }
-                last_tried = Some(size);
-                let here = p;
+            while let Some(here) =
+                self.next_candidate(p, room, smallest, waste_left, &mut last_tried)?
+            {
+                let size = self.size(here);
                 self.take(here);
                 bin.push(here);
                 let found = self.fill(here + 1, fill + size, bins_left, waste_left, bin);
@@ -275,7 +281,7 @@ impl Completion<'_, '_> {
                 if found != Some(false) {
                     return found;
                 }
-                p += 1;
+                p = here + 1;
             }
         }
         let waste = capacity - fill;
