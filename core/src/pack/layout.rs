@@ -410,16 +410,27 @@ fn describe(index: u64, gpu: &Gpu, choices: &[Choice], model: Option<&GpuModel>)
     out
 }
 
+/// The bound for the asks of one shared mechanism (MPS or time-slicing): L2 of their shares, and
+/// for MPS the client limit per GPU.
+pub(crate) fn shared_bound(choices: &[Choice], mechanism: Mechanism) -> u64 {
+    let sizes: Vec<u64> = choices
+        .iter()
+        .filter(|c| c.mechanism == mechanism)
+        .map(|c| c.allocated_fraction.units())
+        .collect();
+    let by_size = l2(&sizes, Share::ONE.units());
+    match mechanism {
+        Mechanism::Mps => by_size.max((sizes.len() as u64).div_ceil(MPS_CLIENTS_PER_GPU.into())),
+        _ => by_size,
+    }
+}
+
 /// A bound per mechanism (GPUs are never shared across mechanisms), summed.
 fn lower_bound(choices: &[Choice], model: Option<&GpuModel>) -> u64 {
     let of = |m: Mechanism| choices.iter().filter(move |c| c.mechanism == m);
     let whole: u64 = of(Mechanism::Whole).map(|c| c.gpus).sum();
-    let shares =
-        |m: Mechanism| -> Vec<u64> { of(m).map(|c| c.allocated_fraction.units()).collect() };
-    let timeslice = l2(&shares(Mechanism::Timeslice), Share::ONE.units());
-    let mps_sizes = shares(Mechanism::Mps);
-    let mps = l2(&mps_sizes, Share::ONE.units())
-        .max((mps_sizes.len() as u64).div_ceil(MPS_CLIENTS_PER_GPU.into()));
+    let timeslice = shared_bound(choices, Mechanism::Timeslice);
+    let mps = shared_bound(choices, Mechanism::Mps);
     let mig = match model.and_then(|m| m.mig.map(|g| (m, g))) {
         Some((model, g)) => {
             let mut counts = vec![0u64; model.profiles.len()];

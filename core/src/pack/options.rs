@@ -2,6 +2,7 @@
 
 mod mig;
 
+use super::layout::shared_bound;
 use super::optimize::{improve, Budget, Problem};
 use super::{bin_pack, GpuLayout, PackResult, SharedSlot, MPS_CLIENTS_PER_GPU};
 use crate::ask::FractionalAsk;
@@ -60,7 +61,13 @@ pub fn bin_pack_with(
             .count() as u64;
         let share = Budget::work(budget.work / in_use.max(1));
         for mechanism in [Mechanism::Mps, Mechanism::Timeslice] {
-            optimize_pool(&mut result, mechanism, share);
+            if let Some(proven) = optimize_pool(&mut result, mechanism, share) {
+                // The search can prove a pool needs more GPUs than L2 says (bin completion found
+                // no packing into that many). GPUs are never shared across mechanisms, so the
+                // pool's bound replaces its term in the sum.
+                let base = shared_bound(&result.choices, mechanism);
+                result.lower_bound += proven.saturating_sub(base);
+            }
         }
         mig::optimize_mig(&mut result, share.work);
         place_leftovers(&mut result);
@@ -84,13 +91,14 @@ pub fn bin_pack_with(
     })
 }
 
-/// Re-packs the GPUs of one shared mechanism in place; freed GPUs are removed.
-fn optimize_pool(result: &mut PackResult, mechanism: Mechanism, budget: Budget) {
+/// Re-packs the GPUs of one shared mechanism in place; freed GPUs are removed. Returns the GPUs
+/// the pool's placed asks are proven to need, when it searched.
+fn optimize_pool(result: &mut PackResult, mechanism: Mechanism, budget: Budget) -> Option<u64> {
     let gpus: Vec<usize> = (0..result.gpus.len())
         .filter(|&g| result.gpus[g].mechanism == mechanism)
         .collect();
     if gpus.len() < 2 {
-        return;
+        return None;
     }
     let share_of: BTreeMap<&str, Share> = result
         .choices
@@ -121,7 +129,7 @@ fn optimize_pool(result: &mut PackResult, mechanism: Mechanism, budget: Budget) 
     };
     let better = improve(&problem, &bin_of, budget);
     if better.bins >= gpus.len() {
-        return;
+        return Some(better.lower_bound);
     }
     // The new bins take the places of the pool's first GPUs; the rest are dropped.
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); better.bins];
@@ -145,6 +153,7 @@ fn optimize_pool(result: &mut PackResult, mechanism: Mechanism, budget: Budget) 
         g += 1;
         !dropped.contains(&(g - 1))
     });
+    Some(better.lower_bound)
 }
 
 fn shared_gpu(mechanism: Mechanism, slots: Vec<SharedSlot>) -> GpuLayout {

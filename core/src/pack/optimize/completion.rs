@@ -8,7 +8,12 @@
 //! prunes the search to almost nothing. Where bins hold few items (at most four on average), a bin
 //! opens with the item that has the fewest completions instead of the largest, as exact-cover
 //! search does: an item nothing can complete ends a branch at once, and a forced bin costs no
-//! choice.
+//! choice. A bin whose partner is forced by Martello–Toth dominance (one item fills it exactly, or no
+//! two items fit together) is closed without branching.
+//!
+//! The search is exhaustive: when it ends without a packing, none into `k` bins exists, and the
+//! optimizer raises its lower bound to `k + 1` ([`Outcome::Impossible`]). Every pruning rule here
+//! must keep that true; the property test checks it against brute force.
 
 use super::search::Problem;
 use super::Work;
@@ -20,18 +25,27 @@ const CANDIDATES: usize = 64;
 /// Completions are counted up to this many (more makes no difference to the choice).
 const COUNT_CAP: u32 = 3;
 
-/// Finds a packing of `items` (each within capacity) into at most `k` bins, or `None` when there
-/// is none or the budget runs out first.
-pub(crate) fn complete(
-    problem: &Problem,
-    items: &[usize],
-    k: u64,
-    work: &mut Work,
-) -> Option<Vec<Vec<usize>>> {
+/// What a bin completion search found out.
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    /// A packing into at most `k` bins.
+    Packed(Vec<Vec<usize>>),
+    /// The search ran to the end: no packing into `k` bins exists, so `k + 1` is a lower bound.
+    Impossible,
+    /// The budget ran out first.
+    Unknown,
+}
+
+/// Searches for a packing of `items` (each within capacity) into at most `k` bins.
+pub(crate) fn complete(problem: &Problem, items: &[usize], k: u64, work: &mut Work) -> Outcome {
     let sizes = problem.sizes;
     let total: u64 = items.iter().map(|&i| sizes[i]).sum();
-    let room = k.checked_mul(problem.capacity)?;
-    let waste = room.checked_sub(total)?;
+    let Some(room) = k.checked_mul(problem.capacity) else {
+        return Outcome::Unknown;
+    };
+    let Some(waste) = room.checked_sub(total) else {
+        return Outcome::Impossible;
+    };
     let mut order = items.to_vec();
     order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
     let n = order.len();
@@ -48,12 +62,18 @@ pub(crate) fn complete(
         left_total: total,
         work,
     };
-    search.solve(k, waste).filter(|&found| found).map(|_| {
-        let bins = std::mem::take(&mut search.bins);
-        bins.into_iter()
-            .map(|b| b.into_iter().map(|p| search.order[p]).collect())
-            .collect()
-    })
+    match search.solve(k, waste) {
+        Some(true) => {
+            let bins = std::mem::take(&mut search.bins);
+            Outcome::Packed(
+                bins.into_iter()
+                    .map(|b| b.into_iter().map(|p| search.order[p]).collect())
+                    .collect(),
+            )
+        }
+        Some(false) => Outcome::Impossible,
+        None => Outcome::Unknown,
+    }
 }
 
 struct Completion<'a, 'w> {
@@ -131,9 +151,45 @@ impl Completion<'_, '_> {
         };
         self.take(open);
         let mut bin = vec![open];
-        let found = self.fill(from, self.size(open), bins_left, waste_left, &mut bin);
+        let fill = self.size(open);
+        let found = match self.dominant_partner(from, self.problem.capacity - fill) {
+            // Every other way to fill this bin is dominated: no branching.
+            Some(Some(p)) => {
+                self.take(p);
+                bin.push(p);
+                let found = self.close(fill + self.size(p), bins_left, waste_left, &bin);
+                self.restore(p);
+                found
+            }
+            Some(None) => self.close(fill, bins_left, waste_left, &bin),
+            None => self.fill(from, fill, bins_left, waste_left, &mut bin),
+        };
         self.restore(open);
         found
+    }
+
+    /// The one partner a just-opened bin with `room` left needs (Martello–Toth dominance), if the
+    /// choice is forced: `Some(Some(p))` for the largest live item `p` that fits when it fills the
+    /// room exactly or when no two live items fit together (any other completion then weighs at
+    /// most `p`, and swapping it with `p` keeps every bin within capacity); `Some(None)` when
+    /// nothing fits. `None` when the bin must be searched. With an item limit an exact fill is not
+    /// used: the swap could put more items in `p`'s old bin than the limit allows.
+    fn dominant_partner(&self, from: usize, room: u64) -> Option<Option<usize>> {
+        if self.problem.max_items < 2 {
+            return None;
+        }
+        let mut p = self.first_at_most(from, room);
+        while p < self.end() && self.used[p] {
+            p += 1;
+        }
+        if p == self.end() {
+            return Some(None);
+        }
+        let smallest = self.prev[self.end()];
+        let second = self.prev[smallest];
+        let no_two_fit = second == self.end() || self.size(smallest) + self.size(second) > room;
+        let exact = self.size(p) == room && self.problem.max_items == usize::MAX;
+        (no_two_fit || exact).then_some(Some(p))
     }
 
     /// Among the largest live items (one per size), the one with the fewest completions (counted up
@@ -284,11 +340,16 @@ impl Completion<'_, '_> {
                 p = here + 1;
             }
         }
-        let waste = capacity - fill;
+        self.close(fill, bins_left, waste_left, bin)
+    }
+
+    /// Closes the open bin (filled to `fill`) and packs the rest into the other bins.
+    fn close(&mut self, fill: u64, bins_left: u64, waste_left: u64, bin: &[usize]) -> Option<bool> {
+        let waste = self.problem.capacity - fill;
         if waste > waste_left {
             return Some(false);
         }
-        self.bins.push(bin.clone());
+        self.bins.push(bin.to_vec());
         self.left_total -= fill;
         let found = self.solve(bins_left - 1, waste_left - waste);
         if found != Some(true) {
@@ -302,6 +363,17 @@ impl Completion<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pack::brute_force::optimum_with_limit;
+    use proptest::prelude::*;
+
+    impl Outcome {
+        fn packed(self) -> Option<Vec<Vec<usize>>> {
+            match self {
+                Outcome::Packed(bins) => Some(bins),
+                _ => None,
+            }
+        }
+    }
 
     fn run(sizes: &[u64], capacity: u64, k: u64) -> Option<Vec<Vec<usize>>> {
         let problem = Problem {
@@ -310,7 +382,7 @@ mod tests {
             max_items: usize::MAX,
         };
         let items: Vec<usize> = (0..sizes.len()).collect();
-        complete(&problem, &items, k, &mut Work { left: 1_000_000 })
+        complete(&problem, &items, k, &mut Work { left: 1_000_000 }).packed()
     }
 
     #[test]
@@ -335,7 +407,8 @@ mod tests {
             max_items: usize::MAX,
         };
         let mut work = Work { left: 1_000 };
-        assert!(complete(&problem, &[0, 1, 2, 3, 4, 5], 3, &mut work).is_none());
+        let outcome = complete(&problem, &[0, 1, 2, 3, 4, 5], 3, &mut work);
+        assert!(matches!(outcome, Outcome::Impossible), "{outcome:?}");
         assert!(1_000 - work.left < 20, "spent {}", 1_000 - work.left);
     }
 
@@ -364,5 +437,79 @@ mod tests {
         let mut all: Vec<usize> = bins.iter().flatten().copied().collect();
         all.sort_unstable();
         assert_eq!(all, (0..sizes.len()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn an_exact_pair_is_not_forced_under_an_item_limit() {
+        // {60,10,10,10,10} and {40,15,15,15,15} fill two bins of at most five items. Forcing the
+        // exact pair {60,40} would leave eight items for the last bin: a false "impossible".
+        let sizes = [60, 40, 15, 15, 15, 15, 10, 10, 10, 10];
+        let problem = Problem {
+            sizes: &sizes,
+            capacity: 100,
+            max_items: 5,
+        };
+        let items: Vec<usize> = (0..sizes.len()).collect();
+        let outcome = complete(&problem, &items, 2, &mut Work { left: 100_000 });
+        let bins = outcome.packed().expect("a packing into two bins exists");
+        assert!(bins.iter().all(|b| b.len() <= 5));
+        // Without the limit the pair is forced, and the packing is found all the same.
+        assert_eq!(run(&sizes, 100, 2).map(|b| b.len()), Some(2));
+    }
+
+    #[test]
+    fn says_unknown_when_the_budget_runs_out() {
+        let sizes: Vec<u64> = (0..40).map(|i| 30 + (i * 7) % 41).collect();
+        let problem = Problem {
+            sizes: &sizes,
+            capacity: 100,
+            max_items: usize::MAX,
+        };
+        let items: Vec<usize> = (0..sizes.len()).collect();
+        let outcome = complete(&problem, &items, 1, &mut Work { left: 0 });
+        assert!(
+            matches!(outcome, Outcome::Impossible),
+            "1 bin: by size alone"
+        );
+        let k = crate::pack::bounds::l2(&sizes, 100);
+        let outcome = complete(&problem, &items, k, &mut Work { left: 5 });
+        assert!(matches!(outcome, Outcome::Unknown), "{outcome:?}");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// The bound the optimizer raises rests on this: "impossible" only where no packing into
+        /// `k` bins exists (exhaustive search, with and without an item limit). Sizes come in
+        /// tens half of the time, so exact pairs (the dominance rule's forced case) are common.
+        #[test]
+        fn impossible_and_packed_agree_with_exhaustive_search(
+            sizes in prop_oneof![
+                prop::collection::vec(1u64..=100, 1..12),
+                prop::collection::vec((1u64..=10).prop_map(|t| t * 10), 1..12),
+            ],
+            max_items in prop_oneof![Just(usize::MAX), 1usize..5],
+            extra in 0u64..3,
+        ) {
+            let problem = Problem { sizes: &sizes, capacity: 100, max_items };
+            let items: Vec<usize> = (0..sizes.len()).collect();
+            let optimum = optimum_with_limit(&sizes, 100, max_items) as u64;
+            let k = (optimum + extra).saturating_sub(1);
+            match complete(&problem, &items, k, &mut Work { left: 10_000_000 }) {
+                Outcome::Packed(bins) => {
+                    prop_assert!(k >= optimum);
+                    prop_assert!(bins.len() as u64 <= k);
+                    let mut all: Vec<usize> = bins.iter().flatten().copied().collect();
+                    all.sort_unstable();
+                    prop_assert_eq!(all, items.clone());
+                    for b in &bins {
+                        prop_assert!(b.len() <= max_items);
+                        prop_assert!(b.iter().map(|&i| sizes[i]).sum::<u64>() <= 100);
+                    }
+                }
+                Outcome::Impossible => prop_assert!(k < optimum, "k {} optimum {}", k, optimum),
+                Outcome::Unknown => prop_assert!(false, "budget ran out on {} items", sizes.len()),
+            }
+        }
     }
 }

@@ -43,20 +43,29 @@ pub struct Problem<'a> {
 
 /// A set of one or two items and their total size.
 #[derive(Clone, Copy)]
-struct Group {
-    size: u64,
-    items: [usize; 2],
-    len: usize,
+pub(crate) struct Group {
+    pub(crate) size: u64,
+    pub(crate) items: [usize; 2],
+    pub(crate) len: usize,
 }
 
 impl Group {
-    fn members(&self) -> &[usize] {
+    /// The group of no items.
+    pub(crate) const EMPTY: Group = Group {
+        size: 0,
+        items: [0, 0],
+        len: 0,
+    };
+}
+
+impl Group {
+    pub(crate) fn members(&self) -> &[usize] {
         &self.items[..self.len]
     }
 }
 
 /// Every one- and two-item subset of `items`.
-fn groups(items: &[usize], sizes: &[u64], out: &mut Vec<Group>) {
+pub(crate) fn groups(items: &[usize], sizes: &[u64], out: &mut Vec<Group>) {
     out.clear();
     for (x, &i) in items.iter().enumerate() {
         out.push(Group {

@@ -25,7 +25,9 @@ fn check_feasible(sizes: &[u64], capacity: u64, max_items: usize, r: &Optimized)
     assert_eq!(r.proven_optimal, r.bins as u64 == r.lower_bound);
 }
 
-use crate::pack::brute_force::optimum as brute_force;
+use crate::pack::brute_force::{
+    optimum as brute_force, optimum_with_limit as brute_force_with_limit,
+};
 
 #[test]
 fn beats_ffd_where_ffd_is_known_to_lose() {
@@ -87,6 +89,22 @@ proptest! {
         let r = optimize_sizes(&sizes, 100, Budget::work(200_000));
         check_feasible(&sizes, 100, usize::MAX, &r);
         prop_assert_eq!(r.bins, brute_force(&sizes, 100));
+        // Bin completion settles small cases either way, so the bound meets the optimum.
+        prop_assert!(r.proven_optimal, "bound {} optimum {}", r.lower_bound, r.bins);
+    }
+
+    #[test]
+    fn proves_the_optimum_under_an_item_limit(
+        sizes in prop::collection::vec(1u64..=100, 1..11),
+        max_items in 1usize..5,
+    ) {
+        let problem = Problem { sizes: &sizes, capacity: 100, max_items };
+        let start: Vec<usize> = (0..sizes.len()).collect();
+        let r = improve(&problem, &start, Budget::work(200_000));
+        check_feasible(&sizes, 100, max_items, &r);
+        let optimum = brute_force_with_limit(&sizes, 100, max_items);
+        prop_assert_eq!(r.bins, optimum);
+        prop_assert!(r.proven_optimal, "bound {} optimum {}", r.lower_bound, optimum);
     }
 }
 

@@ -42,6 +42,27 @@ fn saves_a_gpu_ffd_wastes() {
 }
 
 #[test]
+fn proves_optimal_where_l2_falls_short() {
+    // Five asks of 0.35 need three GPUs (two per GPU), but L2 (total 1.75) says two: bin completion
+    // finds no packing into two and raises the bound, so FFD's three is proven optimal.
+    for mps in [false, true] {
+        let asks = fraction_asks(&[350; 5]);
+        let plain = bin_pack(&asks, None, &caps(mps)).unwrap();
+        assert_eq!((plain.gpus_used, plain.lower_bound), (3, 2));
+        let r = bin_pack_with(&asks, None, &caps(mps), &optimize()).unwrap();
+        assert_eq!((r.result.gpus_used, r.lower_bound), (3, 3));
+        assert_eq!(r.result.lower_bound, 3);
+        assert!(r.proven_optimal);
+        // With no budget nothing is proved: the bound stays at L2.
+        let none = PackOptions {
+            optimize: Some(Budget::work(0)),
+        };
+        let r = bin_pack_with(&asks, None, &caps(mps), &none).unwrap();
+        assert_eq!((r.lower_bound, r.proven_optimal), (2, false));
+    }
+}
+
+#[test]
 fn without_the_option_it_is_plain_ffd() {
     let asks = fraction_asks(&[600, 500, 500, 400, 400, 400, 300, 300, 200]);
     let plain = bin_pack(&asks, Some(5), &caps(true)).unwrap();
