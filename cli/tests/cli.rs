@@ -429,6 +429,32 @@ fn models_lists_the_catalogue() {
 }
 
 #[test]
+fn optimize_proves_a_bound_above_l2_and_reports_it() {
+    // Five asks of 0.35: two fit a GPU, so three GPUs; L2 says two. FFD's three is optimal, and
+    // only the optimizer can say so.
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("l");
+    let asks: Vec<String> = (0..5).map(|i| format!("a{i}:0.35")).collect();
+    let mut args = vec!["pack", "--timeslice", "--json"];
+    for a in &asks {
+        args.extend(["--ask", a.as_str()]);
+    }
+    let plain = json(gpu_share(&l).args(&args));
+    assert_eq!(
+        (plain["gpus_used"].as_u64(), plain["lower_bound"].as_u64()),
+        (Some(3), Some(2))
+    );
+    let v = json(gpu_share(&l).args(&args).arg("--optimize"));
+    assert_eq!(
+        (v["gpus_used"].as_u64(), v["lower_bound"].as_u64()),
+        (Some(3), Some(3))
+    );
+    assert_eq!(v["optimize"]["proven_optimal"], true);
+    assert_eq!(v["optimize"]["lower_bound"], 3);
+    assert_eq!(v["optimize"]["gap"], 0);
+}
+
+#[test]
 fn optimize_finds_fewer_gpus_than_ffd_and_says_whether_it_is_proven() {
     // FFD: 0.5+0.4, 0.4+0.3+0.2, 0.2 → 3 GPUs; 0.5+0.3+0.2 and 0.4+0.4+0.2 fill exactly 2.
     let dir = tempfile::tempdir().unwrap();

@@ -1,5 +1,5 @@
-//! Lower bounds on the GPUs a packing needs: L1 (total size) and Martello–Toth L2 for shares,
-//! slice and count bounds for MIG.
+//! Lower bounds on the GPUs a packing needs: L1 (total size), Martello–Toth L2 and dual feasible
+//! functions for shares, slice and count bounds for MIG.
 
 /// ⌈Σ sizes / capacity⌉.
 pub fn l1(sizes: &[u64], capacity: u64) -> u64 {
@@ -48,9 +48,73 @@ pub fn l2(sizes: &[u64], capacity: u64) -> u64 {
     best
 }
 
+/// The best of L2 applied after each Fekete–Schepers dual feasible function u⁽ᵏ⁾, k = 1..=`k_max`.
+///
+/// With sizes as fractions x of the capacity, u⁽ᵏ⁾(x) is x where (k+1)·x is a whole number and
+/// ⌊(k+1)·x⌋ / k elsewhere. Items that fit one bin still fit it after the mapping, so any bound on
+/// the mapped sizes bounds the original ones; where many items are a little above C/(k+1) (at most
+/// k fit a bin) the mapping rounds them up to 1/k and the bound sees it. Sizes are scaled by k so
+/// everything stays in integers; a k whose scaled capacity overflows is skipped. Sizes above
+/// `capacity` count as one bin each.
+pub fn dff_l2(sizes: &[u64], capacity: u64, k_max: u64) -> u64 {
+    let c = u128::from(capacity.max(1));
+    let mut best = l2(sizes, capacity);
+    let mut mapped = Vec::with_capacity(sizes.len());
+    for k in 1..=k_max {
+        let Some(scaled) = capacity.max(1).checked_mul(k) else {
+            break;
+        };
+        mapped.clear();
+        mapped.extend(sizes.iter().map(|&x| {
+            let x = u128::from(x).min(c);
+            let times = (u128::from(k) + 1) * x;
+            let v = if times % c == 0 {
+                x * u128::from(k)
+            } else {
+                times / c * c
+            };
+            // v ≤ k·C: u⁽ᵏ⁾ never exceeds 1.
+            v as u64
+        }));
+        best = best.max(l2(&mapped, scaled));
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn dff_sees_what_l2_misses() {
+        // Five items of 0.35: two per bin, so three bins; L2 (total 1.75) says two. u⁽²⁾ maps each
+        // to 1/2 (3·0.35 = 1.05 rounds down to 1, over k = 2), and five halves need three bins.
+        assert_eq!(l2(&[35; 5], 100), 2);
+        assert_eq!(dff_l2(&[35; 5], 100, 1), 2);
+        assert_eq!(dff_l2(&[35; 5], 100, 2), 3);
+        // Exact thirds stay thirds: three fill a bin.
+        assert_eq!(dff_l2(&[100; 6], 300, 40), 2);
+        assert_eq!(dff_l2(&[], 100, 40), 0);
+        assert_eq!(dff_l2(&[150, 20], 100, 40), 2, "an oversized item is a bin");
+        assert_eq!(dff_l2(&[u64::MAX; 3], u64::MAX, 40), 3, "no overflow");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn dff_is_never_above_the_optimum_nor_below_l2(
+            sizes in prop_oneof![
+                prop::collection::vec(1u64..=100, 0..11),
+                prop::collection::vec(15u64..=40, 0..11),
+            ],
+        ) {
+            let bound = dff_l2(&sizes, 100, 40);
+            prop_assert!(bound >= l2(&sizes, 100));
+            prop_assert!(bound <= brute_force(&sizes, 100), "{} for {:?}", bound, sizes);
+        }
+    }
 
     #[test]
     fn l2_beats_l1_on_big_items() {

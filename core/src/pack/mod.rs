@@ -11,7 +11,7 @@ mod options;
 mod reference;
 mod tree;
 
-pub use bounds::{l1, l2};
+pub use bounds::{dff_l2, l1, l2};
 pub use ffd::{bins_used, decreasing_order, first_fit_decreasing};
 pub use layout::{GpuLayout, MigInstance, PackResult, SharedSlot, Unplaced};
 pub use options::{bin_pack_with, OptimizedPack, PackOptions};

@@ -65,7 +65,8 @@ pub fn markdown(r: &Report) -> String {
 *optimize* is `gpu_share_core::pack::optimize::optimize_sizes` with a budget of {} ms \
 (`Budget::from_millis`, a deterministic work count). *opt* columns count instances packed on exactly the known \
 optimum; *excess* is the sum of GPUs above it; *LB = OPT* counts instances where the optimizer's lower bound \
-(Martello–Toth L2, raised by one each time bin completion proves that no packing into that many bins exists) \
+(Martello–Toth L2 after Fekete–Schepers dual feasible functions, raised where bin completion proves that no \
+packing into that many bins exists, and by the linear relaxation, proven with integer dual prices) \
 equals the optimum (so it can stop and say \"proven optimal\"); *proven* counts instances where it did. \
 *bin-packer* is the npm package of that name (v1.7.0), first-fit and best-fit decreasing, on the same instances. \
 Times are wall-clock per instance on 2 threads (two instances at a time).\n",
@@ -209,9 +210,10 @@ const READING: &str = "
   GPUs anywhere. Its milliseconds are not: they are this machine's, with two instances running at once.
 - `optimize` never uses more GPUs than FFD (it starts from FFD and only accepts packings with fewer bins). Where
   its lower bound is below the optimum it cannot prove optimality and spends its whole budget, which is why some
-  families take about the budget per instance. Up to half of the budget goes to bin completion (a packing into the bound,
-  or the proof that there is none); each bin removed after that is searched for by a consistent neighbourhood
-  search with half of what is left and, if that fails, by the tabu search with the rest.
+  families take about the budget per instance. Up to a third of the budget goes to bin completion (a packing into the
+  bound, or the proof that there is none), up to a sixth to the linear relaxation; each bin removed after that is
+  searched for by a consistent neighbourhood search with half of what is left and, if that fails, by the tabu
+  search with the rest.
 - The budget is a count of search steps converted at `WORK_PER_MS`; not every step costs the same, so the real
   time per instance can exceed the nominal milliseconds (see *optimize max ms*). Compare the *opt* columns, not the
   times, across machines.

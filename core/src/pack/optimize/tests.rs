@@ -46,6 +46,20 @@ fn beats_ffd_where_ffd_is_known_to_lose() {
 }
 
 #[test]
+fn bin_completion_proves_what_the_bounds_cannot() {
+    // Total 193: two bins would need one filled to at least 97, and no subset sums to 97..=100.
+    let sizes = [40, 25, 39, 22, 44, 23];
+    assert_eq!(lower_bound(&sizes, 100), 2);
+    let r = optimize_sizes(&sizes, 100, Budget::work(100_000));
+    check_feasible(&sizes, 100, usize::MAX, &r);
+    assert_eq!((r.bins, r.lower_bound), (3, 3));
+    assert!(r.proven_optimal);
+    // Without budget for the search the bound stays where the formulas put it.
+    let r = optimize_sizes(&sizes, 100, Budget::work(0));
+    assert_eq!((r.bins, r.lower_bound, r.proven_optimal), (3, 2, false));
+}
+
+#[test]
 fn empty_and_oversized_inputs() {
     let r = optimize_sizes(&[], 10, Budget::default());
     assert_eq!((r.bins, r.lower_bound, r.proven_optimal), (0, 0, true));

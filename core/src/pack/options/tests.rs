@@ -43,8 +43,8 @@ fn saves_a_gpu_ffd_wastes() {
 
 #[test]
 fn proves_optimal_where_l2_falls_short() {
-    // Five asks of 0.35 need three GPUs (two per GPU), but L2 (total 1.75) says two: bin completion
-    // finds no packing into two and raises the bound, so FFD's three is proven optimal.
+    // Five asks of 0.35 need three GPUs (two per GPU), but L2 (total 1.75) says two; the
+    // optimizer's bound says three, so FFD's three is proven optimal and the result says so.
     for mps in [false, true] {
         let asks = fraction_asks(&[350; 5]);
         let plain = bin_pack(&asks, None, &caps(mps)).unwrap();
