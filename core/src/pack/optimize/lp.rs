@@ -105,6 +105,7 @@ impl Relaxation {
         let m = self.weight.len();
         // A knapsack and a pivot (a pass over the m × m basis inverse).
         let per_step = self.pricing_work() + (m as u64) * (m as u64) / CELLS_PER_WORK;
+        // Patterns cover each size exactly its demand (A·x = d), as the bins of any packing do.
         // Start from one homogeneous pattern per size: the basis is diagonal.
         let mut binv = vec![0.0f64; m * m];
         let mut x = vec![0.0f64; m];
@@ -161,9 +162,12 @@ impl Relaxation {
                     .map(|(j, &a)| row[j] * a as f64)
                     .sum();
             }
-            let leave = (0..m)
+            let Some(leave) = (0..m)
                 .filter(|&i| u[i] > EPS)
-                .min_by(|&a, &b| (x[a] / u[a]).total_cmp(&(x[b] / u[b])))?;
+                .min_by(|&a, &b| (x[a] / u[a]).total_cmp(&(x[b] / u[b])))
+            else {
+                return proven; // numerically stuck: keep what is proven
+            };
             let theta = x[leave] / u[leave];
             for i in 0..m {
                 x[i] -= theta * u[i];
