@@ -159,10 +159,7 @@ impl Share {
         if self.0.is_multiple_of(UNITS_PER_GPU / 100_000) {
             return self.to_string();
         }
-        let (mut a, mut b) = (self.0, UNITS_PER_GPU);
-        while b != 0 {
-            (a, b) = (b, a % b);
-        }
+        let a = gcd(self.0, UNITS_PER_GPU);
         let (num, den) = (self.0 / a, UNITS_PER_GPU / a);
         if num < 10_000_000 && den < 10_000_000 {
             return format!("{num}/{den}");
@@ -358,6 +355,14 @@ fn too_large(input: &str) -> Error {
         ErrorKind::OutOfRange,
         format!("{input:?} is more than the {MAX_GPUS} GPUs the planner accepts"),
     )
+}
+
+/// The greatest common divisor (`gcd(a, 0) = a`).
+pub(crate) fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 #[cfg(feature = "serde")]

@@ -8,7 +8,7 @@ use super::yaml::{quoted, write_comment};
 use super::{gpu_list, Plan};
 use crate::catalog::GpuModel;
 use crate::plan::Mechanism;
-use crate::units::Share;
+use crate::units::{gcd, Share};
 
 /// The most shards per GPU written; finer fractions round their shard counts up.
 pub const MAX_SHARDS_PER_GPU: u64 = 1000;
@@ -25,14 +25,6 @@ pub fn mig_type(model: &GpuModel, profile: &str) -> String {
         .to_ascii_lowercase()
         .replace(' ', "_");
     format!("{product}_{profile}")
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 /// Shards per GPU: the least common multiple of the fractions' denominators, so that every

@@ -15,7 +15,7 @@
 //! Unlike the overflow search in `search`, no bin is ever over capacity, so the moves stay small and
 //! cheap, and the goal is measured in one place.
 
-use super::search::{groups, Group, Problem, SplitMix};
+use super::search::{groups, Group, Lowest, Problem, SplitMix};
 use super::Work;
 use std::cmp::Reverse;
 
@@ -65,8 +65,6 @@ struct Cns<'a> {
 /// A candidate tabu move: group `out` of bin `bin` goes to the trash can, group `into` comes in.
 #[derive(Clone, Copy)]
 struct Move {
-    /// Change in the trash can's weight, then in minus its item count: lower is better.
-    key: (i128, i64),
     bin: usize,
     out: Group,
     into: Group,
@@ -200,8 +198,8 @@ impl<'a> Cns<'a> {
     ) -> Option<Move> {
         let (cap, max) = (self.problem.capacity, self.problem.max_items);
         let sizes = self.problem.sizes;
-        let mut best: Option<Move> = None;
-        let mut ties = 0u64;
+        // Keyed by the change in the trash can's weight, then in minus its item count.
+        let mut best = Lowest::new();
         for (bin, outs) in bin_groups.iter().enumerate() {
             work.spend(2 * outs.len() as u64);
             let room = cap - self.load[bin];
@@ -224,30 +222,15 @@ impl<'a> Cns<'a> {
                         i128::from(out.size) - i128::from(into.size),
                         into.len as i64 - out.len as i64,
                     );
-                    let take = match &best {
-                        None => true,
-                        Some(b) if key < b.key => true,
-                        Some(b) if key == b.key => {
-                            ties += 1;
-                            self.rng.below(ties + 1) == 0
-                        }
-                        _ => false,
-                    };
-                    if take {
-                        if best.as_ref().is_none_or(|b| key < b.key) {
-                            ties = 0;
-                        }
-                        best = Some(Move {
-                            key,
-                            bin,
-                            out: *out,
-                            into: *into,
-                        });
-                    }
+                    best.offer(key, &mut self.rng, || Move {
+                        bin,
+                        out: *out,
+                        into: *into,
+                    });
                 }
             }
         }
-        best
+        best.into_best()
     }
 
     fn apply(&mut self, m: &Move) {

@@ -12,6 +12,7 @@
 //! needs at least ⌈Σ demand·w / K⌉ bins, whatever rounding the floats did.
 
 use super::Work;
+use crate::units::gcd;
 
 /// Fixed-point scale of the integer prices.
 const SCALE: f64 = (1u64 << 24) as f64;
@@ -266,13 +267,6 @@ impl Relaxation {
         }
         best[cap]
     }
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 #[cfg(test)]

@@ -33,6 +33,45 @@ impl SplitMix {
     }
 }
 
+/// The lowest-keyed of the candidates offered, ties broken uniformly at random (reservoir
+/// sampling: the k-th tie replaces the kept one with probability 1/k).
+pub(crate) struct Lowest<K, T> {
+    best: Option<(K, T)>,
+    ties: u64,
+}
+
+impl<K: Ord, T> Lowest<K, T> {
+    pub(crate) fn new() -> Self {
+        Lowest {
+            best: None,
+            ties: 0,
+        }
+    }
+
+    /// Offers the candidate `make` builds, under `key` (lower is better).
+    pub(crate) fn offer(&mut self, key: K, rng: &mut SplitMix, make: impl FnOnce() -> T) {
+        let take = match &self.best {
+            None => true,
+            Some((k, _)) if key < *k => true,
+            Some((k, _)) if key == *k => {
+                self.ties += 1;
+                rng.below(self.ties + 1) == 0
+            }
+            _ => false,
+        };
+        if take {
+            if self.best.as_ref().is_none_or(|(k, _)| key < *k) {
+                self.ties = 0;
+            }
+            self.best = Some((key, make()));
+        }
+    }
+
+    pub(crate) fn into_best(self) -> Option<T> {
+        self.best.map(|(_, t)| t)
+    }
+}
+
 /// A bin-packing instance: the items and the two limits every bin must respect.
 pub struct Problem<'a> {
     pub sizes: &'a [u64],
@@ -97,8 +136,6 @@ pub(crate) struct Rebalancer<'a> {
 /// A candidate move: group `a` of bin `p` goes to bin `q`, group `g` of `q` comes back.
 #[derive(Clone, Copy)]
 struct Move {
-    /// Change in the total overflow: lower is better.
-    delta: i128,
     p: usize,
     q: usize,
     a: Group,
@@ -206,8 +243,8 @@ impl<'a> Rebalancer<'a> {
                 .iter()
                 .all(|&i| left[i].0 != bin || left[i].1 <= step)
         };
-        let mut best: Option<Move> = None;
-        let mut ties = 0u64;
+        // Keyed by the change in the total overflow.
+        let mut best = Lowest::new();
         for &p in over {
             let excess = self.load[p] - cap;
             for q in 0..self.bins.len() {
@@ -249,32 +286,16 @@ impl<'a> Rebalancer<'a> {
                         }
                         let d = i128::from(a.size) - i128::from(g.size);
                         let after = (lp - d - c).max(0) + (lq + d - c).max(0);
-                        let delta = after - before;
-                        let better = match &best {
-                            None => true,
-                            Some(b) if delta < b.delta => true,
-                            Some(b) if delta == b.delta => {
-                                ties += 1;
-                                self.rng.below(ties + 1) == 0
-                            }
-                            _ => false,
-                        };
-                        if better {
-                            if best.as_ref().is_none_or(|b| delta < b.delta) {
-                                ties = 0;
-                            }
-                            best = Some(Move {
-                                delta,
-                                p,
-                                q,
-                                a: *a,
-                                g: *g,
-                            });
-                        }
+                        best.offer(after - before, &mut self.rng, || Move {
+                            p,
+                            q,
+                            a: *a,
+                            g: *g,
+                        });
                     }
                 }
             }
         }
-        best
+        best.into_best()
     }
 }
