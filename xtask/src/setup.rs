@@ -1,4 +1,5 @@
-//! Idempotent set-up: each tool is checked by its version and installed only when missing or wrong.
+//! Idempotent set-up: each tool is checked by its version and installed only when missing or wrong;
+//! each system binary is checked on its own, and only the packages of missing ones are installed.
 //!
 //! Everything comes from the package registries (crates.io, npm, Debian); nothing is downloaded
 //! from GitHub, which is why Trunk runs `--offline` with the tools below on its PATH.
@@ -137,12 +138,31 @@ fn npm_packages(path: &OsString) -> Result<(), String> {
     Ok(())
 }
 
-/// Debian's Chromium for the browser tests, installed with apt-get when running as root.
+/// Debian's Chromium for the browser tests: the browser and the WebDriver that
+/// wasm-bindgen-test-runner drives it with are separate packages, so each is checked on its own.
 fn chromium() -> Result<(), String> {
-    if std::path::Path::new("/usr/bin/chromium").exists() {
+    apt_install_missing(&[
+        (exists("/usr/bin/chromium"), "chromium"),
+        (exists("/usr/bin/chromedriver"), "chromium-driver"),
+    ])
+}
+
+/// Whether a system binary is installed at `path`.
+fn exists(path: &str) -> bool {
+    std::path::Path::new(path).exists()
+}
+
+/// Installs the package of each `(present, package)` pair that is not present, and only those.
+fn apt_install_missing(needs: &[(bool, &str)]) -> Result<(), String> {
+    let missing: Vec<&str> = needs
+        .iter()
+        .filter(|(present, _)| !present)
+        .map(|&(_, package)| package)
+        .collect();
+    if missing.is_empty() {
         return Ok(());
     }
-    apt_install(&["chromium", "chromium-driver"])
+    apt_install(&missing)
 }
 
 /// `apt-get install` as root; anyone else is told the command to run.
@@ -173,9 +193,7 @@ fn kubernetes_validator() -> Result<(), String> {
     }
     let venv = root().join(".tools/venv");
     if !venv.join("bin/pip").exists() {
-        if output(Cmd::new("python3").args(["-c", "import venv, ensurepip"])).is_none() {
-            apt_install(&["python3", "python3-venv"])?;
-        }
+        python_venv()?;
         run(Cmd::new("python3").args(["-m", "venv", &venv.to_string_lossy()]))?;
     }
     eprintln!("xtask: installing kubernetes-validate {KUBERNETES_VALIDATE}");
@@ -185,4 +203,13 @@ fn kubernetes_validator() -> Result<(), String> {
         "--disable-pip-version-check",
         &format!("kubernetes-validate=={KUBERNETES_VALIDATE}"),
     ]))
+}
+
+/// Python 3 and its `venv` with `ensurepip` (Debian ships those apart, in python3-venv), each
+/// checked on its own.
+fn python_venv() -> Result<(), String> {
+    let python = output(Cmd::new("python3").args(["--version"])).is_some();
+    let venv =
+        python && output(Cmd::new("python3").args(["-c", "import venv, ensurepip"])).is_some();
+    apt_install_missing(&[(python, "python3"), (venv, "python3-venv")])
 }
