@@ -1,4 +1,4 @@
-//! `gpu-share detect` and `--caps-from` end to end, on the real captures in shared/fixtures/nvidia-smi.
+//! `gpu-share detect` and `--caps-from` end to end, on the real captures in tests/fixtures/nvidia-smi.
 
 use assert_cmd::Command;
 use predicates::str::contains;
@@ -6,7 +6,7 @@ use serde_json::Value;
 
 const FIXTURES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/fixtures/nvidia-smi/"
+    "/../tests/fixtures/nvidia-smi/"
 );
 
 fn fixture(name: &str) -> String {

@@ -1,4 +1,4 @@
-//! Discovery on the real nvidia-smi captures in shared/fixtures/nvidia-smi and on bad input: exact values,
+//! Discovery on the real nvidia-smi captures in tests/fixtures/nvidia-smi and on bad input: exact values,
 //! merged sections, caps, errors with lines. (kubectl input: `discover_kubectl.rs`.)
 
 use gpu_share_core::discover::{detect, detect_all, failed_input, DiscoveredGpu, SourceFormat};
@@ -6,7 +6,7 @@ use gpu_share_core::{select_mechanism, ErrorKind, FractionalAsk, Mechanism};
 
 const FIXTURES: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/fixtures/nvidia-smi/"
+    "/../tests/fixtures/nvidia-smi/"
 );
 const H100_TXT: &str = "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt";
 const H100_MIG_TXT: &str = "linux-x86_64__nvidia-h100-mig__590.48.01.txt";

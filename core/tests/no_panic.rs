@@ -114,7 +114,7 @@ fn fixtures() -> &'static [String] {
     FIXTURES.get_or_init(|| {
         let dir = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/fixtures/nvidia-smi/"
+            "/../tests/fixtures/nvidia-smi/"
         );
         let read = |f: &str| std::fs::read_to_string(format!("{dir}{f}")).unwrap();
         let mig = read("linux-x86_64__nvidia-h100-mig__590.48.01.txt");

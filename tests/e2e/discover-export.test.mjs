@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { assertClean, downloadText, open, repo, shot, start } from './harness.mjs';
 
-// The shared real captures live beside the repository; they are read in place, never copied in.
-const FIXTURES = resolve(repo, '..', 'shared', 'fixtures', 'nvidia-smi');
+// The real captures, kept unchanged in the repository's tests/fixtures/.
+const FIXTURES = resolve(repo, 'tests', 'fixtures', 'nvidia-smi');
 const fixture = (name) => readFileSync(join(FIXTURES, name), 'utf8');
 
 const SEED = '?ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice';
@@ -203,7 +203,7 @@ test('discovery and export work in dark mode at phone width without sideways scr
   const { page, server, watch } = await start(t, { colorScheme: 'dark', viewport: { width: 390, height: 844 } });
   await open(page, server, MIG);
   await exportHolding(page, 'nvidia.com/mig-');
-  // The file picker reads a capture the same way (the file is read in place, from the shared fixtures).
+  // The file picker reads a capture the same way (the file is one of the real captures in tests/fixtures/).
   await page.setInputFiles('[data-testid="detect-file"]', join(FIXTURES, 'qx-a100.xml'));
   await page.locator('[data-testid="detect-summary"]').waitFor();
   assert.match(await page.textContent('[data-testid="detect-summary"]'), /1 × A100-SXM4-40GB/);

@@ -1,4 +1,4 @@
-// The package's discovery, export and MIG validation, on the real nvidia-smi captures beside the project.
+// The package's discovery, export and MIG validation, on the real nvidia-smi captures in tests/fixtures/.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { binPack, detect, exportPlan, selectMechanism, validateMig } from "@examlops/gpu-sharing";
 
-const fixtures = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "shared", "fixtures", "nvidia-smi");
+const fixtures = resolve(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "nvidia-smi");
 const capture = (name) => readFileSync(join(fixtures, name), "utf8");
 
 test("detect reads nvidia-smi -q -x and gives caps the planner takes", () => {

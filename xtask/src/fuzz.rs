@@ -99,7 +99,7 @@ pub fn run_targets(options: &Options) -> Result<(), String> {
 fn run_one(target: &str, seconds: u64) -> Result<u64, String> {
     let fuzz = root().join("fuzz");
     // libFuzzer adds what it finds to the first folder: the working corpus (git-ignored), never
-    // the checked-in seeds or the shared captures after it, which are only read.
+    // the checked-in seeds or the nvidia-smi captures after it, which are only read.
     let working = fuzz.join("corpus").join(target);
     std::fs::create_dir_all(&working)
         .map_err(|e| format!("cannot create {}: {e}", working.display()))?;
@@ -108,8 +108,8 @@ fn run_one(target: &str, seconds: u64) -> Result<u64, String> {
     if seeds.is_dir() {
         corpora.push(seeds);
     }
-    // Discovery also starts from the real nvidia-smi captures, read in place.
-    let captures = root().join("../shared/fixtures/nvidia-smi");
+    // Discovery also starts from the real nvidia-smi captures in tests/fixtures/, read in place.
+    let captures = root().join("tests/fixtures/nvidia-smi");
     if target == "discover" && captures.is_dir() {
         corpora.push(captures);
     }
