@@ -13,64 +13,126 @@ mod speed;
 
 use crate::shell::{cargo, root, run as run_cmd};
 use gpu_share_core::pack::optimize::Budget;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: cargo xtask bench [--bpplib DIR] [--tsv FILE] [--budget-ms N] \
-[--only quality|mig|speed|peers] [--family NAME] [--no-write]";
+const USAGE: &str = "usage: cargo xtask bench --bpplib DIR [--tsv FILE] [--budget-ms N] \
+[--only quality|mig|speed|peers] [--family NAME] [--no-write] (--help: what DIR holds)";
+
+/// What `--bpplib DIR` must hold; the data is not in the repository.
+const BPPLIB_DIR: &str = "\
+--bpplib DIR names the BPPLIB benchmark data, which the repository does not ship; the quality and
+peers parts (everything but `--only mig` and `--only speed`) need it. DIR must hold:
+  - the instances, one folder per family (Falkenauer_T/, Scholl_1/, Hard28/, ...), each instance a
+    `.txt` file: n (the number of items) on the first line, the capacity c on the second, then n
+    integer weights, one per line;
+  - optima.tsv: a tab-separated table whose header names at least the columns `file` (the instance's
+    path relative to DIR, e.g. `Scholl_1/N1C1W1_A.txt`) and `OPT` (its known optimal bin count).
+The instances are the BPPLIB collection (Delorme, Iori, Martello; github.com/mdelorme2/BPPLIB); the
+optima are in its published bounds tables.";
 
 struct Options {
-    bpplib: PathBuf,
+    /// The BPPLIB folder, made absolute (the release re-run works from the repository root).
+    bpplib: Option<PathBuf>,
     tsv: PathBuf,
     budget_ms: u64,
     only: Option<String>,
     family: Option<String>,
     write: bool,
+    help: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
-        bpplib: root().join("../shared/bench/bpplib"),
+        bpplib: None,
         tsv: root().join("target/bench/bpplib.tsv"),
         budget_ms: 1000,
         only: None,
         family: None,
         write: true,
+        help: false,
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut value = || it.next().cloned().ok_or_else(|| USAGE.to_string());
         match flag.as_str() {
-            "--bpplib" => o.bpplib = PathBuf::from(value()?),
+            "--bpplib" => {
+                let dir = PathBuf::from(value()?);
+                o.bpplib = Some(std::path::absolute(&dir).unwrap_or(dir));
+            }
             "--tsv" => o.tsv = PathBuf::from(value()?),
             "--budget-ms" => o.budget_ms = value()?.parse().map_err(|_| USAGE.to_string())?,
             "--only" => o.only = Some(value()?),
             "--family" => o.family = Some(value()?),
             "--no-write" => o.write = false,
+            "-h" | "--help" => o.help = true,
             _ => return Err(USAGE.into()),
         }
     }
     Ok(o)
 }
 
+/// The BPPLIB folder, when a part that needs it is wanted: given, a folder, with its optima.tsv.
+fn bpplib(o: &Options) -> Result<Option<&Path>, String> {
+    let wants = |part: &str| o.only.as_deref().is_none_or(|only| only == part);
+    if !(wants("quality") || wants("peers")) {
+        return Ok(None);
+    }
+    let Some(dir) = &o.bpplib else {
+        return Err(format!("no --bpplib DIR given\n{BPPLIB_DIR}\n{USAGE}"));
+    };
+    if !dir.join("optima.tsv").is_file() {
+        let what = if dir.is_dir() {
+            "has no optima.tsv"
+        } else {
+            "is not a folder"
+        };
+        return Err(format!("--bpplib {} {what}\n{BPPLIB_DIR}", dir.display()));
+    }
+    Ok(Some(dir))
+}
+
 pub fn run(args: &[String]) -> Result<(), String> {
     let options = parse(args)?;
+    if options.help {
+        println!("{USAGE}\n\n{BPPLIB_DIR}");
+        return Ok(());
+    }
+    let bpplib = bpplib(&options)?;
+    // The command as BENCHMARKS.md names it, and as the release re-run gets it: the folder given
+    // as `DIR` in the one, made absolute in the other (the re-run's working directory is the root).
+    let with_dir = |dir: &str| -> Vec<String> {
+        let mut out = Vec::with_capacity(args.len());
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            out.push(a.clone());
+            if a == "--bpplib" {
+                it.next();
+                out.push(dir.to_string());
+            }
+        }
+        out
+    };
     if cfg!(debug_assertions) {
-        let mut cmd = vec!["run", "--quiet", "--release", "-p", "xtask", "--", "bench"];
-        cmd.extend(args.iter().map(String::as_str));
+        let given = options.bpplib.as_deref().unwrap_or(Path::new("")).display();
+        let mut cmd = vec!["run", "--quiet", "--release", "-p", "xtask", "--", "bench"]
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>();
+        cmd.extend(with_dir(&given.to_string()));
         return run_cmd(cargo(cmd));
     }
     let started = std::time::Instant::now();
     let wants = |part: &str| options.only.as_deref().is_none_or(|o| o == part);
     let mut instances = Vec::new();
-    if wants("quality") || wants("peers") {
-        instances = bpplib::load(&options.bpplib)?;
+    if let Some(dir) = bpplib {
+        instances = bpplib::load(dir)?;
         if let Some(f) = &options.family {
             instances.retain(|i| i.file.contains(f.as_str()));
         }
         eprintln!(
             "bench: {} instances from {}",
             instances.len(),
-            options.bpplib.display()
+            dir.display()
         );
     }
     let mut rows = Vec::new();
@@ -89,10 +151,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         std::fs::write(&options.tsv, quality::tsv(&rows))
             .map_err(|e| format!("cannot write {}: {e}", options.tsv.display()))?;
     }
-    let peers = if wants("peers") {
-        peers::run(&instances, &options.bpplib, &root())?
-    } else {
-        Default::default()
+    let peers = match bpplib {
+        Some(dir) if wants("peers") => peers::run(&instances, dir, &root())?,
+        _ => Default::default(),
     };
     let mig_rows = if wants("mig") {
         mig_quality::run(Budget::from_millis(options.budget_ms))?
@@ -111,9 +172,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     if options.write {
         let mut command = String::from("cargo xtask bench");
-        for a in args {
+        for a in with_dir("DIR") {
             command.push(' ');
-            command.push_str(a);
+            command.push_str(&a);
         }
         let md = report::markdown(&report::Report {
             command,

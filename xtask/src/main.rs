@@ -21,7 +21,9 @@ usage: cargo xtask <command>
   npm               build the npm package @examlops/gpu-sharing into target/npm/
   fuzz [--seconds N] [--target NAME]
                     every cargo-fuzz target in fuzz/ for N s each (default 30, stable toolchain); prints the runs
-  bench             packing quality (BPPLIB optima) and speed; writes BENCHMARKS.md
+  bench --bpplib DIR [--only quality|mig|speed|peers] [...]
+                    packing quality (BPPLIB instances and optima.tsv in DIR, not shipped) and speed;
+                    writes BENCHMARKS.md (`cargo xtask bench --help` says what DIR holds)
   setup             only install what is missing (wasm32 target, trunk, wasm-bindgen-cli, cargo-fuzz, npm tools, chromium)";
 
 fn main() -> ExitCode {
