@@ -1,7 +1,7 @@
 //! `ClusterGpuCaps`: what the cluster can do, and its resolution against the catalogue.
 
 use crate::catalog::{self, GpuModel, MigProfile, DEFAULT_MIG_MODEL};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Hint, Input, Result};
 
 /// The most GPUs a cluster description may hold.
 pub const MAX_GPU_COUNT: u64 = 1_000_000;
@@ -166,12 +166,12 @@ fn infer_model(names: &[&str]) -> Result<(&'static GpuModel, String)> {
             }
             Err(Error::new(
                 ErrorKind::UnknownProfile,
-                format!(
-                    "no GPU model offers all of {}; give --gpu-model",
-                    names.join(", ")
-                ),
+                format!("no GPU model offers all of {}", names.join(", ")),
             )
-            .in_field("mig_profiles"))
+            .in_field("mig_profiles")
+            .with_hint(Hint::Give {
+                input: Input::GpuModel,
+            }))
         }
         [only] => Ok((
             only,

@@ -35,6 +35,49 @@ pub struct Error {
     /// The 1-based line of a multi-line input (CSV, JSON lines, ledger), when there is one.
     pub line: Option<usize>,
     pub message: String,
+    /// What the user can do about it, in no front end's words: each front end names the input
+    /// its own way (`--gpu-model` in the CLI, the "GPU model" field on the page, `gpuModel` in npm).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub hint: Option<Hint>,
+}
+
+/// An input a user can give; front ends name it in their own terms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Input {
+    /// The cluster's GPU model (`ClusterGpuCaps::gpu_model`).
+    GpuModel,
+    /// The GPU count (`ClusterGpuCaps::gpu_count`).
+    GpuCount,
+    /// The allowed MIG profiles (`ClusterGpuCaps::mig_profiles`).
+    MigProfiles,
+    /// The container image of exported workloads (`ExportOptions::image`).
+    Image,
+}
+
+impl Input {
+    /// The core's name of the input: the field of the request type that holds it.
+    pub fn field(self) -> &'static str {
+        match self {
+            Input::GpuModel => "gpu_model",
+            Input::GpuCount => "gpu_count",
+            Input::MigProfiles => "mig_profiles",
+            Input::Image => "image",
+        }
+    }
+}
+
+/// What would resolve an error.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "do", rename_all = "snake_case"))]
+pub enum Hint {
+    /// Give this input (e.g. name the GPU model when profile names do not settle it).
+    Give { input: Input },
 }
 
 /// Shorthand used throughout the core.
@@ -47,7 +90,15 @@ impl Error {
             field: None,
             line: None,
             message: message.into(),
+            hint: None,
         }
+    }
+
+    /// Says what the user can do about the error.
+    #[must_use]
+    pub fn with_hint(mut self, hint: Hint) -> Self {
+        self.hint = Some(hint);
+        self
     }
 
     /// Names the field the error is about; an inner field becomes a path (`asks[1].fraction`).

@@ -20,6 +20,7 @@
 //! ```
 
 pub mod account;
+pub mod api;
 pub mod ask;
 pub mod caps;
 pub mod catalog;
@@ -40,7 +41,7 @@ pub use ask::{AskSize, FractionalAsk};
 pub use caps::ClusterGpuCaps;
 pub use catalog::{find_model, models, GpuModel, MigProfile};
 pub use discover::{detect, detect_all, Inventory};
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Hint, Input, Result};
 pub use pack::{bin_pack, GpuLayout, MigInstance, PackResult, Unplaced};
 pub use plan::{select_mechanism, Choice, Isolation, Mechanism};
 pub use scenario::Scenario;

@@ -15,16 +15,39 @@ pub const DEFAULT_GRID_G_PER_KWH: f64 = 475.0;
 
 /// Rates for turning GPU-hours into money and carbon. Energy is the allocated GPU-hours at the
 /// board's power limit — an upper estimate, since GPUs seldom draw their limit all the time.
+///
+/// Built only by [`Rates::new`] (or read from JSON through it), so every `Rates` is valid.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[cfg_attr(feature = "serde", serde(try_from = "RatesInput"))]
 pub struct Rates {
+    cost_per_gpu_hour: Option<f64>,
+    watts: Option<f64>,
+    pue: f64,
+    grid_g_co2e_per_kwh: f64,
+}
+
+/// Rates as given, each optional: what [`Rates::new`] takes, and the JSON shape
+/// `{"cost_per_gpu_hour": 2.5, "watts": 300, "pue": 1.2, "grid_g_co2e_per_kwh": 300}`.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+pub struct RatesInput {
     /// Price of one GPU-hour; no cost is reported without it.
     pub cost_per_gpu_hour: Option<f64>,
     /// Board power in watts for every record; `None` uses each model's power limit from the catalogue.
     pub watts: Option<f64>,
-    pub pue: f64,
-    pub grid_g_co2e_per_kwh: f64,
+    /// Power usage effectiveness (≥ 1); default [`DEFAULT_PUE`].
+    pub pue: Option<f64>,
+    /// Grid carbon intensity; default [`DEFAULT_GRID_G_PER_KWH`].
+    pub grid_g_co2e_per_kwh: Option<f64>,
+}
+
+impl TryFrom<RatesInput> for Rates {
+    type Error = Error;
+    fn try_from(input: RatesInput) -> Result<Rates> {
+        Rates::new(&input)
+    }
 }
 
 impl Default for Rates {
@@ -39,12 +62,14 @@ impl Default for Rates {
 }
 
 impl Rates {
+    /// Rates from what was given, the defaults for the rest.
+    ///
     /// # Errors
     /// `OutOfRange` naming the field for a negative or non-finite rate, or a PUE below 1.
-    pub fn validate(&self) -> Result<()> {
+    pub fn new(input: &RatesInput) -> Result<Rates> {
         let check = |v: f64, field: &str, min: f64| {
             if v.is_finite() && v >= min {
-                Ok(())
+                Ok(v)
             } else {
                 Err(Error::new(
                     ErrorKind::OutOfRange,
@@ -53,14 +78,37 @@ impl Rates {
                 .in_field(field))
             }
         };
-        if let Some(c) = self.cost_per_gpu_hour {
-            check(c, "cost_per_gpu_hour", 0.0)?;
-        }
-        if let Some(w) = self.watts {
-            check(w, "watts", 0.0)?;
-        }
-        check(self.pue, "pue", 1.0)?;
-        check(self.grid_g_co2e_per_kwh, "grid_g_co2e_per_kwh", 0.0)
+        Ok(Rates {
+            cost_per_gpu_hour: input
+                .cost_per_gpu_hour
+                .map(|c| check(c, "cost_per_gpu_hour", 0.0))
+                .transpose()?,
+            watts: input.watts.map(|w| check(w, "watts", 0.0)).transpose()?,
+            pue: check(input.pue.unwrap_or(DEFAULT_PUE), "pue", 1.0)?,
+            grid_g_co2e_per_kwh: check(
+                input.grid_g_co2e_per_kwh.unwrap_or(DEFAULT_GRID_G_PER_KWH),
+                "grid_g_co2e_per_kwh",
+                0.0,
+            )?,
+        })
+    }
+
+    /// Price of one GPU-hour; no cost is reported without it.
+    pub fn cost_per_gpu_hour(&self) -> Option<f64> {
+        self.cost_per_gpu_hour
+    }
+
+    /// Board power in watts for every record; `None` uses each model's power limit.
+    pub fn watts(&self) -> Option<f64> {
+        self.watts
+    }
+
+    pub fn pue(&self) -> f64 {
+        self.pue
+    }
+
+    pub fn grid_g_co2e_per_kwh(&self) -> f64 {
+        self.grid_g_co2e_per_kwh
     }
 
     fn watts_for(&self, model: Option<&str>) -> f64 {

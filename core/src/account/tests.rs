@@ -35,10 +35,11 @@ fn summary_splits_requested_allocated_and_wasted() {
     let usages = resolve(&entries, 10_000).unwrap();
     let s = summarize(
         &usages,
-        &Rates {
+        &Rates::new(&RatesInput {
             cost_per_gpu_hour: Some(2.0),
             ..Default::default()
-        },
+        })
+        .unwrap(),
     );
     let jpcp = &s.by_workload[0];
     assert_eq!(jpcp.key, "JPCP");
@@ -108,17 +109,17 @@ fn csv_cells_cannot_become_formulas() {
 
 #[test]
 fn rates_are_validated() {
-    assert!(Rates::default().validate().is_ok());
-    let bad = Rates {
-        pue: 0.5,
+    assert_eq!(Rates::new(&RatesInput::default()), Ok(Rates::default()));
+    let bad = RatesInput {
+        pue: Some(0.5),
         ..Default::default()
     };
-    assert_eq!(bad.validate().unwrap_err().field.as_deref(), Some("pue"));
-    let nan = Rates {
+    assert_eq!(Rates::new(&bad).unwrap_err().field.as_deref(), Some("pue"));
+    let nan = RatesInput {
         cost_per_gpu_hour: Some(f64::NAN),
         ..Default::default()
     };
-    assert!(nan.validate().is_err());
+    assert!(Rates::new(&nan).is_err());
 }
 
 #[cfg(feature = "serde")]

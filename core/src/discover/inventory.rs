@@ -173,7 +173,7 @@ impl Inventory {
         if tally.len() > 1 {
             let all: Vec<String> = tally.iter().map(|(k, n)| format!("{n}× {k}")).collect();
             notes.push(format!(
-                "mixed GPU models ({}): the caps describe {} (the most common, or the first of equally common ones) for all {} GPUs; plan the others separately with --gpu-model",
+                "mixed GPU models ({}): the caps describe {} (the most common, or the first of equally common ones) for all {} GPUs; plan the others separately, naming their model",
                 list(&all),
                 chosen.as_deref().unwrap_or("?"),
                 self.gpus.len()

@@ -94,7 +94,7 @@ fn workloads(plan: &Plan, options: &ExportOptions, kserve: bool) -> Result<Strin
     intro.push_str(&format!(
         "\nResources follow the NVIDIA device plugin (facts §2), MIG strategy {}; shared GPUs as nvidia.com/gpu.shared need the device-plugin export's configs (renameByDefault). The image is {}.",
         options.mig_strategy,
-        if options.image == super::DEFAULT_IMAGE { "a placeholder: set --image" } else { "as given" }
+        if options.image == super::DEFAULT_IMAGE { "a placeholder: give the image to run" } else { "as given" }
     ));
     yaml::write_comment(&mut out, 0, &intro);
     // KServe's predictor host name `<name>-predictor-<namespace>` must fit a 63-character label.

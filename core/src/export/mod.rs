@@ -65,6 +65,44 @@ impl ExportFormat {
             ExportFormat::Slurm => "slurm",
         }
     }
+
+    /// What the format is, for a menu: `Kubernetes Deployments`, `mig-parted config`, …
+    pub fn label(self) -> &'static str {
+        match self {
+            ExportFormat::Kubernetes => "Kubernetes Deployments",
+            ExportFormat::KServe => "KServe InferenceServices",
+            ExportFormat::DevicePlugin => "NVIDIA device plugin config",
+            ExportFormat::MigParted => "mig-parted config",
+            ExportFormat::MigCommands => "nvidia-smi mig commands",
+            ExportFormat::Slurm => "Slurm (gres.conf, GRES lines, --gres options)",
+        }
+    }
+
+    /// The name a download of this format gets: `gpu-share-k8s.yaml`, …
+    pub fn file_name(self) -> &'static str {
+        match self {
+            ExportFormat::Kubernetes => "gpu-share-k8s.yaml",
+            ExportFormat::KServe => "gpu-share-kserve.yaml",
+            ExportFormat::DevicePlugin => "gpu-share-device-plugin.yaml",
+            ExportFormat::MigParted => "gpu-share-mig-parted.yaml",
+            ExportFormat::MigCommands => "gpu-share-mig.sh",
+            ExportFormat::Slurm => "gpu-share-slurm.txt",
+        }
+    }
+
+    /// The media type of the text.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            ExportFormat::MigCommands => "text/x-shellscript",
+            ExportFormat::Slurm => "text/plain",
+            _ => "application/yaml",
+        }
+    }
+
+    /// Whether the text depends on the namespace and image options (the Kubernetes formats).
+    pub fn uses_workload_options(self) -> bool {
+        matches!(self, ExportFormat::Kubernetes | ExportFormat::KServe)
+    }
 }
 
 impl fmt::Display for ExportFormat {
@@ -505,7 +543,7 @@ pub(crate) fn gpu_list(indices: &[u64]) -> String {
 }
 
 /// `0, 2-4, 7` for a sorted list of GPU indices.
-pub(crate) fn ranges(indices: &[u64]) -> String {
+pub fn ranges(indices: &[u64]) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut i = 0;
     while i < indices.len() {

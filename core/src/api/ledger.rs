@@ -1,0 +1,294 @@
+//! The ledger's use cases: record a plan or a packing, release an open use, import a ledger, and
+//! summarise it with rates. The caller stores the entries (a file, localStorage) and supplies the
+//! time; the rules — when a recorded use started, what may be released, what an import adds —
+//! are here, once.
+
+use super::pack::{PackRequest, PackResponse};
+use crate::account::{parse_ledger_any, resolve, summarize, Rates, Summary, Usage};
+use crate::ask::validate_name;
+use crate::error::{Error, ErrorKind, Result};
+use crate::parse::MAX_SECONDS;
+use crate::{Choice, LedgerEntry, UsageRecord};
+use std::collections::{HashMap, HashSet};
+
+/// When a use is recorded and for how long.
+///
+/// A use with a duration is a run that has just finished: it started `seconds` before `now`. A
+/// use without one starts `now` and stays open until it is released.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recording {
+    now: i64,
+    seconds: Option<u64>,
+}
+
+/// The earliest and latest Unix second a ledger holds (about 1,200 BC to AD 5,100).
+pub const MAX_UNIX_SECONDS: i64 = 100_000_000_000;
+
+impl Recording {
+    /// # Errors
+    /// `OutOfRange` for a clock beyond ±[`MAX_UNIX_SECONDS`] (field `now`) or a duration above
+    /// ten years (field `seconds`).
+    pub fn new(now: i64, seconds: Option<u64>) -> Result<Recording> {
+        if !(-MAX_UNIX_SECONDS..=MAX_UNIX_SECONDS).contains(&now) {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("must be a Unix time within ±{MAX_UNIX_SECONDS} seconds, got {now}"),
+            )
+            .in_field("now"));
+        }
+        if let Some(s) = seconds.filter(|&s| s > MAX_SECONDS) {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("must be at most {MAX_SECONDS} seconds (ten years), got {s}"),
+            )
+            .in_field("seconds"));
+        }
+        Ok(Recording { now, seconds })
+    }
+
+    pub fn now(&self) -> i64 {
+        self.now
+    }
+
+    pub fn seconds(&self) -> Option<u64> {
+        self.seconds
+    }
+
+    /// When the use started: `now − seconds` for a finished run, `now` for an open one.
+    pub fn started_at(&self) -> i64 {
+        self.now
+            .saturating_sub(i64::try_from(self.seconds.unwrap_or(0)).unwrap_or(i64::MAX))
+    }
+
+    fn with_seconds(self, seconds: Option<u64>) -> Recording {
+        Recording { seconds, ..self }
+    }
+}
+
+/// The ledger entry of one planned ask.
+pub fn record_plan(choice: &Choice, when: Recording) -> LedgerEntry {
+    LedgerEntry::Usage(UsageRecord::from_choice(
+        choice,
+        when.started_at(),
+        when.seconds,
+    ))
+}
+
+/// The ledger entries of a packing: one per placed ask, in input order (unplaced asks used
+/// nothing). Each ask runs for its own duration from the request when it has one, else for
+/// `when`'s.
+pub fn record_pack(
+    request: &PackRequest,
+    response: &PackResponse,
+    when: Recording,
+) -> Vec<LedgerEntry> {
+    let unplaced: HashSet<&str> = response
+        .result
+        .unplaced
+        .iter()
+        .map(|u| u.name.as_str())
+        .collect();
+    let seconds: HashMap<&str, Option<u64>> = request
+        .asks
+        .iter()
+        .map(|e| (e.ask.name.as_str(), e.seconds))
+        .collect();
+    response
+        .result
+        .choices
+        .iter()
+        .filter(|c| !unplaced.contains(c.name.as_str()))
+        .map(|c| {
+            let own = seconds.get(c.name.as_str()).copied().flatten();
+            record_plan(c, when.with_seconds(own.or(when.seconds)))
+        })
+        .collect()
+}
+
+/// The entry that releases `ask`'s latest open use at `now`.
+///
+/// # Errors
+/// `Syntax` for an invalid name (field `name`); `Ledger` when `ask` has no open use in `entries`.
+pub fn release(entries: &[LedgerEntry], ask: &str, now: i64) -> Result<LedgerEntry> {
+    let ask = validate_name(ask)?;
+    let release = LedgerEntry::Release {
+        ask: ask.clone(),
+        at: now,
+    };
+    let mut with_release = entries.to_vec();
+    with_release.push(release.clone());
+    resolve(&with_release, now).map_err(|_| {
+        Error::new(
+            ErrorKind::Ledger,
+            format!("{ask:?} has no open allocation to release"),
+        )
+    })?;
+    Ok(release)
+}
+
+/// A ledger merged with an imported one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Imported {
+    /// The whole ledger after the import: the existing entries, then the new ones.
+    pub entries: Vec<LedgerEntry>,
+    /// Entries the import added.
+    pub added: usize,
+    /// Entries of the import the ledger already held (not added twice).
+    pub already_present: usize,
+}
+
+/// Merges the ledger in `text` (JSON Lines or the JSON document) into `existing`: an entry the
+/// ledger already holds is not added again, so importing one's own backup changes nothing. Equal
+/// entries count as many times as they occur (two equal records in the file and one in the
+/// ledger add one).
+///
+/// # Errors
+/// The reader's errors (with the line); `Syntax` for a file with no entries; `Ledger` when the
+/// merged ledger releases a use that is not open. Nothing is merged on any error.
+pub fn import(existing: &[LedgerEntry], text: &str, now: i64) -> Result<Imported> {
+    let incoming = parse_ledger_any(text)?;
+    if incoming.is_empty() {
+        return Err(Error::new(
+            ErrorKind::Syntax,
+            "the file holds no ledger entries",
+        ));
+    }
+    let mut present: HashMap<&LedgerEntry, usize> = HashMap::new();
+    for entry in existing {
+        *present.entry(entry).or_default() += 1;
+    }
+    let mut entries = existing.to_vec();
+    let mut already_present = 0;
+    for entry in &incoming {
+        match present.get_mut(entry) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                already_present += 1;
+            }
+            _ => entries.push(entry.clone()),
+        }
+    }
+    resolve(&entries, now)?;
+    Ok(Imported {
+        added: entries.len() - existing.len(),
+        already_present,
+        entries,
+    })
+}
+
+/// A ledger to add up at `now`, with rates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryRequest<'a> {
+    pub entries: &'a [LedgerEntry],
+    pub now: i64,
+    pub rates: Rates,
+}
+
+/// The ledger added up: each use with its duration settled, and the totals.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct SummaryResponse {
+    pub now: i64,
+    pub summary: Summary,
+    pub records: Vec<Usage>,
+}
+
+/// Settles every use at `now` and adds them up by workload and mechanism.
+///
+/// # Errors
+/// `Ledger`, naming the entry, for a release with no open use before it.
+pub fn summarise(request: &SummaryRequest<'_>) -> Result<SummaryResponse> {
+    let records = resolve(request.entries, request.now)?;
+    Ok(SummaryResponse {
+        now: request.now,
+        summary: summarize(&records, &request.rates),
+        records,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::pack;
+    use crate::{select_mechanism, ClusterGpuCaps, FractionalAsk};
+
+    fn plan(ask: &FractionalAsk, caps: &ClusterGpuCaps) -> crate::Result<Choice> {
+        select_mechanism(ask, caps)
+    }
+
+    fn timeslice() -> ClusterGpuCaps {
+        ClusterGpuCaps {
+            supports_timeslicing: true,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_finished_run_started_its_duration_ago_an_open_one_now() {
+        let choice = plan(&FractionalAsk::parse_spec("a:0.5").unwrap(), &timeslice()).unwrap();
+        let LedgerEntry::Usage(r) =
+            record_plan(&choice, Recording::new(10_000, Some(3600)).unwrap())
+        else {
+            panic!()
+        };
+        assert_eq!((r.started_at, r.seconds), (6400, Some(3600)));
+        let LedgerEntry::Usage(r) = record_plan(&choice, Recording::new(10_000, None).unwrap())
+        else {
+            panic!()
+        };
+        assert_eq!((r.started_at, r.seconds), (10_000, None));
+        assert!(Recording::new(0, Some(MAX_SECONDS + 1)).is_err());
+        assert!(Recording::new(MAX_UNIX_SECONDS + 1, None).is_err());
+    }
+
+    #[test]
+    fn a_packing_records_its_placed_asks_with_their_own_durations() {
+        let caps = ClusterGpuCaps {
+            gpu_count: Some(1),
+            ..timeslice()
+        };
+        let mut request = PackRequest::new(
+            ["a:0.5", "b:0.4", "c:0.2"]
+                .iter()
+                .map(|s| FractionalAsk::parse_spec(s).unwrap())
+                .collect(),
+            caps,
+        );
+        request.asks[0].seconds = Some(60);
+        let response = pack(&request).unwrap();
+        let entries = record_pack(
+            &request,
+            &response,
+            Recording::new(1000, Some(7200)).unwrap(),
+        );
+        let got: Vec<(String, Option<u64>)> = entries
+            .iter()
+            .map(|e| match e {
+                LedgerEntry::Usage(r) => (r.ask.clone(), r.seconds),
+                LedgerEntry::Release { .. } => unreachable!(),
+            })
+            .collect();
+        // c (the smallest, placed last) does not fit beside a and b on the one GPU.
+        assert_eq!(got, [("a".into(), Some(60)), ("b".into(), Some(7200))]);
+    }
+
+    #[test]
+    fn release_needs_an_open_use_and_import_adds_nothing_twice() {
+        let choice = plan(&FractionalAsk::parse_spec("a:0.5").unwrap(), &timeslice()).unwrap();
+        let open = record_plan(&choice, Recording::new(100, None).unwrap());
+        assert_eq!(release(&[], "a", 200).unwrap_err().kind, ErrorKind::Ledger);
+        let released = release(std::slice::from_ref(&open), "a", 200).unwrap();
+        let ledger = vec![open, released];
+        let text: String = ledger
+            .iter()
+            .map(|e| crate::account::format_entry(e) + "\n")
+            .collect();
+        let again = import(&ledger, &text, 300).unwrap();
+        assert_eq!((again.added, again.already_present), (0, 2));
+        assert_eq!(again.entries, ledger);
+        let fresh = import(&[], &text, 300).unwrap();
+        assert_eq!(fresh.added, 2);
+        assert!(import(&ledger, "", 300).is_err());
+    }
+}

@@ -1,0 +1,168 @@
+//! The pack use case: many asks onto GPUs, optionally optimised, with where the caps came from.
+
+use super::cluster::{CapsFrom, Cluster};
+use crate::error::Result;
+use crate::pack::{bin_pack_with, optimize::Budget, PackOptions};
+use crate::parse::AskEntry;
+use crate::{FractionalAsk, PackResult};
+
+/// The optimizer's default budget: 1,000 ms of a native release build, counted in search steps.
+pub const DEFAULT_OPTIMIZE_MS: u64 = 1000;
+
+/// The longest optimizer budget a request may ask for: ten minutes.
+pub const MAX_OPTIMIZE_MS: u64 = 600_000;
+
+/// Asks to pack onto a cluster.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PackRequest {
+    /// The asks, each with the duration it runs for when one was given (for recording).
+    pub asks: Vec<AskEntry>,
+    pub cluster: Cluster,
+    /// Search for a packing on fewer GPUs for at most this many milliseconds' work (`None`:
+    /// first-fit-decreasing only). Budgets above [`MAX_OPTIMIZE_MS`] are capped there.
+    pub optimize_ms: Option<u64>,
+}
+
+impl PackRequest {
+    /// A request for `asks` without durations.
+    pub fn new(asks: Vec<FractionalAsk>, cluster: impl Into<Cluster>) -> Self {
+        PackRequest {
+            asks: asks
+                .into_iter()
+                .map(|ask| AskEntry { ask, seconds: None })
+                .collect(),
+            cluster: cluster.into(),
+            optimize_ms: None,
+        }
+    }
+
+    /// The asks alone, in order.
+    pub fn ask_list(&self) -> Vec<FractionalAsk> {
+        self.asks.iter().map(|e| e.ask.clone()).collect()
+    }
+}
+
+/// How `optimize` did: GPUs against the proven lower bound and against first-fit-decreasing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct OptimizeReport {
+    /// Every ask placed on exactly `lower_bound` GPUs: no packing uses fewer.
+    pub proven_optimal: bool,
+    pub lower_bound: u64,
+    /// GPUs above the lower bound (0 when proven optimal).
+    pub gap: u64,
+    /// GPUs first-fit-decreasing used for the same asks.
+    pub ffd_gpus: u64,
+}
+
+/// A packing and what was learnt on the way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackResponse {
+    pub result: PackResult,
+    /// With `optimize_ms`: how the optimizer did.
+    pub optimize: Option<OptimizeReport>,
+    /// With detected caps: the inputs, the caps read and the notes.
+    pub caps_from: Option<CapsFrom>,
+}
+
+impl PackResponse {
+    /// Whether every ask found a place.
+    pub fn all_placed(&self) -> bool {
+        self.result.unplaced.is_empty()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for PackResponse {
+    /// The result's fields with `optimize` and `caps_from` beside them, keys in sorted order:
+    /// the JSON of `gpu-share pack --json`, npm `binPack` (camelCase) and the page's plan.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::Error as _;
+        let mut json = serde_json::to_value(&self.result).map_err(S::Error::custom)?;
+        if let Some(map) = json.as_object_mut() {
+            if let Some(from) = &self.caps_from {
+                map.insert(
+                    "caps_from".into(),
+                    serde_json::to_value(from).map_err(S::Error::custom)?,
+                );
+            }
+            if let Some(report) = &self.optimize {
+                map.insert(
+                    "optimize".into(),
+                    serde_json::to_value(report).map_err(S::Error::custom)?,
+                );
+            }
+        }
+        json.serialize(s)
+    }
+}
+
+/// Packs the request's asks: first-fit-decreasing, then the optimizer when asked.
+///
+/// # Errors
+/// Caps the catalogue refuses, discovery errors, duplicate names, too many asks.
+pub fn pack(request: &PackRequest) -> Result<PackResponse> {
+    let (caps, caps_from) = request.cluster.caps()?;
+    let options = PackOptions {
+        optimize: request
+            .optimize_ms
+            .map(|ms| Budget::from_millis(ms.min(MAX_OPTIMIZE_MS))),
+    };
+    let packed = bin_pack_with(&request.ask_list(), None, &caps, &options)?;
+    let optimize = options.optimize.map(|_| OptimizeReport {
+        proven_optimal: packed.proven_optimal,
+        lower_bound: packed.lower_bound,
+        gap: packed.gap(),
+        ffd_gpus: packed.ffd_gpus,
+    });
+    Ok(PackResponse {
+        result: packed.result,
+        optimize,
+        caps_from,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ClusterGpuCaps;
+
+    fn asks(specs: &[&str]) -> Vec<FractionalAsk> {
+        specs
+            .iter()
+            .map(|s| FractionalAsk::parse_spec(s).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn the_gpu_count_comes_from_the_caps() {
+        let caps = ClusterGpuCaps {
+            supports_timeslicing: true,
+            gpu_count: Some(1),
+            ..Default::default()
+        };
+        let r = pack(&PackRequest::new(asks(&["a:0.5", "b:0.6"]), caps)).unwrap();
+        assert_eq!(r.result.gpus_used, 1);
+        assert_eq!(r.result.unplaced.len(), 1);
+        assert!(!r.all_placed());
+        assert_eq!(r.optimize, None);
+    }
+
+    #[test]
+    fn optimize_reports_against_ffd() {
+        let caps = ClusterGpuCaps {
+            supports_timeslicing: true,
+            ..Default::default()
+        };
+        let mut request = PackRequest::new(
+            asks(&["a:0.35", "b:0.35", "c:0.35", "d:0.35", "e:0.35"]),
+            caps,
+        );
+        request.optimize_ms = Some(50);
+        let r = pack(&request).unwrap();
+        let report = r.optimize.unwrap();
+        assert!(report.proven_optimal);
+        assert_eq!(report.gap, 0);
+        assert_eq!(r.result.gpus_used, 3);
+    }
+}
