@@ -4,10 +4,7 @@ use assert_cmd::Command;
 use predicates::str::contains;
 use serde_json::Value;
 
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../tests/fixtures/nvidia-smi/"
-);
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/nvidia-smi/");
 
 fn fixture(name: &str) -> String {
     format!("{FIXTURES}{name}")

@@ -4,10 +4,7 @@
 use gpu_share_core::discover::{detect, detect_all, failed_input, DiscoveredGpu, SourceFormat};
 use gpu_share_core::{select_mechanism, ErrorKind, FractionalAsk, Mechanism};
 
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../tests/fixtures/nvidia-smi/"
-);
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/nvidia-smi/");
 const H100_TXT: &str = "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt";
 const H100_MIG_TXT: &str = "linux-x86_64__nvidia-h100-mig__590.48.01.txt";
 const L40S_TXT: &str = "linux-x86_64__nvidia-l40s__595.80.txt";

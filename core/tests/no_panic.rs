@@ -112,10 +112,7 @@ fn discovery_text() -> impl Strategy<Value = String> {
 fn fixtures() -> &'static [String] {
     static FIXTURES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     FIXTURES.get_or_init(|| {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tests/fixtures/nvidia-smi/"
-        );
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/nvidia-smi/");
         let read = |f: &str| std::fs::read_to_string(format!("{dir}{f}")).unwrap();
         let mig = read("linux-x86_64__nvidia-h100-mig__590.48.01.txt");
         // The capture from its -L section up to (not including) its -q text: -L, topo, the table, banners.
