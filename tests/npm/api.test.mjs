@@ -86,8 +86,10 @@ test("accounting", () => {
   assert.equal(fractionalGpuHours("1/4", 7200), 0.5);
   const ledger = new Ledger();
   const choice = selectMechanism({ name: "JPCP", fraction: 0.25 }, {});
-  ledger.record(choice, { startedAt: 1000, seconds: 7200 });
-  ledger.record(selectMechanism({ name: "svc", fraction: 0.5 }, { supportsTimeslicing: true }), { startedAt: 1000 });
+  // A run recorded with its duration has just finished: it started 7,200 s before `now`.
+  const run = ledger.record(choice, { now: 8200, seconds: 7200 });
+  assert.equal(run.startedAt, 1000);
+  ledger.record(selectMechanism({ name: "svc", fraction: 0.5 }, { supportsTimeslicing: true }), { now: 1000 });
   ledger.release("svc", 4600);
   const s = ledger.summarize({ now: 10000, rates: { costPerGpuHour: 2 } });
   assert.equal(s.totals.records, 2);
@@ -107,6 +109,13 @@ test("accounting", () => {
   assert.deepEqual(Ledger.fromJson(doc).entries, ledger.entries, "the JSON document reads back");
   assert.throws(() => ledger.release("ghost", 5000), /no open allocation/);
   assert.equal(ledger.entries.length, 3, "a refused release changes nothing");
+  // Importing one's own backup adds nothing; into an empty ledger it adds everything.
+  assert.deepEqual(ledger.import(lines, { now: 10000 }), { added: 0, alreadyPresent: 3 });
+  assert.equal(ledger.entries.length, 3);
+  const fresh = new Ledger();
+  assert.deepEqual(fresh.import(doc, { now: 10000 }), { added: 3, alreadyPresent: 0 });
+  assert.throws(() => fresh.import("not a ledger", { now: 10000 }), Error);
+  assert.equal(fresh.entries.length, 3, "a failed import changes nothing");
 });
 
 test("catalogue, ask lists and scenarios", () => {

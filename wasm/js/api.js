@@ -57,18 +57,29 @@ export class Ledger {
     return structuredClone(this.#entries);
   }
 
-  /** Records a choice; without `seconds` the use stays open until release(). */
-  record(choice, { startedAt = nowSeconds(), seconds = null } = {}) {
-    const entry = raw.usageRecord(choice, startedAt, seconds);
+  /**
+   * Records a choice at `now`: a run of `seconds` that has just finished (it started `seconds`
+   * before `now`), or, without `seconds`, a use open until release().
+   */
+  record(choice, { now = nowSeconds(), seconds = null } = {}) {
+    const entry = raw.usageRecord(choice, now, seconds);
     this.#entries.push(entry);
     return entry;
   }
 
   /** Closes the latest open use of `ask`; throws (and changes nothing) when there is none. */
   release(ask, at = nowSeconds()) {
-    const entries = [...this.#entries, { kind: "release", ask, at }];
-    raw.summarizeLedger(entries, at, null);
+    this.#entries.push(raw.releaseEntry(this.#entries, ask, at));
+  }
+
+  /**
+   * Merges a ledger text (JSON Lines or the document of toJson) into this one; an entry already
+   * here is not added twice. Returns `{ added, alreadyPresent }`; throws and changes nothing on error.
+   */
+  import(text, { now = nowSeconds() } = {}) {
+    const { entries, added, alreadyPresent } = raw.importLedger(this.#entries, text, now);
     this.#entries = entries;
+    return { added, alreadyPresent };
   }
 
   summarize({ now = nowSeconds(), rates = null } = {}) {

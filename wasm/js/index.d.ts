@@ -343,8 +343,12 @@ export declare class Ledger {
   static fromJson(text: string): Ledger;
   static fromJsonLines(text: string): Ledger;
   readonly entries: LedgerEntry[];
-  record(choice: Choice, options?: { startedAt?: number; seconds?: number | null }): UsageEntry;
+  /** A run of `seconds` that has just finished at `now` (default: the clock), or a use open until release(). */
+  record(choice: Choice, options?: { now?: number; seconds?: number | null }): UsageEntry;
+  /** Closes the latest open use of `ask`; throws (and changes nothing) when there is none. */
   release(ask: string, at?: number): void;
+  /** Merges a ledger text; entries already present are not added twice. */
+  import(text: string, options?: { now?: number }): { added: number; alreadyPresent: number };
   summarize(options?: { now?: number; rates?: Rates | null }): Summary;
   toCsv(options?: { now?: number }): string;
   summaryCsv(options?: { now?: number; rates?: Rates | null }): string;

@@ -10,10 +10,16 @@ mod error;
 
 use error::{shape, to_js};
 use gpu_share_core::account::{self, LedgerEntry, Rates, UsageRecord};
-use gpu_share_core::export::{self, ExportFormat, ExportOptions};
-use gpu_share_core::pack::{self, optimize::Budget, PackOptions};
-use gpu_share_core::parse::{MAX_INPUT_BYTES, MAX_SECONDS};
-use gpu_share_core::{catalog, ClusterGpuCaps, Error, ErrorKind, FractionalAsk, Scenario, Share};
+use gpu_share_core::api::{
+    self, Cluster, DetectInput, ExportRequest, PackRequest, PlanRequest, Recording, SummaryRequest,
+    DEFAULT_OPTIMIZE_MS,
+};
+use gpu_share_core::export::{ExportFormat, ExportOptions};
+use gpu_share_core::pack;
+use gpu_share_core::parse::{AskEntry, MAX_INPUT_BYTES, MAX_SECONDS};
+use gpu_share_core::{
+    catalog, Choice, ClusterGpuCaps, Error, ErrorKind, FractionalAsk, Scenario, Share,
+};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
@@ -211,35 +217,42 @@ pub fn check_caps(caps: JsValue) -> JsResult {
 #[wasm_bindgen(js_name = selectMechanism)]
 pub fn select_mechanism(ask: JsValue, caps: JsValue) -> JsResult {
     js((|| {
-        let ask = ask_of(ask)?;
-        let caps: ClusterGpuCaps = input_or_default(caps, "caps")?;
-        output(&gpu_share_core::select_mechanism(&ask, &caps)?)
+        let request = PlanRequest {
+            ask: ask_of(ask)?,
+            cluster: Cluster::Given(input_or_default(caps, "caps")?),
+        };
+        output(&api::plan(&request)?)
     })())
 }
 
 #[wasm_bindgen(js_name = binPack)]
 pub fn bin_pack(asks: JsValue, gpu_count: JsValue, caps: JsValue, options: JsValue) -> JsResult {
     js((|| {
-        let asks = asks_of(asks)?;
-        let gpu_count = gpu_count_of(gpu_count)?;
-        let caps: ClusterGpuCaps = input_or_default(caps, "caps")?;
         let options: PackOptionsJs = input_or_default(options, "options")?;
-        let packed = pack::bin_pack_with(&asks, gpu_count, &caps, &options.pack_options())?;
-        let mut json = serde_json::to_value(&packed.result)
-            .map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
-        if let (Some(map), true) = (json.as_object_mut(), options.optimize) {
-            map.insert(
-                "optimize".into(),
-                serde_json::json!({
-                    "proven_optimal": packed.proven_optimal,
-                    "lower_bound": packed.lower_bound,
-                    "gap": packed.gap(),
-                    "ffd_gpus": packed.ffd_gpus,
-                }),
-            );
-        }
-        output(&json)
+        output(&api::pack(&pack_request(asks, gpu_count, caps, &options)?)?)
     })())
+}
+
+/// The request `binPack` and `exportPlan` pack: the asks, the caps with the GPU limit (when
+/// given, it overrides the caps' `gpuCount`) and the optimizer's budget.
+fn pack_request(
+    asks: JsValue,
+    gpu_count: JsValue,
+    caps: JsValue,
+    options: &PackOptionsJs,
+) -> Result<PackRequest, Error> {
+    let asks = asks_of(asks)?;
+    let gpu_count = gpu_count_of(gpu_count)?;
+    let mut caps: ClusterGpuCaps = input_or_default(caps, "caps")?;
+    caps.gpu_count = gpu_count.or(caps.gpu_count);
+    Ok(PackRequest {
+        asks: asks
+            .into_iter()
+            .map(|ask| AskEntry { ask, seconds: None })
+            .collect(),
+        cluster: Cluster::Given(caps),
+        optimize_ms: options.optimize_ms(),
+    })
 }
 
 /// A GPU limit from JavaScript: a whole number, or null/undefined for as many as needed.
@@ -269,11 +282,13 @@ struct PackOptionsJs {
 }
 
 impl PackOptionsJs {
-    fn pack_options(&self) -> PackOptions {
-        let budget = self.optimize.then(|| {
-            Budget::from_millis(self.time_limit_ms.unwrap_or(1000.0).clamp(0.0, 600_000.0) as u64)
-        });
-        PackOptions { optimize: budget }
+    /// The budget in whole milliseconds (the core caps it at its maximum).
+    fn optimize_ms(&self) -> Option<u64> {
+        self.optimize.then(|| {
+            self.time_limit_ms.map_or(DEFAULT_OPTIMIZE_MS, |ms| {
+                ms.clamp(0.0, u64::MAX as f64) as u64
+            })
+        })
     }
 }
 
@@ -289,9 +304,6 @@ pub fn export_plan(
 ) -> Result<String, JsValue> {
     js((|| {
         let format: ExportFormat = text_of(&format, "format")?.parse()?;
-        let asks = asks_of(asks)?;
-        let gpu_count = gpu_count_of(gpu_count)?;
-        let caps: ClusterGpuCaps = input_or_default(caps, "caps")?;
         // The packing's options (`optimize`, `timeLimitMs`) and the export's (`migStrategy`,
         // `namespace`, `image`, `configName`) share one object; each part rejects unknown keys.
         let mut export_part: serde_json::Map<String, Value> = input_or_default(options, "options")?;
@@ -302,16 +314,20 @@ pub fn export_plan(
             }
         }
         let pack_options = serde_json::from_value::<PackOptionsJs>(Value::Object(pack_part))
-            .map_err(|e| shape("options", e).in_field("options"))?
-            .pack_options();
-        let export_options: ExportOptions = serde_json::from_value(Value::Object(export_part))
             .map_err(|e| shape("options", e).in_field("options"))?;
-        export_options.validate().map_err(|e| {
+        let options: ExportOptions = serde_json::from_value(Value::Object(export_part))
+            .map_err(|e| shape("options", e).in_field("options"))?;
+        // Option errors name the option as JavaScript spells it (`options.configName`).
+        options.validate().map_err(|e| {
             let field = e.field.as_deref().map(case::camel).unwrap_or_default();
             Error { field: None, ..e }.in_field(format!("options.{field}"))
         })?;
-        let packed = pack::bin_pack_with(&asks, gpu_count, &caps, &pack_options)?;
-        export::export(&packed.result, &asks, format, &export_options)
+        let request = ExportRequest {
+            format,
+            pack: pack_request(asks, gpu_count, caps, &pack_options)?,
+            options,
+        };
+        Ok(api::export(&request)?.text)
     })())
 }
 
@@ -321,8 +337,11 @@ pub fn export_plan(
 #[wasm_bindgen]
 pub fn detect(inputs: JsValue) -> JsResult {
     js((|| {
-        let inventory = if inputs.is_string() {
-            gpu_share_core::detect(&text_of(&inputs, "inputs")?)?
+        let inputs = if inputs.is_string() {
+            vec![DetectInput {
+                label: "inputs".into(),
+                text: text_of(&inputs, "inputs")?,
+            }]
         } else {
             if let Some(list) = inputs.dyn_ref::<js_sys::Array>() {
                 check_length(&inputs, "inputs")?;
@@ -336,17 +355,16 @@ pub fn detect(inputs: JsValue) -> JsResult {
                 }
             }
             let texts: Vec<String> = input(inputs, "inputs")?;
-            let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-            gpu_share_core::detect_all(&texts)?
+            texts
+                .into_iter()
+                .enumerate()
+                .map(|(i, text)| DetectInput {
+                    label: format!("inputs[{i}]"),
+                    text,
+                })
+                .collect()
         };
-        let mut json = serde_json::to_value(&inventory)
-            .map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
-        let caps = serde_json::to_value(inventory.caps())
-            .map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
-        if let Some(map) = json.as_object_mut() {
-            map.insert("caps".into(), caps);
-        }
-        output(&json)
+        output(&api::detect(&inputs)?)
     })())
 }
 
@@ -355,8 +373,7 @@ pub fn detect(inputs: JsValue) -> JsResult {
 #[wasm_bindgen(js_name = validateMig)]
 pub fn validate_mig(model: JsValue, profiles: JsValue) -> JsResult {
     js((|| {
-        let model =
-            catalog::require_model(&text_of(&model, "model")?).map_err(|e| e.in_field("model"))?;
+        let model = text_of(&model, "model")?;
         let profiles: Vec<String> = match profiles
             .is_string()
             .then(|| text_of(&profiles, "profiles"))
@@ -371,7 +388,7 @@ pub fn validate_mig(model: JsValue, profiles: JsValue) -> JsResult {
             None => input(profiles, "profiles")?,
         };
         let profiles: Vec<&str> = profiles.iter().map(String::as_str).collect();
-        output(&gpu_share_core::validate_mig(model, &profiles).map_err(|e| e.in_field("profiles"))?)
+        output(&api::validate_mig(&model, &profiles)?)
     })())
 }
 
@@ -412,44 +429,40 @@ pub fn scenario_to_query(scenario: JsValue) -> Result<String, JsValue> {
     js(input::<Scenario>(scenario, "scenario").map(|s| s.to_query()))
 }
 
-/// A usage record of a choice (from `selectMechanism`): started at `startedAt` (Unix seconds),
-/// running for `seconds`, or open when `seconds` is null.
+/// The ledger entry of a choice (from `selectMechanism`) recorded at `now` (Unix seconds): a run
+/// of `seconds` that has just finished, or, when `seconds` is null, a use open until released.
 #[wasm_bindgen(js_name = usageRecord)]
-pub fn usage_record(choice: JsValue, started_at: f64, seconds: JsValue) -> JsResult {
+pub fn usage_record(choice: JsValue, now: f64, seconds: JsValue) -> JsResult {
     js((|| {
-        let mut c = case::to_snake(json_of(choice, "choice")?);
-        let Some(map) = c.as_object_mut() else {
-            return Err(Error::new(
-                ErrorKind::Syntax,
-                "must be a choice object from selectMechanism",
-            )
-            .in_field("choice"));
-        };
-        let started_at = whole(started_at, "startedAt", -MAX_UNIX_SECONDS, MAX_UNIX_SECONDS)?;
+        let choice: Choice = input(choice, "choice")?;
+        gpu_share_core::ask::validate_name(&choice.name).map_err(|e| e.in_field("choice"))?;
+        let now = whole(now, "now", -MAX_UNIX_SECONDS, MAX_UNIX_SECONDS)? as i64;
         let seconds = match seconds.as_f64() {
-            Some(s) => Value::from(whole(s, "seconds", 0.0, MAX_SECONDS as f64)? as u64),
-            None => Value::Null,
+            Some(s) => Some(whole(s, "seconds", 0.0, MAX_SECONDS as f64)? as u64),
+            None => None,
         };
-        let mut record = serde_json::Map::new();
-        for key in [
-            "mechanism",
-            "isolation",
-            "requested_fraction",
-            "allocated_fraction",
-            "mig_profile",
-            "gpu_model",
-        ] {
-            if let Some(v) = map.remove(key) {
-                record.insert(key.into(), v);
-            }
-        }
-        record.insert("ask".into(), map.remove("name").unwrap_or(Value::Null));
-        record.insert("started_at".into(), Value::from(started_at as i64));
-        record.insert("seconds".into(), seconds);
-        let record: UsageRecord = serde_json::from_value(Value::Object(record))
-            .map_err(|e| shape("choice", e).in_field("choice"))?;
-        gpu_share_core::ask::validate_name(&record.ask).map_err(|e| e.in_field("choice"))?;
-        output(&LedgerEntry::Usage(record))
+        output(&api::record_plan(&choice, Recording::new(now, seconds)?))
+    })())
+}
+
+/// The entry that releases `ask`'s latest open use at `now`; an error when it has none.
+#[wasm_bindgen(js_name = releaseEntry)]
+pub fn release_entry(list: JsValue, ask: JsValue, now: f64) -> JsResult {
+    js((|| {
+        let now = whole(now, "now", -MAX_UNIX_SECONDS, MAX_UNIX_SECONDS)? as i64;
+        let ask = text_of(&ask, "ask")?;
+        output(&api::release(&entries(list)?, &ask, now)?)
+    })())
+}
+
+/// Merges a ledger text (JSON Lines or the JSON document) into `list`: `{entries, added,
+/// alreadyPresent}`; an entry already there is not added twice.
+#[wasm_bindgen(js_name = importLedger)]
+pub fn import_ledger(list: JsValue, text: JsValue, now: f64) -> JsResult {
+    js((|| {
+        let now = whole(now, "now", -MAX_UNIX_SECONDS, MAX_UNIX_SECONDS)? as i64;
+        let text = text_of(&text, "text")?;
+        output(&api::import(&entries(list)?, &text, now)?)
     })())
 }
 
@@ -463,38 +476,31 @@ fn entries(value: JsValue) -> Result<Vec<LedgerEntry>, Error> {
     Ok(list)
 }
 
-fn usages(list: JsValue, now: f64) -> Result<Vec<account::Usage>, Error> {
+/// The ledger settled and added up at `now` with `rates` (validated by the core's `Rates::new`).
+fn summary(list: JsValue, now: f64, rates: JsValue) -> Result<api::SummaryResponse, Error> {
     let now = whole(now, "now", -MAX_UNIX_SECONDS, MAX_UNIX_SECONDS)? as i64;
-    account::resolve(&entries(list)?, now)
-}
-
-fn rates(value: JsValue) -> Result<Rates, Error> {
-    let rates: Rates = input_or_default(value, "rates")?;
-    rates.validate()?;
-    Ok(rates)
+    let rates: Rates = input_or_default(rates, "rates")?;
+    api::summarise(&SummaryRequest {
+        entries: &entries(list)?,
+        now,
+        rates,
+    })
 }
 
 /// Adds ledger entries up at `now`: `{totals, byWorkload, byMechanism, rates}`.
 #[wasm_bindgen(js_name = summarizeLedger)]
 pub fn summarize_ledger(list: JsValue, now: f64, rates_: JsValue) -> JsResult {
-    js((|| {
-        output(&account::summarize(&usages(list, now)?, &rates(rates_)?))
-    })())
+    js(summary(list, now, rates_).and_then(|s| output(&s.summary)))
 }
 
 #[wasm_bindgen(js_name = ledgerSummaryCsv)]
 pub fn ledger_summary_csv(list: JsValue, now: f64, rates_: JsValue) -> Result<String, JsValue> {
-    js((|| {
-        Ok(account::summary_csv(&account::summarize(
-            &usages(list, now)?,
-            &rates(rates_)?,
-        )))
-    })())
+    js(summary(list, now, rates_).map(|s| account::summary_csv(&s.summary)))
 }
 
 #[wasm_bindgen(js_name = ledgerCsv)]
 pub fn ledger_csv(list: JsValue, now: f64) -> Result<String, JsValue> {
-    js(usages(list, now).map(|u| account::ledger_csv(&u)))
+    js(summary(list, now, JsValue::NULL).map(|s| account::ledger_csv(&s.records)))
 }
 
 /// The entries as JSON Lines, the format of the CLI's ledger file.
@@ -516,9 +522,8 @@ pub fn parse_ledger(text: JsValue) -> JsResult {
 #[wasm_bindgen(js_name = ledgerDocument)]
 pub fn ledger_document(list: JsValue, now: f64, rates_: JsValue) -> Result<String, JsValue> {
     js((|| {
-        let now = whole(now, "now", -MAX_UNIX_SECONDS, MAX_UNIX_SECONDS)? as i64;
-        let list = entries(list)?;
-        let summary = account::summarize(&account::resolve(&list, now)?, &rates(rates_)?);
-        Ok(account::ledger_document(&list, Some(&summary)))
+        let entries = entries(list.clone())?;
+        let response = summary(list, now, rates_)?;
+        Ok(account::ledger_document(&entries, Some(&response.summary)))
     })())
 }
