@@ -99,7 +99,7 @@ impl fmt::Display for Isolation {
 
 /// The limits the MPS control daemon would set for this client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MpsLimits {
     /// `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE`: the fraction as a whole percentage, rounded up.
     pub active_thread_percentage: u8,
@@ -107,9 +107,10 @@ pub struct MpsLimits {
     pub pinned_memory_mib: Option<u64>,
 }
 
-/// The planner's answer for one ask.
+/// The planner's answer for one ask. (Readable from JSON so that a front end can hand back a
+/// choice it was given, to record it.)
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Choice {
     pub name: String,
     pub mechanism: Mechanism,

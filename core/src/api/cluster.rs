@@ -123,23 +123,22 @@ pub fn detect(inputs: &[DetectInput]) -> Result<DetectResponse> {
     })
 }
 
-/// Discovery over labelled inputs; an error names the input it is about.
+/// Discovery over labelled inputs; an error names the input it is about by its label in the
+/// message (its field keeps the path, `inputs[1].…`).
 fn read(inputs: &[DetectInput]) -> Result<Inventory> {
     let named: Vec<(&str, &str)> = inputs
         .iter()
         .map(|i| (i.label.as_str(), i.text.as_str()))
         .collect();
-    detect_labelled(&named).map_err(|e| {
-        let Some((i, inner)) = failed_input(&e) else {
-            return e;
-        };
-        let inner = inner.map(str::to_string);
-        let label = inputs.get(i).map_or("?", |d| d.label.as_str());
-        Error {
-            message: format!("{} (in {label})", e.message),
-            field: inner,
-            ..e
+    detect_labelled(&named).map_err(|e| match failed_input(&e) {
+        Some((i, _)) => {
+            let label = inputs.get(i).map_or("?", |d| d.label.as_str());
+            Error {
+                message: format!("{} (in {label})", e.message),
+                ..e
+            }
         }
+        None => e,
     })
 }
 
