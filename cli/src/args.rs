@@ -11,10 +11,10 @@ use std::path::PathBuf;
 
 mod detect;
 mod export;
+pub mod flags;
 pub use detect::{detect_inputs, DetectArgs, DetectConfig, DetectInput, Discovered};
-pub use export::{
-    flag_field, ExportArgs, ExportConfig, ValidateMigArgs, ValidateMigConfig, ValidateMigInput,
-};
+pub use export::{ExportArgs, ExportConfig, ValidateMigArgs, ValidateMigConfig, ValidateMigInput};
+use flags::at_flag;
 
 const EXIT_CODES: &str = "\
 Exit codes: 0 success, 1 invalid input (validate-mig: an invalid layout), 2 usage error, 3 some asks unplaced (pack, export), 4 ledger error.
@@ -168,7 +168,7 @@ impl PlanArgs {
     pub fn into_config(self) -> Result<PlanConfig, CliError> {
         let ask = match (&self.fraction, &self.mig) {
             (Some(f), None) => {
-                let share = Share::parse(f).map_err(|e| e.in_field("--fraction"))?;
+                let share = Share::parse(f).map_err(|e| at_flag(e, "--fraction"))?;
                 FractionalAsk::fraction(&self.name, share)?
             }
             (None, Some(p)) => FractionalAsk::mig(&self.name, p)?,
@@ -192,8 +192,8 @@ impl PlanArgs {
 
 fn duration(hours: Option<&str>, seconds: Option<&str>) -> Result<Option<u64>, CliError> {
     Ok(match (hours, seconds) {
-        (Some(h), _) => Some(parse_hours(h).map_err(|e| e.in_field("--hours"))?),
-        (None, Some(s)) => Some(parse_seconds(s).map_err(|e| e.in_field("--seconds"))?),
+        (Some(h), _) => Some(parse_hours(h).map_err(|e| at_flag(e, "--hours"))?),
+        (None, Some(s)) => Some(parse_seconds(s).map_err(|e| at_flag(e, "--seconds"))?),
         (None, None) => None,
     })
 }
@@ -239,7 +239,7 @@ impl PackArgs {
         let mut asks = Vec::new();
         for (i, spec) in self.asks.iter().enumerate() {
             let ask = FractionalAsk::parse_spec(spec)
-                .map_err(|e| e.in_field(format!("--ask #{}", i + 1)))?;
+                .map_err(|e| at_flag(e, format!("--ask #{}", i + 1)))?;
             asks.push(AskEntry { ask, seconds: None });
         }
         if let Some(path) = &self.asks_file {

@@ -9,6 +9,8 @@ pub struct Env {
     pub ledger_path: Option<PathBuf>,
     /// Whether stdout is a terminal (colour is used only then).
     pub stdout_is_terminal: bool,
+    /// Whether stderr is a terminal (clap's argument errors are coloured only then).
+    pub stderr_is_terminal: bool,
     /// `$NO_COLOR` is set and non-empty.
     pub no_color: bool,
     /// The current time in Unix seconds; `$GPU_SHARE_NOW` overrides the clock for reproducible reports.
@@ -31,8 +33,26 @@ impl Env {
         Env {
             ledger_path,
             stdout_is_terminal: std::io::stdout().is_terminal(),
+            stderr_is_terminal: std::io::stderr().is_terminal(),
             no_color: var("NO_COLOR").is_some(),
             now,
         }
     }
+
+    /// The one colour rule, for every message the CLI writes (its own output and clap's help and
+    /// argument errors alike): colour only on a terminal, and never when `NO_COLOR` is set.
+    pub fn colour(&self, stream: Stream) -> bool {
+        let terminal = match stream {
+            Stream::Stdout => self.stdout_is_terminal,
+            Stream::Stderr => self.stderr_is_terminal,
+        };
+        terminal && !self.no_color
+    }
+}
+
+/// The stream a message goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
 }

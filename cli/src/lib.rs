@@ -7,7 +7,7 @@ mod exit;
 mod ledger_file;
 mod output;
 
-pub use env::Env;
+pub use env::{Env, Stream};
 pub use exit::{CliError, Code};
 
 use clap::Parser;
@@ -31,8 +31,19 @@ pub fn main(
             } else {
                 Code::Ok
             };
-            let target: &mut dyn Write = if e.use_stderr() { err } else { out };
-            let _ = write!(target, "{}", e.render().ansi());
+            // Rendered here rather than by clap's `print` (whose `ColorChoice` sees the real
+            // streams), so help and errors follow the CLI's one colour rule for their stream.
+            let (target, stream): (&mut dyn Write, _) = if e.use_stderr() {
+                (err, Stream::Stderr)
+            } else {
+                (out, Stream::Stdout)
+            };
+            let text = e.render();
+            let _ = if env.colour(stream) {
+                write!(target, "{}", text.ansi())
+            } else {
+                write!(target, "{text}")
+            };
             return code.into();
         }
     };
@@ -57,8 +68,19 @@ pub fn run(
     out: &mut impl Write,
     err: &mut impl Write,
 ) -> Result<Code, CliError> {
+    let flags = args::flags::of(&cli.command);
+    // Errors about a flag's value name the flag (`args::flags`).
+    run_command(cli.command, env, out, err).map_err(|e| args::flags::name_flags(e, &flags))
+}
+
+fn run_command(
+    command: args::Command,
+    env: &Env,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> Result<Code, CliError> {
     let style = output::Style::detect(env);
-    match cli.command {
+    match command {
         args::Command::Plan(a) => commands::plan::run(a.into_config()?, env, style, out),
         args::Command::Pack(a) => commands::pack::run(a.into_config(env)?, style, out),
         args::Command::Accounting(a) => {

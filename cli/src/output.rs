@@ -1,6 +1,6 @@
 //! Text output helpers: colour only on a terminal without `NO_COLOR`, and aligned tables.
 
-use crate::env::Env;
+use crate::env::{Env, Stream};
 use gpu_share_core::Mechanism;
 
 /// Whether to colour output.
@@ -11,8 +11,9 @@ pub enum Style {
 }
 
 impl Style {
+    /// The style of stdout, by [`Env::colour`].
     pub fn detect(env: &Env) -> Style {
-        if env.stdout_is_terminal && !env.no_color {
+        if env.colour(Stream::Stdout) {
             Style::Colour
         } else {
             Style::Plain

@@ -290,7 +290,7 @@ fn bad_input_is_a_clear_error_never_a_panic() {
         ),
         (&["pack", "--ask", "nocolon"], 1, "expected NAME:FRACTION"),
         (&["pack"], 2, "at least one --ask"),
-        (&["pack", "--ask", "a:0.5", "--gpus", "0"], 1, "gpu_count"),
+        (&["pack", "--ask", "a:0.5", "--gpus", "0"], 1, "--gpus"),
         (&["models", "voodoo"], 1, "unknown GPU model"),
         (&["accounting", "--pue", "0.2"], 1, "pue"),
         (&["frobnicate"], 2, ""),
@@ -413,6 +413,75 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
     assert!(run(&env).contains('\x1b'));
     env.no_color = true;
     assert!(!run(&env).contains('\x1b'));
+}
+
+#[test]
+fn clap_help_and_argument_errors_follow_the_same_colour_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("l");
+    // stderr captured (not a terminal): an argument error is plain.
+    let assert = gpu_share(&l)
+        .args(["plan", "a", "--fraction", "-0.5"])
+        .assert()
+        .code(2);
+    let err = &assert.get_output().stderr;
+    assert!(!err.is_empty());
+    assert!(!err.contains(&0x1b), "{}", String::from_utf8_lossy(err));
+    // --help to a pipe is plain.
+    let help = gpu_share(&l).args(["plan", "--help"]).assert().success();
+    assert!(help.get_output().stdout.starts_with(b"Choose"));
+    assert!(!help.get_output().stdout.contains(&0x1b));
+    // In process: coloured only when the stream it goes to is a terminal, never with NO_COLOR.
+    let run = |env: &gpu_share_cli::Env, argv: &[&str]| {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let argv = std::iter::once("gpu-share").chain(argv.iter().copied());
+        gpu_share_cli::main(argv.map(Into::into), env, &mut out, &mut err);
+        (out.contains(&0x1b), err.contains(&0x1b))
+    };
+    let bad = ["plan", "a", "--fraction", "-0.5"];
+    let mut env = gpu_share_cli::Env {
+        stdout_is_terminal: true,
+        ..Default::default()
+    };
+    assert_eq!(run(&env, &bad), (false, false), "stderr is not a terminal");
+    assert_eq!(run(&env, &["--help"]), (true, false));
+    env.stderr_is_terminal = true;
+    assert_eq!(run(&env, &bad), (false, true));
+    env.no_color = true;
+    assert_eq!(run(&env, &bad), (false, false));
+    assert_eq!(run(&env, &["--help"]), (false, false));
+}
+
+#[test]
+fn an_error_about_a_flag_names_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("l");
+    for (args, field) in [
+        (
+            &["plan", "x", "--fraction", "0"][..],
+            "\"--fraction\": must",
+        ),
+        (
+            &["plan", "x", "--fraction", "abc"],
+            "\"--fraction\": expected",
+        ),
+        (&["plan", "", "--fraction", "0.5"], "\"NAME\": an ask"),
+        (&["plan", "x", "--mig", "9g.99gb"], "\"--mig\": "),
+        (&["pack", "--ask", "a:0"], "\"--ask #1\": must"),
+        (
+            &["pack", "--ask", "a:1", "--ask", "b:x"],
+            "\"--ask #2\": expected",
+        ),
+        (&["pack", "--ask", "a:1", "--gpus", "0"], "\"--gpus\": must"),
+        (&["accounting", "--watts=-1"], "\"--watts\": must"),
+        (&["models", "voodoo"], "\"MODEL\": unknown"),
+    ] {
+        gpu_share(&l)
+            .args(args)
+            .assert()
+            .code(1)
+            .stderr(contains(format!("gpu-share: error: field {field}")));
+    }
 }
 
 #[test]

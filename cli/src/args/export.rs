@@ -1,5 +1,6 @@
 //! Arguments of `export` and `validate-mig`, turned at once into plain configs.
 
+use super::flags::at_flag;
 use super::{read_input, Format, PackArgs, PackConfig};
 use crate::env::Env;
 use crate::exit::CliError;
@@ -43,24 +44,6 @@ pub struct ExportConfig {
     pub output: Option<PathBuf>,
 }
 
-/// Names a core option field as the flag that sets it (`namespace` → `--namespace`).
-pub fn flag_field(mut e: gpu_share_core::Error) -> gpu_share_core::Error {
-    if let Some(f) = e.field.as_deref() {
-        let flag = match f {
-            "namespace" => Some("--namespace"),
-            "image" => Some("--image"),
-            "config_name" => Some("--config-name"),
-            "mig_strategy" => Some("--mig-strategy"),
-            "format" => Some("FORMAT"),
-            _ => None,
-        };
-        if let Some(flag) = flag {
-            e.field = Some(flag.to_string());
-        }
-    }
-    e
-}
-
 impl ExportArgs {
     pub fn into_config(self, env: &Env) -> Result<ExportConfig, CliError> {
         let pack = self.pack.into_config(env)?;
@@ -69,8 +52,8 @@ impl ExportArgs {
                 "export writes its FORMAT; --json does not apply (use `pack --json`)".into(),
             ));
         }
-        let format: ExportFormat = self.format.parse().map_err(flag_field)?;
-        let mig_strategy: MigStrategy = self.mig_strategy.parse().map_err(flag_field)?;
+        let format: ExportFormat = self.format.parse()?;
+        let mig_strategy: MigStrategy = self.mig_strategy.parse()?;
         let defaults = ExportOptions::default();
         let options = ExportOptions {
             mig_strategy,
@@ -78,7 +61,7 @@ impl ExportArgs {
             image: self.image.unwrap_or(defaults.image),
             config_name: self.config_name,
         };
-        options.validate().map_err(flag_field)?;
+        options.validate()?;
         Ok(ExportConfig {
             pack,
             format,
@@ -125,7 +108,7 @@ pub struct ValidateMigConfig {
 
 impl ValidateMigArgs {
     pub fn into_config(self) -> Result<ValidateMigConfig, CliError> {
-        let model = require_model(&self.gpu_model).map_err(|e| e.in_field("--gpu-model"))?;
+        let model = require_model(&self.gpu_model).map_err(|e| at_flag(e, "--gpu-model"))?;
         let input = match self.file {
             Some(path) => {
                 let text = read_input(&path)?;

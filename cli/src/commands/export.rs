@@ -17,7 +17,7 @@ pub fn run(
     let asks: Vec<FractionalAsk> = pack.asks.into_iter().map(|e| e.ask).collect();
     let packed = bin_pack_with(&asks, pack.gpu_count, &pack.caps, &pack.options)?;
     let result = &packed.result;
-    let text = export(result, &asks, cfg.format, &cfg.options).map_err(crate::args::flag_field)?;
+    let text = export(result, &asks, cfg.format, &cfg.options)?;
     match &cfg.output {
         Some(path) => std::fs::write(path, &text).map_err(|e| {
             CliError::Output(std::io::Error::new(

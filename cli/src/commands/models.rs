@@ -1,7 +1,7 @@
 //! `gpu-share models`: the GPU catalogue, or one model's MIG profiles.
 
 use super::write_json;
-use crate::args::ModelsArgs;
+use crate::args::{flags::at_flag, ModelsArgs};
 use crate::exit::{CliError, Code};
 use crate::output::table;
 use gpu_share_core::catalog::{self, Certainty, GpuModel};
@@ -10,7 +10,7 @@ use std::io::Write;
 pub fn run(args: &ModelsArgs, out: &mut impl Write) -> Result<Code, CliError> {
     match &args.model {
         Some(name) => {
-            let model = catalog::require_model(name).map_err(|e| e.in_field("model"))?;
+            let model = catalog::require_model(name).map_err(|e| at_flag(e, "MODEL"))?;
             if args.json {
                 write_json(out, model)?;
             } else {

@@ -14,8 +14,9 @@ pub fn run(cfg: ValidateMigConfig, style: Style, out: &mut impl Write) -> Result
         ValidateMigInput::Profiles(profiles) => {
             let names: Vec<&str> = profiles.iter().map(String::as_str).collect();
             let v = validate_mig(model, &names).map_err(|e| {
+                // A profile by its place in the list, like `--ask #N`; `gpu_model` is named
+                // `--gpu-model` with every other flag (`args::flags`).
                 let field = match e.field.as_deref() {
-                    Some("gpu_model") => Some("--gpu-model".to_string()),
                     Some(f) => f
                         .strip_prefix("profiles[")
                         .and_then(|i| i.trim_end_matches(']').parse::<usize>().ok())

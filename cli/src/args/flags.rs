@@ -1,0 +1,202 @@
+//! The one naming rule for errors about command-line values: the error names the flag the value
+//! came from (`--fraction`, `--ask #2`, `--gpu-model`), or a positional argument by its value name
+//! (`NAME`, `FORMAT`), never the core's field (`fraction`) or a path inside the flag's value
+//! (`--ask #1.fraction`). A core field is renamed only when a flag that was given is its one
+//! possible source; errors about input files (`--asks-file`, `--caps-from`: with a line, or with
+//! fields no flag sets) keep the file's own fields.
+
+use super::{CapsArgs, Command};
+use crate::exit::CliError;
+use gpu_share_core::Error;
+
+/// An error about the value of `flag`: the flag replaces any field the core named inside it.
+pub fn at_flag(e: Error, flag: impl Into<String>) -> Error {
+    Error {
+        field: Some(flag.into()),
+        ..e
+    }
+}
+
+/// Core fields, each with the flag that set it in this command line.
+pub type Flags = Vec<(&'static str, &'static str)>;
+
+const EXPORT_OPTIONS: [(&str, &str); 5] = [
+    ("format", "FORMAT"),
+    ("namespace", "--namespace"),
+    ("image", "--image"),
+    ("config_name", "--config-name"),
+    ("mig_strategy", "--mig-strategy"),
+];
+
+const RATES: [(&str, &str); 4] = [
+    ("cost_per_gpu_hour", "--cost-per-gpu-hour"),
+    ("watts", "--watts"),
+    ("pue", "--pue"),
+    ("grid_g_co2e_per_kwh", "--grid"),
+];
+
+/// The core fields the flags of `command` set.
+pub fn of(command: &Command) -> Flags {
+    match command {
+        Command::Plan(a) => {
+            let mut flags = vec![("name", "NAME"), ("fraction", "--fraction")];
+            flags.extend(caps(&a.caps, a.mig.is_some().then_some("--mig")));
+            flags
+        }
+        Command::Pack(a) => pack(&a.caps, a.gpus),
+        Command::Export(a) => {
+            let mut flags = pack(&a.pack.caps, a.pack.gpus);
+            flags.extend(EXPORT_OPTIONS);
+            flags
+        }
+        Command::Accounting(_) => RATES.to_vec(),
+        Command::Release(_) => vec![("name", "NAME")],
+        Command::ValidateMig(_) => vec![("gpu_model", "--gpu-model")],
+        Command::Models(_) | Command::Detect(_) => Vec::new(),
+    }
+}
+
+/// `pack`'s asks come from `--ask` (named `--ask #N` where they are read) or a file, so their
+/// fields (a duplicate `name`, an unknown `mig_profile`) are no flag's.
+fn pack(c: &CapsArgs, gpus: Option<u64>) -> Flags {
+    let mut flags = caps(c, None);
+    if gpus.is_some() {
+        flags.push(("gpu_count", "--gpus"));
+    }
+    flags
+}
+
+/// The caps flags, unless the caps came from `--caps-from` files. `ask_profile` is the flag naming
+/// the ask's MIG profile, if one does (`plan --mig`). Without `--gpu-model` the core names an
+/// unknown profile `mig_profile` or `mig_profiles` whether it is the ask's or an allowed one, so a
+/// profile error is named by a flag only when one flag alone gave profiles.
+fn caps(c: &CapsArgs, ask_profile: Option<&'static str>) -> Flags {
+    if !c.caps_from.is_empty() {
+        return Vec::new();
+    }
+    let mut flags = vec![
+        ("gpu_model", "--gpu-model"),
+        ("supports_mig", "--mig-capable"),
+    ];
+    let allowed = c.mig_profiles.is_some().then_some("--mig-profiles");
+    match (c.gpu_model.is_some(), allowed, ask_profile) {
+        (true, allowed, ask) => {
+            flags.extend(allowed.map(|f| ("mig_profiles", f)));
+            flags.extend(ask.map(|f| ("mig_profile", f)));
+        }
+        (false, Some(only), None) | (false, None, Some(only)) => {
+            flags.extend([("mig_profiles", only), ("mig_profile", only)]);
+        }
+        (false, _, _) => {}
+    }
+    flags
+}
+
+/// Names a core field by the flag in `flags` that set it (`mig_profile` → `--mig`,
+/// `gpu_count` → `--gpus`); other errors are kept as they are.
+pub fn name_flags(e: CliError, flags: &Flags) -> CliError {
+    match e {
+        CliError::Input(mut e) if e.line.is_none() => {
+            let flag = e.field.as_deref().and_then(|field| {
+                flags
+                    .iter()
+                    .find(|(core, _)| *core == field)
+                    .map(|&(_, flag)| flag)
+            });
+            if let Some(flag) = flag {
+                e.field = Some(flag.to_string());
+            }
+            CliError::Input(e)
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use gpu_share_core::ErrorKind;
+
+    /// The name the error about core `field` gets in `argv`.
+    fn named(argv: &str, field: &str) -> Option<String> {
+        named_at(
+            argv,
+            Error::new(ErrorKind::OutOfRange, "bad").in_field(field),
+        )
+    }
+
+    fn named_at(argv: &str, e: Error) -> Option<String> {
+        let argv = std::iter::once("gpu-share").chain(argv.split_whitespace());
+        let cli = super::super::Cli::try_parse_from(argv).unwrap();
+        match name_flags(CliError::Input(e), &of(&cli.command)) {
+            CliError::Input(e) => e.field,
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn core_fields_become_the_flags_given() {
+        assert_eq!(
+            named("plan a --fraction 0", "fraction").as_deref(),
+            Some("--fraction")
+        );
+        assert_eq!(
+            named("plan a --mig 9g", "mig_profile").as_deref(),
+            Some("--mig")
+        );
+        assert_eq!(
+            named("plan a --fraction 1 --mig-profiles 9g", "mig_profile").as_deref(),
+            Some("--mig-profiles")
+        );
+        assert_eq!(
+            named("pack --ask a:1 --gpus 0", "gpu_count").as_deref(),
+            Some("--gpus")
+        );
+        assert_eq!(
+            named("export k8s --ask a:1 --image x", "image").as_deref(),
+            Some("--image")
+        );
+        assert_eq!(
+            named("accounting --pue 0.5", "pue").as_deref(),
+            Some("--pue")
+        );
+    }
+
+    #[test]
+    fn fields_no_given_flag_alone_set_are_kept() {
+        // Either --mig or --mig-profiles may hold the unknown profile.
+        assert_eq!(
+            named("plan a --mig 9g --mig-profiles 8g", "mig_profile").as_deref(),
+            Some("mig_profile")
+        );
+        // An ask's profile or name, from --ask or a file.
+        assert_eq!(
+            named("pack --ask a:9g", "mig_profiles").as_deref(),
+            Some("mig_profiles")
+        );
+        assert_eq!(named("pack --ask a:1", "name").as_deref(), Some("name"));
+        // Caps from files.
+        assert_eq!(
+            named("plan a --fraction 1 --caps-from f", "gpu_model").as_deref(),
+            Some("gpu_model")
+        );
+        // A field of an input file (it has a line).
+        let from_file = Error::new(ErrorKind::Syntax, "bad")
+            .in_field("fraction")
+            .at_line(2);
+        assert_eq!(
+            named_at("plan a --fraction 1", from_file).as_deref(),
+            Some("fraction")
+        );
+    }
+
+    #[test]
+    fn a_flag_replaces_the_path_inside_its_value() {
+        let inner = Error::new(ErrorKind::Syntax, "bad").in_field("fraction");
+        assert_eq!(
+            at_flag(inner, "--ask #1").field.as_deref(),
+            Some("--ask #1")
+        );
+    }
+}
