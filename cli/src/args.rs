@@ -1,10 +1,9 @@
 //! Command-line arguments (clap), turned at once into plain configs of core types.
 
-use crate::env::Env;
 use crate::exit::CliError;
 use clap::{Args, Parser, Subcommand};
-use gpu_share_core::pack::optimize::Budget;
-use gpu_share_core::pack::PackOptions;
+use gpu_share_core::account::RatesInput;
+use gpu_share_core::api::{Cluster, PackRequest, PlanRequest};
 use gpu_share_core::parse::{parse_asks, parse_hours, parse_seconds, AskEntry};
 use gpu_share_core::{ClusterGpuCaps, FractionalAsk, Rates, Share};
 use std::path::PathBuf;
@@ -12,7 +11,7 @@ use std::path::PathBuf;
 mod detect;
 mod export;
 pub mod flags;
-pub use detect::{detect_inputs, DetectArgs, DetectConfig, DetectInput, Discovered};
+pub use detect::{DetectArgs, DetectConfig, DetectFrom};
 pub use export::{ExportArgs, ExportConfig, ValidateMigArgs, ValidateMigConfig, ValidateMigInput};
 use flags::at_flag;
 
@@ -77,29 +76,23 @@ pub struct CapsArgs {
 }
 
 impl CapsArgs {
-    /// The caps from the flags, or from `--caps-from` files (then `gpu_count`, when given, overrides
-    /// the discovered count).
-    fn caps(
-        &self,
-        gpu_count: Option<u64>,
-    ) -> Result<(ClusterGpuCaps, Option<Discovered>), CliError> {
+    /// The cluster from the flags, or from `--caps-from` files (read here, detected by the core;
+    /// `gpu_count`, when given, overrides the discovered count).
+    fn cluster(&self, gpu_count: Option<u64>) -> Result<Cluster, CliError> {
         if !self.caps_from.is_empty() {
-            let discovered = detect::discover_files(&self.caps_from)?;
-            let mut caps = discovered.caps.clone();
-            caps.gpu_count = gpu_count.or(caps.gpu_count);
-            return Ok((caps, Some(discovered)));
-        }
-        Ok((
-            ClusterGpuCaps {
-                supports_mig: self.mig_capable,
-                mig_profiles: self.mig_profiles.clone(),
-                supports_mps: self.mps,
-                supports_timeslicing: self.timeslice,
-                gpu_model: self.gpu_model.clone(),
+            return Ok(Cluster::Detected {
+                inputs: detect::read_all(&self.caps_from)?,
                 gpu_count,
-            },
-            None,
-        ))
+            });
+        }
+        Ok(Cluster::Given(ClusterGpuCaps {
+            supports_mig: self.mig_capable,
+            mig_profiles: self.mig_profiles.clone(),
+            supports_mps: self.mps,
+            supports_timeslicing: self.timeslice,
+            gpu_model: self.gpu_model.clone(),
+            gpu_count,
+        }))
     }
 }
 
@@ -156,10 +149,8 @@ pub struct PlanArgs {
 
 /// `plan`, checked.
 pub struct PlanConfig {
-    pub ask: FractionalAsk,
-    pub caps: ClusterGpuCaps,
-    /// Where the caps came from, with `--caps-from`.
-    pub discovered: Option<Discovered>,
+    pub request: PlanRequest,
+    /// With `--record`: the duration, or `None` for a use open until `release`.
     pub record: Option<Option<u64>>,
     pub format: Format,
 }
@@ -179,11 +170,9 @@ impl PlanArgs {
             }
         };
         let seconds = duration(self.hours.as_deref(), self.seconds.as_deref())?;
-        let (caps, discovered) = self.caps.caps(None)?;
+        let cluster = self.caps.cluster(None)?;
         Ok(PlanConfig {
-            ask,
-            caps,
-            discovered,
+            request: PlanRequest { ask, cluster },
             record: self.record.then_some(seconds),
             format: format(self.json),
         })
@@ -225,17 +214,12 @@ pub struct PackArgs {
 
 /// `pack`, checked.
 pub struct PackConfig {
-    pub asks: Vec<AskEntry>,
-    pub gpu_count: Option<u64>,
-    pub caps: ClusterGpuCaps,
-    /// Where the caps came from, with `--caps-from`.
-    pub discovered: Option<Discovered>,
-    pub options: PackOptions,
+    pub request: PackRequest,
     pub format: Format,
 }
 
 impl PackArgs {
-    pub fn into_config(self, _env: &Env) -> Result<PackConfig, CliError> {
+    pub fn into_config(self) -> Result<PackConfig, CliError> {
         let mut asks = Vec::new();
         for (i, spec) in self.asks.iter().enumerate() {
             let ask = FractionalAsk::parse_spec(spec)
@@ -258,16 +242,12 @@ impl PackArgs {
                 "give at least one --ask or an --asks-file".into(),
             ));
         }
-        let optimize = self
-            .optimize
-            .then(|| Budget::from_millis(self.time_limit_ms));
-        let (caps, discovered) = self.caps.caps(self.gpus)?;
         Ok(PackConfig {
-            asks,
-            gpu_count: caps.gpu_count,
-            caps,
-            discovered,
-            options: PackOptions { optimize },
+            request: PackRequest {
+                asks,
+                cluster: self.caps.cluster(self.gpus)?,
+                optimize_ms: self.optimize.then_some(self.time_limit_ms),
+            },
             format: format(self.json),
         })
     }
@@ -339,10 +319,10 @@ pub struct AccountingArgs {
     #[arg(long, value_name = "W")]
     pub watts: Option<f64>,
     /// Power usage effectiveness of the data centre.
-    #[arg(long, default_value_t = gpu_share_core::account::Rates::default().pue)]
+    #[arg(long, default_value_t = gpu_share_core::account::Rates::default().pue())]
     pub pue: f64,
     /// Grid carbon intensity in gCO2e per kWh.
-    #[arg(long, value_name = "G", default_value_t = gpu_share_core::account::Rates::default().grid_g_co2e_per_kwh)]
+    #[arg(long, value_name = "G", default_value_t = gpu_share_core::account::Rates::default().grid_g_co2e_per_kwh())]
     pub grid: f64,
 }
 
@@ -362,13 +342,12 @@ pub struct AccountingConfig {
 
 impl AccountingArgs {
     pub fn into_config(self) -> Result<AccountingConfig, CliError> {
-        let rates = Rates {
+        let rates = Rates::new(&RatesInput {
             cost_per_gpu_hour: self.cost_per_gpu_hour,
             watts: self.watts,
-            pue: self.pue,
-            grid_g_co2e_per_kwh: self.grid,
-        };
-        rates.validate()?;
+            pue: Some(self.pue),
+            grid_g_co2e_per_kwh: Some(self.grid),
+        })?;
         let output = match (self.json, self.csv, self.ledger_csv) {
             (true, _, _) => AccountingOutput::Json,
             (_, true, _) => AccountingOutput::SummaryCsv,

@@ -50,7 +50,10 @@ impl CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CliError::Input(e) => write!(f, "{e}"),
+            CliError::Input(e) => match &e.hint {
+                Some(hint) => write!(f, "{e}; {}", hint_words(hint)),
+                None => write!(f, "{e}"),
+            },
             CliError::Usage(m) | CliError::Ledger(m) => f.write_str(m),
             CliError::Output(e) => write!(f, "cannot write output: {e}"),
         }
@@ -59,8 +62,26 @@ impl fmt::Display for CliError {
 
 impl std::error::Error for CliError {}
 
+/// The core's structured hint in the CLI's words: the flag that gives the input.
+fn hint_words(hint: &gpu_share_core::Hint) -> String {
+    use gpu_share_core::{Hint, Input};
+    let Hint::Give { input } = hint;
+    let flag = match input {
+        Input::GpuModel => "--gpu-model",
+        Input::GpuCount => "--gpus",
+        Input::MigProfiles => "--mig-profiles",
+        Input::Image => "--image",
+    };
+    format!("give {flag}")
+}
+
 impl From<gpu_share_core::Error> for CliError {
-    fn from(e: gpu_share_core::Error) -> Self {
+    /// A discovery error's message already names its file, so its field keeps only what is
+    /// inside the file (`inputs[1].gpu` → `gpu`).
+    fn from(mut e: gpu_share_core::Error) -> Self {
+        if let Some((_, inner)) = gpu_share_core::discover::failed_input(&e) {
+            e.field = inner.map(str::to_string);
+        }
         CliError::Input(e)
     }
 }
@@ -68,5 +89,23 @@ impl From<gpu_share_core::Error> for CliError {
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> Self {
         CliError::Output(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_name_the_flag() {
+        let caps = gpu_share_core::ClusterGpuCaps {
+            supports_mig: true,
+            mig_profiles: Some(vec!["3g.40gb".into(), "1g.5gb".into()]),
+            ..Default::default()
+        };
+        let e = caps.resolve(&[]).unwrap_err();
+        assert!(e.hint.is_some(), "{e:?}");
+        let text = CliError::Input(e).to_string();
+        assert!(text.ends_with("; give --gpu-model"), "{text}");
     }
 }

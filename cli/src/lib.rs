@@ -82,14 +82,14 @@ fn run_command(
     let style = output::Style::detect(env);
     match command {
         args::Command::Plan(a) => commands::plan::run(a.into_config()?, env, style, out),
-        args::Command::Pack(a) => commands::pack::run(a.into_config(env)?, style, out),
+        args::Command::Pack(a) => commands::pack::run(a.into_config()?, style, out),
         args::Command::Accounting(a) => {
             commands::accounting::run(a.into_config()?, env, style, out)
         }
         args::Command::Release(a) => commands::release::run(&a, env, out),
         args::Command::Models(a) => commands::models::run(&a, out),
         args::Command::Detect(a) => commands::detect::run(a.into_config()?, style, out),
-        args::Command::Export(a) => commands::export::run(a.into_config(env)?, out, err),
+        args::Command::Export(a) => commands::export::run(a.into_config()?, out, err),
         args::Command::ValidateMig(a) => commands::validate_mig::run(a.into_config()?, style, out),
     }
 }

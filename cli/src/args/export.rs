@@ -1,10 +1,10 @@
 //! Arguments of `export` and `validate-mig`, turned at once into plain configs.
 
 use super::flags::at_flag;
-use super::{read_input, Format, PackArgs, PackConfig};
-use crate::env::Env;
+use super::{read_input, Format, PackArgs};
 use crate::exit::CliError;
 use clap::Args;
+use gpu_share_core::api::ExportRequest;
 use gpu_share_core::catalog::require_model;
 use gpu_share_core::export::{ExportFormat, ExportOptions, MigStrategy};
 use gpu_share_core::GpuModel;
@@ -38,15 +38,13 @@ pub struct ExportArgs {
 
 /// `export`, checked.
 pub struct ExportConfig {
-    pub pack: PackConfig,
-    pub format: ExportFormat,
-    pub options: ExportOptions,
+    pub request: ExportRequest,
     pub output: Option<PathBuf>,
 }
 
 impl ExportArgs {
-    pub fn into_config(self, env: &Env) -> Result<ExportConfig, CliError> {
-        let pack = self.pack.into_config(env)?;
+    pub fn into_config(self) -> Result<ExportConfig, CliError> {
+        let pack = self.pack.into_config()?;
         if pack.format == Format::Json {
             return Err(CliError::Usage(
                 "export writes its FORMAT; --json does not apply (use `pack --json`)".into(),
@@ -63,9 +61,11 @@ impl ExportArgs {
         };
         options.validate()?;
         Ok(ExportConfig {
-            pack,
-            format,
-            options,
+            request: ExportRequest {
+                format,
+                pack: pack.request,
+                options,
+            },
             output: self.output,
         })
     }

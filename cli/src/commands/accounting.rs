@@ -6,8 +6,18 @@ use crate::env::Env;
 use crate::exit::{CliError, Code};
 use crate::ledger_file;
 use crate::output::{printable, table, Style};
-use gpu_share_core::account::{ledger_csv, resolve, summarize, summary_csv, SummaryRow};
+use gpu_share_core::account::{ledger_csv, summary_csv, SummaryRow};
+use gpu_share_core::api::{self, SummaryRequest, SummaryResponse};
 use std::io::Write;
+use std::path::Path;
+
+/// `accounting --json`: the ledger file and the core's summary of it.
+#[derive(serde::Serialize)]
+struct AccountingJson<'a> {
+    ledger: &'a Path,
+    #[serde(flatten)]
+    response: &'a SummaryResponse,
+}
 
 pub fn run(
     cfg: AccountingConfig,
@@ -17,22 +27,29 @@ pub fn run(
 ) -> Result<Code, CliError> {
     let path = ledger_path(env)?;
     let entries = ledger_file::read(&path)?;
-    let usages = resolve(&entries, env.now)
-        .map_err(|e| CliError::Ledger(format!("inconsistent ledger {}: {e}", path.display())))?;
-    let summary = summarize(&usages, &cfg.rates);
+    let response = api::summarise(&SummaryRequest {
+        entries: &entries,
+        now: env.now,
+        rates: cfg.rates.clone(),
+    })
+    .map_err(|e| CliError::Ledger(format!("inconsistent ledger {}: {e}", path.display())))?;
+    let (summary, usages) = (&response.summary, &response.records);
     match cfg.output {
         AccountingOutput::Json => write_json(
             out,
-            &serde_json::json!({ "ledger": path, "now": env.now, "summary": summary, "records": usages }),
+            &AccountingJson {
+                ledger: &path,
+                response: &response,
+            },
         )?,
-        AccountingOutput::SummaryCsv => out.write_all(summary_csv(&summary).as_bytes())?,
-        AccountingOutput::LedgerCsv => out.write_all(ledger_csv(&usages).as_bytes())?,
+        AccountingOutput::SummaryCsv => out.write_all(summary_csv(summary).as_bytes())?,
+        AccountingOutput::LedgerCsv => out.write_all(ledger_csv(usages).as_bytes())?,
         AccountingOutput::Text => {
             if usages.is_empty() {
                 writeln!(out, "no usage recorded yet in {}", path.display())?;
                 return Ok(Code::Ok);
             }
-            let cost = cfg.rates.cost_per_gpu_hour.is_some();
+            let cost = cfg.rates.cost_per_gpu_hour().is_some();
             let mut header: Vec<String> = [
                 "",
                 "records",
@@ -88,8 +105,8 @@ pub fn run(
                 "{}",
                 style.bold(&format!(
                     "energy at board power limits × PUE {}, carbon at {} gCO2e/kWh (ledger {})",
-                    cfg.rates.pue,
-                    cfg.rates.grid_g_co2e_per_kwh,
+                    cfg.rates.pue(),
+                    cfg.rates.grid_g_co2e_per_kwh(),
                     path.display()
                 ))
             )?;

@@ -1,38 +1,28 @@
 //! `gpu-share detect`: the GPUs that nvidia-smi or kubectl output shows, and the caps they imply.
 
 use super::write_json;
-use crate::args::{detect_inputs, DetectConfig, DetectInput, Format};
+use crate::args::{DetectConfig, DetectFrom, Format};
 use crate::exit::{CliError, Code};
 use crate::output::{printable, table, Style};
-use gpu_share_core::discover::{DiscoveredGpu, Inventory};
+use gpu_share_core::api::{self, DetectInput, DetectResponse};
+use gpu_share_core::discover::DiscoveredGpu;
 use gpu_share_core::ClusterGpuCaps;
 use std::io::Write;
 
 const NOT_FOUND: &str = "nvidia-smi not found on PATH; pass --from FILE (output of nvidia-smi -q -x, nvidia-smi, kubectl get nodes -o json …) or give caps with flags to plan/pack";
 
-#[derive(serde::Serialize)]
-struct DetectJson<'a> {
-    #[serde(flatten)]
-    inventory: &'a Inventory,
-    caps: ClusterGpuCaps,
-}
-
 pub fn run(cfg: DetectConfig, style: Style, out: &mut impl Write) -> Result<Code, CliError> {
-    let inputs = match cfg.input {
-        DetectInput::Files(files) => files,
-        DetectInput::NvidiaSmi => vec![("nvidia-smi -q -x".to_string(), run_nvidia_smi()?)],
+    let inputs = match cfg.from {
+        DetectFrom::Files(files) => files,
+        DetectFrom::NvidiaSmi => vec![DetectInput {
+            label: "nvidia-smi -q -x".to_string(),
+            text: run_nvidia_smi()?,
+        }],
     };
-    let inventory = detect_inputs(&inputs)?;
-    let caps = inventory.caps();
+    let response = api::detect(&inputs)?;
     match cfg.format {
-        Format::Json => write_json(
-            out,
-            &DetectJson {
-                inventory: &inventory,
-                caps,
-            },
-        )?,
-        Format::Text => write_text(out, &inventory, &caps, style)?,
+        Format::Json => write_json(out, &response)?,
+        Format::Text => write_text(out, &response, style)?,
     }
     Ok(Code::Ok)
 }
@@ -71,12 +61,8 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
-fn write_text(
-    out: &mut impl Write,
-    inv: &Inventory,
-    caps: &ClusterGpuCaps,
-    style: Style,
-) -> std::io::Result<()> {
+fn write_text(out: &mut impl Write, d: &DetectResponse, style: Style) -> std::io::Result<()> {
+    let (inv, caps) = (&d.inventory, &d.caps);
     let sources: Vec<&str> = inv.sources.iter().map(|s| s.command()).collect();
     let mut what = vec![plural(inv.gpus.len(), "GPU")];
     if !inv.nodes.is_empty() {
@@ -158,7 +144,7 @@ fn write_text(
             printable(&inv.mig_profiles.join(" "))
         )?;
     }
-    writeln!(out, "caps: {}", caps_summary(caps, inv))?;
+    writeln!(out, "caps: {}", printable(&d.summary))?;
     writeln!(out, "  as flags: {}", caps_flags(caps))?;
     if !inv.notes.is_empty() {
         writeln!(out, "notes:")?;
@@ -202,37 +188,6 @@ fn devices(g: &DiscoveredGpu) -> String {
         })
         .collect();
     printable(&names.join(" "))
-}
-
-/// One line: model, count, and each mechanism, marked `(assumed)` where no label said so.
-pub fn caps_summary(caps: &ClusterGpuCaps, inv: &Inventory) -> String {
-    let assumed = if inv.nodes.iter().any(|n| n.sharing_strategy.is_some()) {
-        ""
-    } else {
-        " (assumed)"
-    };
-    let mut parts = vec![match (&caps.gpu_model, caps.gpu_count) {
-        (Some(m), Some(n)) => format!("{} ×{n}", printable(m)),
-        (Some(m), None) => printable(m),
-        (None, Some(n)) => format!("model unknown ×{n}"),
-        (None, None) => "model and count unknown".into(),
-    }];
-    parts.push(match (caps.supports_mig, &caps.mig_profiles) {
-        (false, _) => "no MIG".into(),
-        (true, None) => "MIG".into(),
-        (true, Some(p)) => format!("MIG ({})", printable(&p.join(" "))),
-    });
-    parts.push(if caps.supports_mps {
-        format!("MPS{assumed}")
-    } else {
-        "no MPS".into()
-    });
-    parts.push(if caps.supports_timeslicing {
-        format!("time-slicing{assumed}")
-    } else {
-        "no time-slicing".into()
-    });
-    parts.join("; ")
 }
 
 /// The caps as `plan`/`pack` flags.

@@ -3,9 +3,7 @@
 use crate::args::ExportConfig;
 use crate::exit::{CliError, Code};
 use crate::output::printable;
-use gpu_share_core::export::export;
-use gpu_share_core::pack::bin_pack_with;
-use gpu_share_core::FractionalAsk;
+use gpu_share_core::api;
 use std::io::Write;
 
 pub fn run(
@@ -13,13 +11,10 @@ pub fn run(
     out: &mut impl Write,
     err: &mut impl Write,
 ) -> Result<Code, CliError> {
-    let pack = cfg.pack;
-    let asks: Vec<FractionalAsk> = pack.asks.into_iter().map(|e| e.ask).collect();
-    let packed = bin_pack_with(&asks, pack.gpu_count, &pack.caps, &pack.options)?;
-    let result = &packed.result;
-    let text = export(result, &asks, cfg.format, &cfg.options)?;
+    let response = api::export(&cfg.request)?;
+    let (text, result) = (&response.text, &response.pack.result);
     match &cfg.output {
-        Some(path) => std::fs::write(path, &text).map_err(|e| {
+        Some(path) => std::fs::write(path, text).map_err(|e| {
             CliError::Output(std::io::Error::new(
                 e.kind(),
                 format!("{}: {e}", path.display()),

@@ -4,72 +4,50 @@ use super::write_json;
 use crate::args::{Format, PackConfig};
 use crate::exit::{CliError, Code};
 use crate::output::{printable, table, Style};
-use gpu_share_core::pack::bin_pack_with;
-use gpu_share_core::{FractionalAsk, GpuLayout, Mechanism, PackResult};
+use gpu_share_core::api::{self, OptimizeReport};
+use gpu_share_core::{GpuLayout, Mechanism, PackResult};
 use std::collections::BTreeSet;
 use std::io::Write;
 
 pub fn run(cfg: PackConfig, style: Style, out: &mut impl Write) -> Result<Code, CliError> {
-    let asks: Vec<FractionalAsk> = cfg.asks.into_iter().map(|e| e.ask).collect();
-    let packed = bin_pack_with(&asks, cfg.gpu_count, &cfg.caps, &cfg.options)?;
-    let optimized = cfg.options.optimize.map(|_| OptimizeReport {
-        proven_optimal: packed.proven_optimal,
-        lower_bound: packed.lower_bound,
-        gap: packed.gap(),
-        ffd_gpus: packed.ffd_gpus,
-    });
-    let result = &packed.result;
+    let response = api::pack(&cfg.request)?;
     match cfg.format {
-        Format::Json => {
-            let mut json = serde_json::to_value(result).map_err(|e| CliError::Output(e.into()))?;
-            if let (Some(map), Some(d)) = (json.as_object_mut(), &cfg.discovered) {
-                let from = serde_json::to_value(super::plan::CapsFrom::new(d))
-                    .map_err(|e| CliError::Output(e.into()))?;
-                map.insert("caps_from".into(), from);
-            }
-            if let (Some(map), Some(report)) = (json.as_object_mut(), &optimized) {
-                let report =
-                    serde_json::to_value(report).map_err(|e| CliError::Output(e.into()))?;
-                map.insert("optimize".into(), report);
-            }
-            write_json(out, &json)?;
-        }
+        Format::Json => write_json(out, &response)?,
         Format::Text => {
-            if let Some(d) = &cfg.discovered {
-                super::plan::write_caps_from(out, d)?;
+            if let Some(from) = &response.caps_from {
+                super::plan::write_caps_from(out, from)?;
             }
-            write_text(out, result, style)?;
-            if let Some(r) = optimized {
-                let verdict = if r.proven_optimal {
-                    "proven optimal (meets the lower bound)".to_string()
-                } else {
-                    format!(
-                        "{} GPU(s) above the lower bound; no proof that fewer is possible",
-                        r.gap
-                    )
-                };
-                writeln!(
-                    out,
-                    "optimize: {} GPUs (first-fit-decreasing: {}); {verdict}",
-                    result.gpus_used, r.ffd_gpus
-                )?;
+            write_text(out, &response.result, style)?;
+            if let Some(report) = &response.optimize {
+                write_optimize(out, &response.result, report)?;
             }
         }
     }
-    Ok(if result.unplaced.is_empty() {
+    Ok(if response.all_placed() {
         Code::Ok
     } else {
         Code::Unplaced
     })
 }
 
-/// What `--optimize` adds to the output.
-#[derive(serde::Serialize)]
-struct OptimizeReport {
-    proven_optimal: bool,
-    lower_bound: u64,
-    gap: u64,
-    ffd_gpus: u64,
+fn write_optimize(
+    out: &mut impl Write,
+    result: &PackResult,
+    r: &OptimizeReport,
+) -> std::io::Result<()> {
+    let verdict = if r.proven_optimal {
+        "proven optimal (meets the lower bound)".to_string()
+    } else {
+        format!(
+            "{} GPU(s) above the lower bound; no proof that fewer is possible",
+            r.gap
+        )
+    };
+    writeln!(
+        out,
+        "optimize: {} GPUs (first-fit-decreasing: {}); {verdict}",
+        result.gpus_used, r.ffd_gpus
+    )
 }
 
 fn write_text(out: &mut impl Write, r: &PackResult, style: Style) -> std::io::Result<()> {

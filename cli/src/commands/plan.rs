@@ -7,47 +7,29 @@ use crate::exit::{CliError, Code};
 use crate::ledger_file;
 use crate::output::{printable, Style};
 use gpu_share_core::account::fractional_gpu_hours;
-use gpu_share_core::{select_mechanism, Choice, LedgerEntry, Mechanism, UsageRecord};
+use gpu_share_core::api::{self, CapsFrom, PlanResponse, Recording};
+use gpu_share_core::{Choice, Mechanism};
 use std::io::Write;
 use std::path::PathBuf;
 
+/// `plan --json`: the core's response, and where it was recorded.
 #[derive(serde::Serialize)]
 struct PlanJson<'a> {
     #[serde(flatten)]
-    choice: &'a Choice,
+    response: &'a PlanResponse,
     #[serde(skip_serializing_if = "Option::is_none")]
     recorded: Option<Recorded>,
-    /// With `--caps-from`: the files, the caps read from them, and what was assumed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    caps_from: Option<CapsFrom<'a>>,
-}
-
-#[derive(serde::Serialize)]
-pub struct CapsFrom<'a> {
-    files: &'a [String],
-    caps: &'a gpu_share_core::ClusterGpuCaps,
-    notes: &'a [String],
-}
-
-impl<'a> CapsFrom<'a> {
-    pub fn new(d: &'a crate::args::Discovered) -> Self {
-        CapsFrom {
-            files: &d.files,
-            caps: &d.caps,
-            notes: &d.inventory.notes,
-        }
-    }
 }
 
 /// The first line of text output with `--caps-from`.
-pub fn write_caps_from(out: &mut impl Write, d: &crate::args::Discovered) -> std::io::Result<()> {
-    let from: Vec<String> = d.files.iter().map(|f| format!("--from {f}")).collect();
+pub fn write_caps_from(out: &mut impl Write, from: &CapsFrom) -> std::io::Result<()> {
+    let flags: Vec<String> = from.files.iter().map(|f| format!("--from {f}")).collect();
     writeln!(
         out,
         "caps from {}: {} (notes: gpu-share detect {})",
-        printable(&d.files.join(", ")),
-        super::detect::caps_summary(&d.caps, &d.inventory),
-        printable(&from.join(" "))
+        printable(&from.files.join(", ")),
+        printable(&from.summary),
+        printable(&flags.join(" "))
     )
 }
 
@@ -65,16 +47,16 @@ pub fn run(
     style: Style,
     out: &mut impl Write,
 ) -> Result<Code, CliError> {
-    let choice = select_mechanism(&cfg.ask, &cfg.caps)?;
+    let response = api::plan(&cfg.request)?;
     let recorded = match cfg.record {
         Some(seconds) => {
             let ledger = ledger_path(env)?;
-            let started_at = env.now.saturating_sub(seconds.unwrap_or(0) as i64);
-            let record = UsageRecord::from_choice(&choice, started_at, seconds);
-            ledger_file::append(&ledger, &[LedgerEntry::Usage(record)], None)?;
+            let when = Recording::new(env.now, seconds)?;
+            let entry = api::record_plan(&response.choice, when);
+            ledger_file::append(&ledger, &[entry], None)?;
             Some(Recorded {
                 ledger,
-                started_at,
+                started_at: when.started_at(),
                 seconds,
             })
         }
@@ -84,16 +66,16 @@ pub fn run(
         Format::Json => write_json(
             out,
             &PlanJson {
-                choice: &choice,
+                response: &response,
                 recorded,
-                caps_from: cfg.discovered.as_ref().map(CapsFrom::new),
             },
         )?,
         Format::Text => {
-            if let Some(d) = &cfg.discovered {
-                write_caps_from(out, d)?;
+            if let Some(from) = &response.caps_from {
+                write_caps_from(out, from)?;
             }
-            write_choice(out, &choice, style)?;
+            let choice = &response.choice;
+            write_choice(out, choice, style)?;
             if let Some(r) = recorded {
                 let when = match r.seconds {
                     Some(s) => format!(

@@ -6,9 +6,17 @@ use crate::env::Env;
 use crate::exit::{CliError, Code};
 use crate::ledger_file;
 use crate::output::printable;
-use gpu_share_core::account::resolve;
+use gpu_share_core::api;
 use gpu_share_core::LedgerEntry;
 use std::io::Write;
+
+/// `release --json`.
+#[derive(serde::Serialize)]
+struct Released<'a> {
+    released: &'a str,
+    at: i64,
+    ledger: &'a std::path::Path,
+}
 
 pub fn run(args: &ReleaseArgs, env: &Env, out: &mut impl Write) -> Result<Code, CliError> {
     let name = gpu_share_core::ask::validate_name(&args.name)?;
@@ -17,21 +25,20 @@ pub fn run(args: &ReleaseArgs, env: &Env, out: &mut impl Write) -> Result<Code, 
         ask: name.clone(),
         at: env.now,
     };
+    // Checked under the ledger's lock, against what is there when the entry is appended.
     let check = |existing: &[LedgerEntry]| -> Result<(), CliError> {
-        let mut with_release = existing.to_vec();
-        with_release.push(release.clone());
-        resolve(&with_release, env.now).map(|_| ()).map_err(|_| {
-            CliError::Input(gpu_share_core::Error::new(
-                gpu_share_core::ErrorKind::Ledger,
-                format!("{name:?} has no open allocation to release"),
-            ))
-        })
+        api::release(existing, &name, env.now)?;
+        Ok(())
     };
     ledger_file::append(&path, std::slice::from_ref(&release), Some(&check))?;
     if args.json {
         write_json(
             out,
-            &serde_json::json!({ "released": name, "at": env.now, "ledger": path }),
+            &Released {
+                released: &name,
+                at: env.now,
+                ledger: &path,
+            },
         )?;
     } else {
         writeln!(
