@@ -98,7 +98,7 @@ pub fn validate_placements(model: &GpuModel, instances: &[(&str, u8)]) -> Result
 
 /// The command creating GPU instances of `profiles` (in this order) on GPU `gpu_index`, each with
 /// its default compute instance (`-C`). Profiles are named, not numbered: nvidia-smi's profile IDs
-/// differ between boards (facts §1.1).
+/// differ between boards (docs/hardware-facts.md §1.1).
 pub fn create_command(gpu_index: u64, profiles: &[&str]) -> String {
     format!(
         "nvidia-smi mig -i {gpu_index} -cgi {} -C",
@@ -106,7 +106,7 @@ pub fn create_command(gpu_index: u64, profiles: &[&str]) -> String {
     )
 }
 
-/// A warning when the instances need a driver newer than R510 (4g beside 3g, facts §1.1).
+/// A warning when the instances need a driver newer than R510 (4g beside 3g, docs/hardware-facts.md §1.1).
 pub(crate) fn driver_warning(model: &GpuModel, profiles: &[&str]) -> Option<String> {
     let find = |compute: u8| {
         profiles
@@ -116,7 +116,7 @@ pub(crate) fn driver_warning(model: &GpuModel, profiles: &[&str]) -> Option<Stri
     };
     match (model.mig, find(4), find(3)) {
         (Some(g), Some(four), Some(three)) if g.memory_slices == 8 => Some(format!(
-            "{} beside {} needs NVIDIA driver R510 or later (the combination was unsupported before R510, facts §1.1)",
+            "{} beside {} needs NVIDIA driver R510 or later (the combination was unsupported before R510: NVIDIA MIG User Guide)",
             four.name, three.name
         )),
         _ => None,
@@ -392,7 +392,7 @@ mod parted {
     }
 
     /// Validates every MIG-enabled entry of a mig-parted config (`version: v1`, `mig-configs:
-    /// <name>: [ {devices, device-filter?, mig-enabled, mig-devices} ]`, facts §1.5) against
+    /// <name>: [ {devices, device-filter?, mig-enabled, mig-devices} ]`, docs/hardware-facts.md §1.5) against
     /// `model`, following mig-parted's own schema checks (`api/spec/v1/spec.go`): `version` must
     /// be `v1`; each config needs at least one entry; each entry needs `devices` (`all` or a list
     /// of indices) and `mig-enabled`; `mig-devices` is required when MIG is enabled and must be

@@ -248,7 +248,7 @@ fn csv_with_and_without_header() {
         (Some("H100-80GB-HBM3"), Some(81559), true)
     );
 
-    // The MIG guide's example query (facts §4).
+    // The MIG guide's example query (docs/hardware-facts.md §4).
     let guide = "pci.bus_id, mig.mode.current\n00000000:36:00.0, Enabled\n";
     let g = only_gpu(guide);
     assert_eq!(g.pci_bus_id.as_deref(), Some("00000000:36:00.0"));
@@ -278,8 +278,8 @@ fn unknown_models_are_planned_without_mig() {
     assert!(inv.notes.iter().any(|n| n.contains("not in the catalogue")));
 }
 
-/// `-lgip` rows built from the facts file (§1.2–1.3: A100-40GB names, IDs, GiB and SMs; no capture of
-/// `-lgip` is among the fixtures), and `-lgipp` lines as the facts file quotes them from the MIG guide.
+/// `-lgip` rows built from docs/hardware-facts.md (§1.2–1.3: A100-40GB names, IDs, GiB and SMs; no capture of
+/// `-lgip` is among the fixtures), and `-lgipp` lines as docs/hardware-facts.md quotes them from the MIG guide.
 const A100_LGIP: &str = "\
 +-----------------------------------------------------------------------------+
 | GPU instance profiles:                                                      |
@@ -506,7 +506,7 @@ fn large_inputs_are_read_in_linear_time() {
 
 #[test]
 fn xml_mig_devices_are_named_from_memory_and_multiprocessors() {
-    // Shaped like the MIG-enabled `nvidia-smi -q -x` example the facts file cites (§4: gpustack's
+    // Shaped like the MIG-enabled `nvidia-smi -q -x` example docs/hardware-facts.md cites (§4: gpustack's
     // detector docstring, H100 80GB, a 3g.40gb device with 60 SMs and 40448 MiB); no fixture has one.
     let xml = r#"<?xml version="1.0" ?>
 <!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">

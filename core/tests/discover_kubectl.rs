@@ -1,8 +1,8 @@
 //! Discovery from `kubectl get nodes -o json`: nodes built from the GPU Feature Discovery label examples in
-//! the facts file (§2) — time-slicing, MPS, mixed and single MIG strategies — and bad kubectl input.
+//! docs/hardware-facts.md §2 — time-slicing, MPS, mixed and single MIG strategies — and bad kubectl input.
 
 use gpu_share_core::discover::{detect, DiscoveredGpu, SourceFormat};
-/// Node objects built from the GFD label examples in the facts file (§2).
+/// Node objects built from the GFD label examples in docs/hardware-facts.md §2.
 fn node(name: &str, labels: &[(&str, &str)], allocatable: &[(&str, &str)]) -> serde_json::Value {
     let labels: serde_json::Map<String, serde_json::Value> = labels
         .iter()

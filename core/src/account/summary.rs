@@ -6,11 +6,11 @@ use crate::error::{Error, ErrorKind, Result};
 use std::collections::BTreeMap;
 
 /// Board power assumed when the record's GPU model is unknown: the A100-SXM4-40GB's default power
-/// limit in a real `nvidia-smi -q -x` capture (facts §7).
+/// limit in a real `nvidia-smi -q -x` capture (docs/hardware-facts.md §7).
 pub const DEFAULT_WATTS: f64 = 400.0;
-/// Power usage effectiveness assumed when none is given: CodeCarbon's default, 1.0 (facts §7).
+/// Power usage effectiveness assumed when none is given: CodeCarbon's default, 1.0 (docs/hardware-facts.md §7).
 pub const DEFAULT_PUE: f64 = 1.0;
-/// Grid carbon intensity assumed when none is given: CodeCarbon's world average, 475 gCO2e/kWh (facts §7).
+/// Grid carbon intensity assumed when none is given: CodeCarbon's world average, 475 gCO2e/kWh (docs/hardware-facts.md §7).
 pub const DEFAULT_GRID_G_PER_KWH: f64 = 475.0;
 
 /// Rates for turning GPU-hours into money and carbon. Energy is the allocated GPU-hours at the

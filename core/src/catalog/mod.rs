@@ -1,7 +1,7 @@
 //! The GPU catalogue: models, their memory and power, and each MIG profile's slices, limits and placements.
 //!
 //! Data lives in [`models`] as static tables, each fact beside its source in
-//! `shared/reference/gpu-sharing-facts.md`. Facts that source tags uncertain carry an [`Certainty::Uncertain`]
+//! `docs/hardware-facts.md`. Facts that source tags uncertain carry an [`Certainty::Uncertain`]
 //! note, so front ends can say so instead of pretending.
 
 mod models;

@@ -54,7 +54,7 @@ impl MigProfile {
     }
 }
 
-/// Placements of an 8-memory-slice board (A100, H100, H200, B200 …), facts §1.2.
+/// Placements of an 8-memory-slice board (A100, H100, H200, B200 …), docs/hardware-facts.md §1.2.
 pub(super) mod eight {
     pub const S1: &[u8] = &[0, 1, 2, 3, 4, 5, 6];
     pub const S2: &[u8] = &[0, 2, 4, 6];
@@ -63,7 +63,7 @@ pub(super) mod eight {
     pub const S0: &[u8] = &[0];
 }
 
-/// Placements of a 4-memory-slice board (A30, RTX PRO 6000), facts §1.4.
+/// Placements of a 4-memory-slice board (A30, RTX PRO 6000), docs/hardware-facts.md §1.4.
 pub(super) mod four {
     pub const S1: &[u8] = &[0, 1, 2, 3];
     pub const S2: &[u8] = &[0, 2];
@@ -91,7 +91,7 @@ const fn profile(
 }
 
 /// The seven profile classes of an 8-slice board, named per model:
-/// `[1g.M, 1g.M+me, 1g.2M, 2g.2M, 3g.4M, 4g.4M, 7g.8M]` (facts §1.2–1.3).
+/// `[1g.M, 1g.M+me, 1g.2M, 2g.2M, 3g.4M, 4g.4M, 7g.8M]` (docs/hardware-facts.md §1.2–1.3).
 pub(super) const fn eight_slice(
     names: [&'static str; 7],
     placements: Certainty,

@@ -142,7 +142,7 @@ impl Inventory {
     ///   `nvidia.com/gpu.sharing-strategy` labels when any node has one. nvidia-smi cannot show the
     ///   device plugin's configuration, so without labels: time-slicing is assumed (any GPU can be
     ///   time-sliced), and MPS is assumed unless every GPU has MIG enabled (the device plugin's MPS "is
-    ///   not supported on devices with MIG enabled", facts §2). The notes say each assumption.
+    ///   not supported on devices with MIG enabled", docs/hardware-facts.md §2). The notes say each assumption.
     pub fn caps(&self) -> ClusterGpuCaps {
         self.caps_with_notes().0
     }

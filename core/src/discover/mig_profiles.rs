@@ -9,7 +9,7 @@ pub(super) struct ProfileRow {
     pub gpu: u32,
     /// Without `MIG ` (`1g.5gb+me`).
     pub name: String,
-    /// nvidia-smi's profile ID: device-specific, so only used to name `-lgipp` lines (facts §1.1).
+    /// nvidia-smi's profile ID: device-specific, so only used to name `-lgipp` lines (docs/hardware-facts.md §1.1).
     pub id: u32,
     pub free: u32,
     pub total: u32,
@@ -137,7 +137,7 @@ mod tests {
 
     #[test]
     fn reads_the_mig_guide_lgipp_lines() {
-        // -lgipp text as quoted in the facts file §1.2 (A100-40GB, from NVIDIA's MIG guide).
+        // -lgipp text as quoted in docs/hardware-facts.md §1.2 (A100-40GB, from NVIDIA's MIG guide).
         let text = "GPU  0 Profile ID 19 Placements: {0,1,2,3,4,5,6}:1\nGPU  0 Profile ID  5 Placement : {0}:4\n";
         let (profiles, placements, _) = parse(text, 1).unwrap();
         assert!(profiles.is_empty());

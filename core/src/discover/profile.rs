@@ -3,7 +3,7 @@
 use crate::catalog::{GpuModel, MigProfile};
 
 /// Multiprocessors per compute slice, from the SM column of real `nvidia-smi mig -lgip` output
-/// (facts §1.3: A100 1g = 14 SMs, 2g 28, 3g 42, 4g 56, 7g 98; H100 1g 16, 2g 32, 3g 60, 4g 64;
+/// (docs/hardware-facts.md §1.3: A100 1g = 14 SMs, 2g 28, 3g 42, 4g 56, 7g 98; H100 1g 16, 2g 32, 3g 60, 4g 64;
 /// A30 14/28/56). They tell `3g` from `4g` (and `1g.2M` from `2g`) when the memory is the same.
 const SMS_PER_COMPUTE_SLICE: &[(&str, u32)] = &[
     ("A100-SXM4-40GB", 14),
@@ -27,7 +27,7 @@ pub(super) enum Derived {
 }
 
 /// The profile of a MIG device with `memory_mib` of framebuffer on a `gpu_memory_mib` GPU:
-/// go-nvlib names a profile by its memory slices, `ceil(memory / total × slices)` (facts §1.1),
+/// go-nvlib names a profile by its memory slices, `ceil(memory / total × slices)` (docs/hardware-facts.md §1.1),
 /// so the catalogue profiles with that many memory slices are the candidates.
 ///
 /// # Errors
@@ -109,7 +109,7 @@ mod tests {
 
     #[test]
     fn names_h100_devices_from_the_real_table() {
-        // Memory and SMs from the H100 MIG capture's "MIG devices" block (facts §1.3).
+        // Memory and SMs from the H100 MIG capture's "MIG devices" block (docs/hardware-facts.md §1.3).
         let h100 = find_model("H100-80GB-HBM3").unwrap();
         assert_eq!(name(derive(h100, Some(81559), 40448, Some(60))), "3g.40gb");
         assert_eq!(name(derive(h100, Some(81559), 40448, Some(64))), "4g.40gb");

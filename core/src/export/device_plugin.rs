@@ -1,7 +1,7 @@
 //! NVIDIA k8s-device-plugin configs (`version: v1`): the MIG strategy, and time-slicing or MPS replicas chosen from the plan.
 //!
 //! Time-slicing and MPS are mutually exclusive on a node and one method applies to every GPU of
-//! a node (facts §2), so each kind of GPU in the plan gets its own named config, selected per node
+//! a node (docs/hardware-facts.md §2), so each kind of GPU in the plan gets its own named config, selected per node
 //! by the label `nvidia.com/device-plugin.config=<name>`.
 
 use super::yaml::{self, Map, Value};
@@ -70,7 +70,7 @@ pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Option<Sharing> {
         why.push(format!(
             "What replicas do: each GPU is advertised {replicas} times as nvidia.com/gpu.shared (renameByDefault); a pod takes one replica, and a pod asking for more fails (failRequestsGreaterThanOne)."
         ));
-        why.push("What they do not: time-slicing has no memory or fault isolation, and a replica is not a share of compute: every pod on a GPU takes turns on all of it (facts §2). The plan's fractions are planning shares, enforced by nothing.".into());
+        why.push("What they do not: time-slicing has no memory or fault isolation, and a replica is not a share of compute: every pod on a GPU takes turns on all of it (NVIDIA k8s-device-plugin docs). The plan's fractions are planning shares, enforced by nothing.".into());
         why.push(format!(
             "The scheduler counts replicas, not fractions: it may put any {replicas} of these pods on one GPU whatever their fractions."
         ));
@@ -122,9 +122,9 @@ pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Option<Sharing> {
                 " and total/replicas of the GPU's memory as its pinned-memory limit".into()
             });
         why.push(format!(
-            "What replicas do: each GPU is advertised {replicas} times as nvidia.com/gpu.shared; the plugin's MPS daemon gives every client {client_percent}% of the threads (100/replicas){memory} (facts §3)."
+            "What replicas do: each GPU is advertised {replicas} times as nvidia.com/gpu.shared; the plugin's MPS daemon gives every client {client_percent}% of the threads (100/replicas){memory} (NVIDIA k8s-device-plugin)."
         ));
-        why.push("What they do not: MPS has no error isolation: a fault in one client can end every client on the GPU. MPS in the plugin is experimental (since v0.15.0) and not supported on MIG-enabled GPUs (facts §2, §3).".into());
+        why.push("What they do not: MPS has no error isolation: a fault in one client can end every client on the GPU. MPS in the plugin is experimental (since v0.15.0) and not supported on MIG-enabled GPUs (NVIDIA MPS and k8s-device-plugin docs).".into());
     }
     Some(Sharing {
         mechanism,
@@ -164,7 +164,7 @@ pub(crate) fn configs(plan: &Plan, options: &ExportOptions) -> String {
                 }
             }
             MigStrategy::Single => {
-                notes.push("single strategy: every GPU of these nodes must be MIG-enabled with one profile; the MIG devices appear as nvidia.com/gpu (facts §2).".into());
+                notes.push("single strategy: every GPU of these nodes must be MIG-enabled with one profile; the MIG devices appear as nvidia.com/gpu (NVIDIA k8s-device-plugin docs).".into());
                 for g in &plan.mig_gpus {
                     let profiles = g.distinct_profiles();
                     if profiles.len() > 1 {
@@ -209,7 +209,7 @@ pub(crate) fn configs(plan: &Plan, options: &ExportOptions) -> String {
         }
     }
     let mut out = plan.header("device-plugin");
-    let mut intro = String::from("NVIDIA k8s-device-plugin configs (api/config/v1, facts §2), one document per named config: put each in the plugin's config map under its name (Helm: config.map.<name>) and label the nodes holding its GPUs nvidia.com/device-plugin.config=<name>. GPU numbers are the plan's.");
+    let mut intro = String::from("NVIDIA k8s-device-plugin configs (its api/config/v1), one document per named config: put each in the plugin's config map under its name (Helm: config.map.<name>) and label the nodes holding its GPUs nvidia.com/device-plugin.config=<name>. GPU numbers are the plan's.");
     let shares_both =
         list.iter().any(|c| c.role == "time-slicing") && list.iter().any(|c| c.role == "mps");
     if shares_both {

@@ -1,6 +1,6 @@
 //! Kubernetes workloads per placed ask: an `apps/v1` Deployment or a KServe InferenceService with the device plugin's resource and GFD node labels.
 //!
-//! Resources (facts §2): `nvidia.com/mig-<profile>` with `+` as `.` under the mixed MIG strategy,
+//! Resources (docs/hardware-facts.md §2): `nvidia.com/mig-<profile>` with `+` as `.` under the mixed MIG strategy,
 //! `nvidia.com/gpu` for whole GPUs and single-strategy MIG, `nvidia.com/gpu.shared` for
 //! time-sliced and MPS GPUs (the device-plugin export sets `renameByDefault`). Node selection uses
 //! the GPU Feature Discovery labels the plan depends on. Object names are DNS-1035 labels made
@@ -92,7 +92,7 @@ fn workloads(plan: &Plan, options: &ExportOptions, kserve: bool) -> Result<Strin
         String::from("One apps/v1 Deployment per placed ask, one replica each: the plan reserves GPU for one.")
     };
     intro.push_str(&format!(
-        "\nResources follow the NVIDIA device plugin (facts §2), MIG strategy {}; shared GPUs as nvidia.com/gpu.shared need the device-plugin export's configs (renameByDefault). The image is {}.",
+        "\nResources follow the NVIDIA k8s-device-plugin docs, MIG strategy {}; shared GPUs as nvidia.com/gpu.shared need the device-plugin export's configs (renameByDefault). The image is {}.",
         options.mig_strategy,
         if options.image == super::DEFAULT_IMAGE { "a placeholder: give the image to run" } else { "as given" }
     ));
@@ -116,7 +116,7 @@ fn workloads(plan: &Plan, options: &ExportOptions, kserve: bool) -> Result<Strin
     Ok(out)
 }
 
-/// Sanitised `nvidia.com/gpu.product` values for a model (spaces as `-`, facts §2), with
+/// Sanitised `nvidia.com/gpu.product` values for a model (spaces as `-`, docs/hardware-facts.md §2), with
 /// `-MIG-<profile>` under the single strategy; only valid label values.
 fn products(model: &GpuModel, single_profile: Option<&str>) -> Vec<String> {
     let mut values: Vec<String> = model
@@ -201,7 +201,7 @@ fn workload(
             selector.insert("nvidia.com/gpu.sharing-strategy", "mps");
             let daemon = mps.map_or(100, |s| s.client_percent);
             match c.mps {
-                // A client may only lower the daemon's thread percentage (facts §3).
+                // A client may only lower the daemon's thread percentage (docs/hardware-facts.md §3).
                 Some(limits) if u32::from(limits.active_thread_percentage) <= daemon => {
                     env.push(
                         Map::new()
@@ -210,18 +210,18 @@ fn workload(
                             .into(),
                     );
                     container_notes.push(format!(
-                        "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the ask's share, at most the {daemon}% the plugin's daemon gives each client (a client can only lower it, facts §3)."
+                        "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the ask's share, at most the {daemon}% the plugin's daemon gives each client (a client can only lower it: NVIDIA MPS docs)."
                     ));
                 }
                 Some(limits) => container_notes.push(format!(
-                    "⚠ the ask needs {}% of the threads but the plugin's daemon gives each client {daemon}%; a client cannot raise it (facts §3).",
+                    "⚠ the ask needs {}% of the threads but the plugin's daemon gives each client {daemon}%; a client cannot raise it (NVIDIA MPS docs).",
                     limits.active_thread_percentage
                 )),
                 None => {}
             }
             if let Some(mib) = c.mps.and_then(|l| l.pinned_memory_mib) {
                 container_notes.push(format!(
-                    "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT ({mib} MiB for this ask) is not set: the plugin's daemon already limits each client to total/replicas, and the facts do not say whether a client may change that or which device index it sees [U]."
+                    "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT ({mib} MiB for this ask) is not set: the plugin's daemon already limits each client to total/replicas, and NVIDIA's docs do not say whether a client may change that or which device index it sees [U]."
                 ));
             }
         }
@@ -257,7 +257,7 @@ fn workload(
                 }
             }
             if single_profile.is_some() {
-                container_notes.push("gpu.product under the single strategy is <product>-MIG-<profile> (facts §2 shows it without the NVIDIA- prefix for an older driver's product name) [U].".into());
+                container_notes.push("gpu.product under the single strategy is <product>-MIG-<profile> (NVIDIA's GPU Feature Discovery docs show it without the NVIDIA- prefix, for an older driver's product name) [U].".into());
             }
         }
         None => container_notes

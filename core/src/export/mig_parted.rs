@@ -1,8 +1,8 @@
 //! mig-parted configs and `nvidia-smi mig` commands for the plan's MIG GPUs, each layout re-checked against the catalogue.
 //!
-//! mig-parted (facts §1.5): `version: v1`, `mig-configs: <name>: [{devices, mig-enabled,
+//! mig-parted (docs/hardware-facts.md §1.5): `version: v1`, `mig-configs: <name>: [{devices, mig-enabled,
 //! mig-devices}]`; GPUs with the same instances share an entry, other GPUs get `mig-enabled:
-//! false`. The commands name profiles (IDs differ between boards, facts §1.1) and create instances
+//! false`. The commands name profiles (IDs differ between boards, docs/hardware-facts.md §1.1) and create instances
 //! in an order from [`crate::validate_mig()`]: one that works whatever placement the driver picks
 //! when there is one, else largest memory footprint first with the expected placements stated.
 
@@ -60,7 +60,7 @@ type Group<'g> = (Vec<(String, u64)>, Vec<&'g MigGpu>);
 pub(crate) fn mig_parted(plan: &Plan, options: &ExportOptions) -> String {
     let mut out = plan.header("mig-parted");
     let mut intro = format!(
-        "mig-parted config (facts §1.5). Apply it with `nvidia-mig-parted apply -f FILE -c {name}`, or give it to the GPU Operator's mig-manager and label the nodes nvidia.com/mig.config={name}.\nDevice indices are the plan's GPU numbers, as if its GPUs sat on one node; if they do not, split the entries per node (indices count from 0 on each node).\nEvery layout below passed the catalogue's placement rules (valid starts, no overlap, maximum counts).",
+        "NVIDIA mig-parted config (v1). Apply it with `nvidia-mig-parted apply -f FILE -c {name}`, or give it to the GPU Operator's mig-manager and label the nodes nvidia.com/mig.config={name}.\nDevice indices are the plan's GPU numbers, as if its GPUs sat on one node; if they do not, split the entries per node (indices count from 0 on each node).\nEvery layout below passed the catalogue's placement rules (valid starts, no overlap, maximum counts).",
         name = options.config_name
     );
     for w in warnings(plan) {

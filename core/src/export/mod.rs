@@ -136,7 +136,7 @@ impl FromStr for ExportFormat {
     }
 }
 
-/// How the NVIDIA device plugin exposes MIG devices (facts §2).
+/// How the NVIDIA device plugin exposes MIG devices (docs/hardware-facts.md §2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]

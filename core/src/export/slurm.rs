@@ -1,4 +1,4 @@
-//! Slurm GRES for the plan: `gres.conf`, `slurm.conf` `GresTypes=`/`Gres=` lines, and each ask's `--gres=` option (facts §5).
+//! Slurm GRES for the plan: `gres.conf`, `slurm.conf` `GresTypes=`/`Gres=` lines, and each ask's `--gres=` option (docs/hardware-facts.md §5).
 //!
 //! MIG instances are GPUs of a type naming the profile (`gpu:<model>_<profile>:N`, detected by
 //! `AutoDetect=nvml`); time-sliced GPUs are shards; MPS GPUs are `mps` counts of 100 per GPU
@@ -52,7 +52,7 @@ pub(crate) fn slurm(plan: &Plan) -> String {
     write_comment(
         &mut out,
         0,
-        "Slurm GRES for the plan (SchedMD gres.html, facts §5). <…> are placeholders for your node names; GPU numbers are the plan's. Each kind of GPU is written as if it had nodes of its own: split the counts per node.",
+        "Slurm GRES for the plan (SchedMD gres.html). <…> are placeholders for your node names; GPU numbers are the plan's. Each kind of GPU is written as if it had nodes of its own: split the counts per node.",
     );
     let mig = plan.gpus_of(Mechanism::Mig);
     let whole = plan.gpus_of(Mechanism::Whole);
@@ -72,7 +72,7 @@ pub(crate) fn slurm(plan: &Plan) -> String {
     }
     out.push_str("AutoDetect=nvml\n");
     if !shared.is_empty() {
-        write_comment(&mut out, 0, &format!("time-sliced {}: {per_gpu} shards each, split evenly over the node's GPUs unless each File= gets its own Count (facts §5).", gpu_list(&shared)));
+        write_comment(&mut out, 0, &format!("time-sliced {}: {per_gpu} shards each, split evenly over the node's GPUs unless each File= gets its own Count (SchedMD gres.html).", gpu_list(&shared)));
         out.push_str(&format!(
             "NodeName=<time-sliced-nodes> Name=shard Count={}\n",
             per_gpu * shared.len() as u64
@@ -127,7 +127,7 @@ pub(crate) fn slurm(plan: &Plan) -> String {
             per_gpu_lines.join("; ")
         );
         if let Some((first, _)) = totals.first() {
-            text.push_str(&format!("\nA Type must be a substring of the MIG profile string NVML reports; Slurm's detection has been seen reporting nvidia_h100_80gb_hbm3_1g.10gb (facts §5). The form for this board ({}) is inferred from that [U]; the profile alone (e.g. {first}) is a substring too.", mig_type(model, first)));
+            text.push_str(&format!("\nA Type must be a substring of the MIG profile string NVML reports; Slurm's detection has been seen reporting nvidia_h100_80gb_hbm3_1g.10gb (stackhpc/ansible-slurm-appliance docs). The form for this board ({}) is inferred from that [U]; the profile alone (e.g. {first}) is a substring too.", mig_type(model, first)));
         }
         write_comment(&mut out, 0, &text);
         let gres: Vec<String> = totals
@@ -149,7 +149,7 @@ pub(crate) fn slurm(plan: &Plan) -> String {
         } else {
             format!("{per_gpu} shards per GPU; the fractions are finer, so shard counts round up and fewer asks may share a GPU than the plan has")
         };
-        write_comment(&mut out, 0, &format!("time-sliced {}: {how}. Shards do not fence processes: a planning share, enforced by nothing; a GPU is allocated as gpu or as shards, not both (facts §5).", gpu_list(&shared)));
+        write_comment(&mut out, 0, &format!("time-sliced {}: {how}. Shards do not fence processes: a planning share, enforced by nothing; a GPU is allocated as gpu or as shards, not both (SchedMD gres.html).", gpu_list(&shared)));
         out.push_str(&format!(
             "NodeName=<time-sliced-nodes> Gres=gpu:{},shard:{}\n",
             shared.len(),
@@ -157,7 +157,7 @@ pub(crate) fn slurm(plan: &Plan) -> String {
         ));
     }
     if !mps.is_empty() {
-        write_comment(&mut out, 0, &format!("MPS {}: mps 100 per GPU. A job gets CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = its request × 100 / the GPU's count, and its share comes from one GPU per node; gpu and mps cannot be mixed in one job; MPS has no error isolation between clients (facts §3, §5).", gpu_list(&mps)));
+        write_comment(&mut out, 0, &format!("MPS {}: mps 100 per GPU. A job gets CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = its request × 100 / the GPU's count, and its share comes from one GPU per node; gpu and mps cannot be mixed in one job; MPS has no error isolation between clients (NVIDIA MPS docs, SchedMD gres.html).", gpu_list(&mps)));
         out.push_str(&format!(
             "NodeName=<mps-nodes> Gres=gpu:{},mps:{}\n",
             mps.len(),

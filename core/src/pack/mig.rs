@@ -1,7 +1,7 @@
 //! MIG geometry: whether a set of instances can coexist on one GPU, and at which placements.
 //!
 //! A GPU is a bitmap of memory slices; an instance occupies `[start, start + size)` at one of its
-//! profile's valid starts, and instances may not overlap (NVML's rule, facts §1.1). On top of that:
+//! profile's valid starts, and instances may not overlap (NVML's rule, docs/hardware-facts.md §1.1). On top of that:
 //! per-profile maximum counts, at most the board's compute slices in all, at most one instance with
 //! media extensions, and `+me.all` only beside `-me` profiles.
 

@@ -26,7 +26,7 @@ use layout::Builder;
 /// The most asks one call packs.
 pub const MAX_ASKS: usize = 2_000_000;
 
-/// The most MPS clients one GPU serves (Volta and later, facts §3).
+/// The most MPS clients one GPU serves (Volta and later, docs/hardware-facts.md §3).
 pub const MPS_CLIENTS_PER_GPU: u32 = 48;
 
 /// Packs `asks` onto at most `gpu_count` GPUs (`None`: as many as needed, and report how many).

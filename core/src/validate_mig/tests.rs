@@ -129,7 +129,7 @@ fn explicit_placements_are_checked() {
     assert!(!too_many.valid);
 }
 
-/// mig-parted's `all-balanced` per board (facts §1.5): 7-slot boards {1g:2, 2g:1, 3g:1},
+/// mig-parted's `all-balanced` per board (docs/hardware-facts.md §1.5): 7-slot boards {1g:2, 2g:1, 3g:1},
 /// 4-slot boards {1g:2, 2g:1}.
 const ALL_BALANCED: &[(&str, &[(&str, usize)])] = &[
     (
