@@ -1,24 +1,11 @@
 //! `gpu-share export` and `gpu-share validate-mig` end to end: every format, `-o FILE`, bad options,
 //! unplaced asks, and MIG validation of profile lists and mig-parted files.
 
-use assert_cmd::Command;
+use crate::common::{gpu_share_in, stdout};
 use predicates::prelude::*;
 use predicates::str::contains;
 use serde::Deserialize;
 use serde_json::Value;
-use std::path::Path;
-
-fn gpu_share(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("gpu-share").unwrap();
-    cmd.env("GPU_SHARE_LEDGER", dir.join("ledger"))
-        .env_remove("NO_COLOR")
-        .current_dir(dir);
-    cmd
-}
-
-fn stdout(cmd: &mut Command) -> String {
-    String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
-}
 
 fn documents(text: &str) -> Vec<Value> {
     serde_norway::Deserializer::from_str(text)
@@ -41,7 +28,7 @@ const MIG: [&str; 8] = [
 #[test]
 fn kubernetes_deployments_for_mig_asks() {
     let dir = tempfile::tempdir().unwrap();
-    let out = stdout(gpu_share(dir.path()).arg("export").arg("k8s").args(MIG));
+    let out = stdout(gpu_share_in(dir.path()).arg("export").arg("k8s").args(MIG));
     let docs = documents(&out);
     assert_eq!(docs.len(), 3);
     assert_eq!(docs[0]["kind"], "Deployment");
@@ -52,13 +39,13 @@ fn kubernetes_deployments_for_mig_asks() {
     );
     // The same with the long name, and the single strategy.
     let long = stdout(
-        gpu_share(dir.path())
+        gpu_share_in(dir.path())
             .arg("export")
             .arg("kubernetes")
             .args(MIG),
     );
     assert_eq!(long, out);
-    let e = gpu_share(dir.path())
+    let e = gpu_share_in(dir.path())
         .args(["export", "k8s", "--mig-strategy", "single"])
         .args(MIG)
         .assert()
@@ -81,7 +68,7 @@ fn kserve_device_plugin_and_slurm() {
         "l4",
     ];
     let kserve = stdout(
-        gpu_share(dir.path())
+        gpu_share_in(dir.path())
             .args([
                 "export",
                 "kserve",
@@ -104,7 +91,7 @@ fn kserve_device_plugin_and_slurm() {
     );
 
     let plugin = stdout(
-        gpu_share(dir.path())
+        gpu_share_in(dir.path())
             .args(["export", "device-plugin", "--config-name", "lab"])
             .args(ts),
     );
@@ -119,7 +106,7 @@ fn kserve_device_plugin_and_slurm() {
     );
     assert!(plugin.contains("no memory or fault isolation"));
 
-    let slurm = stdout(gpu_share(dir.path()).args(["export", "slurm"]).args(ts));
+    let slurm = stdout(gpu_share_in(dir.path()).args(["export", "slurm"]).args(ts));
     assert!(slurm.contains("GresTypes=gpu,shard\n"), "{slurm}");
     assert!(
         slurm.contains("NodeName=<time-sliced-nodes> Gres=gpu:2,shard:20\n"),
@@ -132,7 +119,7 @@ fn kserve_device_plugin_and_slurm() {
 fn mig_parted_and_commands() {
     let dir = tempfile::tempdir().unwrap();
     let parted = stdout(
-        gpu_share(dir.path())
+        gpu_share_in(dir.path())
             .args(["export", "mig-parted"])
             .args(MIG),
     );
@@ -146,7 +133,7 @@ fn mig_parted_and_commands() {
     );
     // Its own output validates.
     std::fs::write(dir.path().join("parted.yaml"), &parted).unwrap();
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args([
             "validate-mig",
             "--gpu-model",
@@ -161,7 +148,7 @@ fn mig_parted_and_commands() {
         ));
 
     let commands = stdout(
-        gpu_share(dir.path())
+        gpu_share_in(dir.path())
             .args(["export", "mig-commands"])
             .args(MIG),
     );
@@ -178,7 +165,7 @@ fn mig_parted_and_commands() {
 #[test]
 fn output_file() {
     let dir = tempfile::tempdir().unwrap();
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["export", "mig-parted", "-o", "out.yaml"])
         .args(MIG)
         .assert()
@@ -186,7 +173,7 @@ fn output_file() {
         .stdout("");
     let text = std::fs::read_to_string(dir.path().join("out.yaml")).unwrap();
     assert!(text.contains("version: v1\nmig-configs:\n"), "{text}");
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["export", "slurm", "--output", "no/such/dir/x"])
         .args(MIG)
         .assert()
@@ -203,7 +190,7 @@ fn bad_options_name_the_flag() {
         ("--image", ""),
         ("--config-name", "-x"),
     ] {
-        gpu_share(dir.path())
+        gpu_share_in(dir.path())
             .args(["export", "k8s", &format!("{flag}={value}")])
             .args(MIG)
             .assert()
@@ -211,18 +198,18 @@ fn bad_options_name_the_flag() {
             .stdout("")
             .stderr(contains(format!("field \"{flag}\"")));
     }
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["export", "helm"])
         .args(MIG)
         .assert()
         .code(2);
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["export", "k8s", "--json"])
         .args(MIG)
         .assert()
         .code(2)
         .stderr(contains("--json does not apply"));
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["export", "k8s"])
         .assert()
         .code(2)
@@ -232,7 +219,7 @@ fn bad_options_name_the_flag() {
 #[test]
 fn unplaced_asks_are_left_out_with_a_warning_and_code_3() {
     let dir = tempfile::tempdir().unwrap();
-    let assert = gpu_share(dir.path())
+    let assert = gpu_share_in(dir.path())
         .args([
             "export",
             "k8s",
@@ -255,7 +242,7 @@ fn unplaced_asks_are_left_out_with_a_warning_and_code_3() {
 #[test]
 fn validate_mig_profiles() {
     let dir = tempfile::tempdir().unwrap();
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["validate-mig", "--gpu-model", "a100", "3g.20gb,2g.10gb,2g.10gb"])
         .assert()
         .success()
@@ -267,13 +254,13 @@ fn validate_mig_profiles() {
              create: nvidia-smi mig -i 0 -cgi 3g.20gb,2g.10gb,2g.10gb -C\n  \
              order: largest first; works if the driver picks the placements above (its rule is not documented)\n",
         );
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["validate-mig", "--gpu-model", "a100", "1g.5gb+me,1g.5gb+me"])
         .assert()
         .code(1)
         .stdout("invalid: 1g.5gb+me, 1g.5gb+me on A100-SXM4-40GB\n  why: max 1 instance of 1g.5gb+me per GPU on A100-SXM4-40GB, got 2\n");
     let v: Value = serde_json::from_slice(
-        &gpu_share(dir.path())
+        &gpu_share_in(dir.path())
             .args([
                 "validate-mig",
                 "--gpu-model",
@@ -292,17 +279,17 @@ fn validate_mig_profiles() {
         .as_str()
         .unwrap()
         .contains("9 memory slices exceed the 8"));
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["validate-mig", "--gpu-model", "a100", "3g.20gb,3g.40gb"])
         .assert()
         .code(1)
         .stderr(contains("field \"PROFILE #2\"").and(contains("no MIG profile \"3g.40gb\"")));
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["validate-mig", "--gpu-model", "nope", "1g.5gb"])
         .assert()
         .code(1)
         .stderr(contains("--gpu-model"));
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["validate-mig", "--gpu-model", "a100"])
         .assert()
         .code(2);
@@ -313,7 +300,7 @@ fn validate_mig_files() {
     let dir = tempfile::tempdir().unwrap();
     let good = "version: v1\nmig-configs:\n  all-balanced:\n    - device-filter: [\"0x20B010DE\", \"0x20B110DE\"]\n      devices: all\n      mig-enabled: true\n      mig-devices:\n        \"1g.5gb\": 2\n        \"2g.10gb\": 1\n        \"3g.20gb\": 1\n  bad:\n    - devices: [0]\n      mig-enabled: true\n      mig-devices:\n        \"3g.20gb\": 2\n        \"1g.5gb\": 1\n";
     std::fs::write(dir.path().join("c.yaml"), good).unwrap();
-    let out = gpu_share(dir.path())
+    let out = gpu_share_in(dir.path())
         .args([
             "validate-mig",
             "--gpu-model",
@@ -330,7 +317,7 @@ fn validate_mig_files() {
     );
     assert!(text.contains("mig-configs.bad[0]: invalid: "), "{text}");
     let v: Value = serde_json::from_slice(
-        &gpu_share(dir.path())
+        &gpu_share_in(dir.path())
             .args([
                 "validate-mig",
                 "--gpu-model",
@@ -351,7 +338,7 @@ fn validate_mig_files() {
 
     let schema = "version: v1\nmig-configs:\n  all-balanced:\n    - devices: all\n      mig-enabled: true\n      mig-devices: [\"1g.5gb\"]\n";
     std::fs::write(dir.path().join("s.yaml"), schema).unwrap();
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["validate-mig", "--gpu-model", "a100", "--file", "s.yaml"])
         .assert()
         .code(1)
@@ -363,12 +350,12 @@ fn validate_mig_files() {
         "version: v1\nmig-configs: [unclosed\n",
     )
     .unwrap();
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["validate-mig", "--gpu-model", "a100", "--file", "y.yaml"])
         .assert()
         .code(1)
         .stderr(contains("not valid YAML").and(contains("--file")));
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args([
             "validate-mig",
             "--gpu-model",

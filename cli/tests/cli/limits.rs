@@ -1,7 +1,7 @@
 //! Input size limits end to end: a file or stdin above 64 MiB is an input error (exit 1) naming it,
 //! refused before (or while) reading, never read whole — even an endless stream.
 
-use assert_cmd::Command;
+use crate::common::{gpu_share_in, process};
 use predicates::str::contains;
 use std::io::Write;
 use std::path::Path;
@@ -9,15 +9,6 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const OVER: u64 = 100 * 1000 * 1000;
-
-fn gpu_share(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("gpu-share").unwrap();
-    cmd.env("GPU_SHARE_LEDGER", dir.join("ledger"))
-        .env("NO_COLOR", "1")
-        .current_dir(dir)
-        .timeout(Duration::from_secs(60));
-    cmd
-}
 
 /// A 100 MB file that takes no disk space (sparse): refused by its size alone.
 fn huge_file(dir: &Path, name: &str) -> String {
@@ -40,7 +31,7 @@ fn every_file_option_refuses_a_100_mb_file_by_its_size() {
     ];
     for args in runs {
         let started = Instant::now();
-        gpu_share(dir.path())
+        gpu_share_in(dir.path())
             .args(args)
             .assert()
             .code(1)
@@ -62,7 +53,7 @@ fn a_file_of_exactly_64_mib_is_read() {
     let mut text = String::from("a,0.5\n");
     text.push_str(&"#".repeat(64 * 1024 * 1024 - text.len()));
     std::fs::write(dir.path().join("edge.csv"), text).unwrap();
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["pack", "--asks-file", "edge.csv", "--timeslice"])
         .assert()
         .success()
@@ -74,9 +65,8 @@ fn a_file_of_exactly_64_mib_is_read() {
 fn an_endless_stdin_is_cut_at_the_limit() {
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gpu-share"))
+    let mut child = process(&dir.path().join("ledger"))
         .args(["pack", "--asks-file", "-", "--timeslice"])
-        .env("GPU_SHARE_LEDGER", dir.path().join("ledger"))
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -100,7 +90,7 @@ fn an_endless_stdin_is_cut_at_the_limit() {
     assert!(written < 200_000_000, "read {written} bytes of stdin");
     assert!(started.elapsed() < Duration::from_secs(30));
 
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["detect", "--from", "/dev/zero"])
         .assert()
         .code(1)
@@ -121,7 +111,7 @@ fn a_yaml_alias_bomb_is_refused() {
     }
     std::fs::write(dir.path().join("bomb.yaml"), yaml).unwrap();
     let started = Instant::now();
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .args(["validate-mig", "--gpu-model", "a100", "--file", "bomb.yaml"])
         .assert()
         .code(1);
@@ -139,7 +129,7 @@ fn a_ledger_over_1_gib_is_refused_by_its_size() {
         .set_len((1 << 30) + 1)
         .unwrap();
     let started = Instant::now();
-    gpu_share(dir.path())
+    gpu_share_in(dir.path())
         .arg("accounting")
         .assert()
         .code(4)

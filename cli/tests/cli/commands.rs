@@ -1,26 +1,9 @@
 //! The `gpu-share` binary end to end: the seed's examples as golden tests, exit codes, and the ledger
 //! (record, release, accounting; the ledger under stress is in `ledger_durability.rs`).
 
-use assert_cmd::Command;
+use crate::common::{gpu_share, json, stdout};
 use predicates::str::contains;
 use serde_json::Value;
-use std::path::Path;
-
-fn gpu_share(ledger: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("gpu-share").unwrap();
-    cmd.env("GPU_SHARE_LEDGER", ledger)
-        .env("GPU_SHARE_NOW", "1000000")
-        .env_remove("NO_COLOR");
-    cmd
-}
-
-fn stdout(cmd: &mut Command) -> String {
-    String::from_utf8(cmd.assert().get_output().stdout.clone()).unwrap()
-}
-
-fn json(cmd: &mut Command) -> Value {
-    serde_json::from_slice(&cmd.assert().success().get_output().stdout).unwrap()
-}
 
 #[test]
 fn seed_plan_without_flags_is_the_honest_fallback_exactly() {

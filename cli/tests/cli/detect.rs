@@ -1,27 +1,12 @@
 //! `gpu-share detect` and `--caps-from` end to end, on the real captures in tests/fixtures/nvidia-smi.
 
-use assert_cmd::Command;
+use crate::common::{gpu_share, json, no_ledger, stdout};
 use predicates::str::contains;
-use serde_json::Value;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/nvidia-smi/");
 
 fn fixture(name: &str) -> String {
     format!("{FIXTURES}{name}")
-}
-
-fn gpu_share() -> Command {
-    let mut cmd = Command::cargo_bin("gpu-share").unwrap();
-    cmd.env_remove("NO_COLOR").env("GPU_SHARE_NOW", "1000000");
-    cmd
-}
-
-fn stdout(cmd: &mut Command) -> String {
-    String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
-}
-
-fn json(cmd: &mut Command) -> Value {
-    serde_json::from_slice(&cmd.assert().success().get_output().stdout).unwrap()
 }
 
 /// What one fixture holds: its GPUs, their model and MIG state, and GPU 0's MIG device profiles.
@@ -94,7 +79,7 @@ fn detect_reads_every_fixture() {
         devices,
     } in EXPECTED
     {
-        let v = json(gpu_share().args(["detect", "--json", "--from", &fixture(file)]));
+        let v = json(gpu_share(no_ledger()).args(["detect", "--json", "--from", &fixture(file)]));
         let gpus = v["gpus"].as_array().unwrap();
         assert_eq!(gpus.len(), count, "{file}");
         for g in gpus {
@@ -116,7 +101,7 @@ fn detect_reads_every_fixture() {
         assert!(v["notes"].as_array().unwrap().len() >= 2, "{file}");
         assert!(!v["sources"].as_array().unwrap().is_empty(), "{file}");
 
-        let text = stdout(gpu_share().args(["detect", "--from", &fixture(file)]));
+        let text = stdout(gpu_share(no_ledger()).args(["detect", "--from", &fixture(file)]));
         let gpus_word = if count == 1 { "GPU" } else { "GPUs" };
         assert!(
             text.starts_with(&format!("{count} {gpus_word} from ")),
@@ -135,7 +120,7 @@ fn detect_reads_every_fixture() {
 
 #[test]
 fn detect_text_is_a_table_with_caps_and_notes() {
-    let text = stdout(gpu_share().args(["detect", "--from", &fixture("qx-a100.xml")]));
+    let text = stdout(gpu_share(no_ledger()).args(["detect", "--from", &fixture("qx-a100.xml")]));
     assert_eq!(
         text.lines().take(5).collect::<Vec<_>>(),
         [
@@ -147,7 +132,7 @@ fn detect_text_is_a_table_with_caps_and_notes() {
         ]
     );
     assert!(text.contains("notes:\n  MIG is supported but disabled on GPU 0"));
-    let mig = stdout(gpu_share().args([
+    let mig = stdout(gpu_share(no_ledger()).args([
         "detect",
         "--from",
         &fixture("linux-x86_64__nvidia-h100-mig__590.48.01.txt"),
@@ -163,7 +148,8 @@ fn detect_text_is_a_table_with_caps_and_notes() {
 fn detect_merges_several_files() {
     let a100 = fixture("qx-a100.xml");
     let h100 = fixture("qx-h100.xml");
-    let v = json(gpu_share().args(["detect", "--json", "--from", &h100, "--from", &a100]));
+    let v =
+        json(gpu_share(no_ledger()).args(["detect", "--json", "--from", &h100, "--from", &a100]));
     assert_eq!(v["gpus"].as_array().unwrap().len(), 9);
     assert_eq!(v["caps"]["gpu_count"], 9);
     assert_eq!(v["caps"]["gpu_model"], "H100-80GB-HBM3");
@@ -178,7 +164,7 @@ fn detect_merges_several_files() {
 fn detect_reads_stdin() {
     let xml = std::fs::read_to_string(fixture("qx-t4.xml")).unwrap();
     let v = json(
-        gpu_share()
+        gpu_share(no_ledger())
             .args(["detect", "--json", "--from", "-"])
             .write_stdin(xml),
     );
@@ -190,7 +176,7 @@ fn detect_errors_name_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let garbage = dir.path().join("garbage.txt");
     std::fs::write(&garbage, "this is not nvidia-smi output\n").unwrap();
-    gpu_share()
+    gpu_share(no_ledger())
         .args(["detect", "--from", &fixture("qx-t4.xml"), "--from"])
         .arg(&garbage)
         .assert()
@@ -204,14 +190,14 @@ fn detect_errors_name_the_file() {
         "index, name, memory.total [MiB]\n0, Tesla T4, 15360 MiB\n1, Tesla T4\n",
     )
     .unwrap();
-    gpu_share()
+    gpu_share(no_ledger())
         .args(["detect", "--from"])
         .arg(&bad_csv)
         .assert()
         .code(1)
         .stderr(contains("line 3: expected 3 columns"))
         .stderr(contains("bad.csv"));
-    gpu_share()
+    gpu_share(no_ledger())
         .args(["detect", "--from"])
         .arg(dir.path().join("missing.xml"))
         .assert()
@@ -222,7 +208,7 @@ fn detect_errors_name_the_file() {
 #[test]
 fn detect_without_nvidia_smi_says_how_to_go_on() {
     let empty = tempfile::tempdir().unwrap();
-    gpu_share()
+    gpu_share(no_ledger())
         .arg("detect")
         .env("PATH", empty.path())
         .assert()
@@ -247,22 +233,32 @@ fn detect_runs_nvidia_smi_from_path() {
     .unwrap();
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     let path = format!("{}:/bin:/usr/bin", dir.path().display());
-    let v = json(gpu_share().args(["detect", "--json"]).env("PATH", &path));
+    let v = json(
+        gpu_share(no_ledger())
+            .args(["detect", "--json"])
+            .env("PATH", &path),
+    );
     assert_eq!(v["gpus"][0]["model"], "A100-SXM4-40GB");
 }
 
 #[test]
 fn plan_takes_caps_from_a_capture() {
     let a100 = fixture("qx-a100.xml");
-    let text =
-        stdout(gpu_share().args(["plan", "JPCP", "--fraction", "0.25", "--caps-from", &a100]));
+    let text = stdout(gpu_share(no_ledger()).args([
+        "plan",
+        "JPCP",
+        "--fraction",
+        "0.25",
+        "--caps-from",
+        &a100,
+    ]));
     let mut lines = text.lines();
     assert!(lines.next().unwrap().starts_with("caps from "), "{text}");
     assert_eq!(
         lines.next(),
         Some("JPCP: mig (isolation: hardware) — 2g.10gb, 0.29 GPU")
     );
-    let v = json(gpu_share().args([
+    let v = json(gpu_share(no_ledger()).args([
         "plan",
         "JPCP",
         "--fraction",
@@ -281,7 +277,7 @@ fn plan_takes_caps_from_a_capture() {
 #[test]
 fn pack_takes_caps_from_a_capture() {
     let t4 = fixture("qx-t4.xml");
-    let v = json(gpu_share().args([
+    let v = json(gpu_share(no_ledger()).args([
         "pack",
         "--ask",
         "a:0.5",
@@ -306,12 +302,12 @@ fn pack_takes_caps_from_a_capture() {
         "--caps-from",
         &t4,
     ];
-    gpu_share()
+    gpu_share(no_ledger())
         .args(args)
         .assert()
         .code(3)
         .stdout(contains("1 unplaced"));
-    let text = stdout(gpu_share().args(args).args(["--gpus", "2"]));
+    let text = stdout(gpu_share(no_ledger()).args(args).args(["--gpus", "2"]));
     assert!(text.contains("3 asks on 2 GPUs"), "{text}");
 }
 
@@ -319,13 +315,13 @@ fn pack_takes_caps_from_a_capture() {
 fn caps_from_conflicts_with_caps_flags() {
     let t4 = fixture("qx-t4.xml");
     for flag in ["--mig-capable", "--mps", "--timeslice"] {
-        gpu_share()
+        gpu_share(no_ledger())
             .args(["plan", "x", "--fraction", "0.5", "--caps-from", &t4, flag])
             .assert()
             .code(2)
             .stderr(contains("cannot be used with"));
     }
-    gpu_share()
+    gpu_share(no_ledger())
         .args([
             "pack",
             "--ask",

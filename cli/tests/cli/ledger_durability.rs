@@ -2,7 +2,7 @@
 //! processes SIGKILLed while they append, torn writes and corrupt lines. Every check reads the file
 //! with the core's own reader (`parse_ledger`), the one `gpu-share accounting` uses.
 
-use assert_cmd::Command;
+use crate::common::{gpu_share, process, NOW};
 use gpu_share_core::account::{format_entry, parse_ledger};
 use gpu_share_core::{
     select_mechanism, ClusterGpuCaps, FractionalAsk, LedgerEntry, Share, UsageRecord,
@@ -14,21 +14,9 @@ use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-/// The fixed clock of every process here (`GPU_SHARE_NOW`), so each record's line is known exactly.
-const NOW: i64 = 1_000_000;
-
-fn gpu_share(ledger: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("gpu-share").unwrap();
-    cmd.env("GPU_SHARE_LEDGER", ledger)
-        .env("GPU_SHARE_NOW", NOW.to_string());
-    cmd
-}
-
 /// `gpu-share plan NAME --fraction F --timeslice --record --hours 1`, started and not waited for.
 fn spawn_record(ledger: &Path, name: &str, fraction: &str) -> Child {
-    std::process::Command::new(assert_cmd::cargo::cargo_bin("gpu-share"))
-        .env("GPU_SHARE_LEDGER", ledger)
-        .env("GPU_SHARE_NOW", NOW.to_string())
+    process(ledger)
         .args([
             "plan",
             name,

@@ -1,6 +1,6 @@
 //! README.md's `console` examples are run and compared, so the README never shows output the CLI does not print.
 
-use assert_cmd::Command;
+use crate::common::gpu_share;
 
 #[test]
 fn readme_console_examples_match_the_cli() {
@@ -28,10 +28,8 @@ fn readme_console_examples_match_the_cli() {
         for (command, expected) in examples.into_iter().filter(|(_, out)| !out.is_empty()) {
             let dir = tempfile::tempdir().unwrap();
             // From the repository root, as a reader runs them (file paths are relative to it).
-            let out = Command::cargo_bin("gpu-share")
-                .unwrap()
+            let out = gpu_share(&dir.path().join("ledger"))
                 .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-                .env("GPU_SHARE_LEDGER", dir.path().join("ledger"))
                 .args(command.split_whitespace())
                 .output()
                 .unwrap();

@@ -1,0 +1,12 @@
+//! The `gpu-share` binary end to end, in one test binary (one link of the CLI and its test
+//! dependencies instead of one per file). Every test runs the binary through `common`, in a clean
+//! environment.
+
+mod common;
+
+mod commands;
+mod detect;
+mod export;
+mod ledger_durability;
+mod limits;
+mod readme;
