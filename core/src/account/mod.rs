@@ -14,7 +14,10 @@ pub use export::{csv_cell, ledger_csv, summary_csv};
 pub use jsonl::{
     format_entry, ledger_document, parse_ledger, parse_ledger_any, LEDGER_VERSION, MAX_LEDGER_BYTES,
 };
-pub use summary::{summarize, Rates, RatesInput, Summary, SummaryRow, Totals};
+pub use summary::{
+    summarize, Rates, RatesInput, Summary, SummaryRow, Totals, DEFAULT_GRID_G_PER_KWH, DEFAULT_PUE,
+    DEFAULT_WATTS,
+};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::plan::{Choice, Isolation, Mechanism};

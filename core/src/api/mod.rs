@@ -11,7 +11,7 @@
 //! | record, release, import | [`record_plan`], [`record_pack`], [`release`], [`import`] | ledger entries |
 //! | summarise | [`summarise`] | [`SummaryResponse`] |
 //! | export | [`export`] | [`ExportResponse`] |
-//! | validate a MIG layout | [`validate_mig`] | [`MigValidation`](crate::MigValidation) |
+//! | validate a MIG layout | [`validate_mig`] | [`MigValidation`] |
 
 mod cluster;
 mod export;
@@ -22,9 +22,11 @@ pub use cluster::{caps_summary, detect, CapsFrom, Cluster, DetectInput, DetectRe
 pub use export::{export, gpu_ranges, ExportRequest, ExportResponse};
 pub use ledger::{
     import, record_pack, record_plan, release, summarise, Imported, Recording, SummaryRequest,
-    SummaryResponse,
+    SummaryResponse, MAX_UNIX_SECONDS,
 };
-pub use pack::{pack, OptimizeReport, PackRequest, PackResponse, DEFAULT_OPTIMIZE_MS};
+pub use pack::{
+    pack, OptimizeReport, PackRequest, PackResponse, DEFAULT_OPTIMIZE_MS, MAX_OPTIMIZE_MS,
+};
 
 use crate::error::Result;
 use crate::{Choice, FractionalAsk, MigValidation};
