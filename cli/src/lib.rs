@@ -1,4 +1,4 @@
-//! The `gpu-share` command line: arguments in, core calls, text or JSON out. The ledger file is its only I/O.
+//! The `gpu-share` command line: arguments in, one call to the core's use-case layer (`gpu_share_core::api`), text or JSON out. Its I/O: the files it is given, the ledger file, `export -o FILE`, and `nvidia-smi -q -x` run by `detect` when no file is given.
 
 mod args;
 mod commands;
