@@ -213,6 +213,32 @@ pub fn select_resolved(ask: &FractionalAsk, caps: &ResolvedCaps) -> Choice {
     }
 }
 
+/// Every mechanism the cluster offers for a fractional ask, strongest isolation first (MIG's
+/// least-waste profile, MPS, time-slicing); empty for whole-GPU and named-profile asks, which have
+/// one way to run. The packer moves asks down this list when a GPU limit leaves some unplaced.
+pub fn alternatives(ask: &FractionalAsk, caps: &ResolvedCaps) -> Vec<Choice> {
+    let AskSize::Fraction(f) = ask.size else {
+        return Vec::new();
+    };
+    if f >= Share::ONE {
+        return Vec::new();
+    }
+    let model = caps.model;
+    let mut out = Vec::new();
+    if let (true, Some(m)) = (caps.mig, model) {
+        if let Some(p) = best_profile(m, &caps.allowed_profiles, f) {
+            out.push(mig_choice(ask, m, p, f));
+        }
+    }
+    if caps.mps {
+        out.push(mps_choice(ask, f, model));
+    }
+    if caps.timeslicing {
+        out.push(timeslice_choice(ask, f, model));
+    }
+    out
+}
+
 /// The allowed profile of least waste whose compute and memory shares both cover `fraction`;
 /// ties go to the smaller profile, then to the earlier one in the catalogue.
 fn best_profile(

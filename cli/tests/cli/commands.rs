@@ -551,3 +551,26 @@ fn optimize_finds_fewer_gpus_than_ffd_and_says_whether_it_is_proven() {
         .assert()
         .code(2);
 }
+
+/// Issue #13, rule 2: four asks of 0.5 on two GPUs with MIG and MPS — MIG alone would give each a
+/// 4g.20gb (one per GPU) and leave two unplaced; the pack moves them to MPS, places all four
+/// (exit 0, not 3) and says which moved and why. `--optimize` keeps that.
+#[test]
+fn pack_moves_asks_to_a_weaker_mechanism_rather_than_leave_them_unplaced() {
+    let dir = tempfile::tempdir().unwrap();
+    for extra in [&[][..], &["--optimize"][..]] {
+        let out = stdout(
+            gpu_share(&dir.path().join("l"))
+                .args(["pack", "--gpus", "2", "--mig-capable", "--mps"])
+                .args(["--ask", "a:0.5", "--ask", "b:0.5", "--ask", "c:0.5", "--ask", "d:0.5"])
+                .args(extra),
+        );
+        assert!(out.starts_with("4 asks on 2 GPUs"), "{out}");
+        assert!(out.contains("0 unplaced"), "{out}");
+        assert!(
+            out.contains("moved to a weaker mechanism so that more asks fit on 2 GPUs"),
+            "{out}"
+        );
+        assert!(out.contains("a (mig → mps)"), "{out}");
+    }
+}

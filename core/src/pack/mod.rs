@@ -3,6 +3,7 @@
 mod bounds;
 #[cfg(test)]
 mod brute_force;
+mod fallback;
 mod ffd;
 mod layout;
 pub(crate) mod mig;
@@ -20,8 +21,7 @@ pub use reference::reference_ffd;
 use crate::ask::FractionalAsk;
 use crate::caps::ClusterGpuCaps;
 use crate::error::{Error, ErrorKind, Result};
-use crate::plan::{select_resolved, Choice, Mechanism};
-use layout::Builder;
+use crate::plan::{Choice, Mechanism};
 
 /// The most asks one call packs.
 pub const MAX_ASKS: usize = 2_000_000;
@@ -32,8 +32,10 @@ pub const MPS_CLIENTS_PER_GPU: u32 = 48;
 /// Packs `asks` onto at most `gpu_count` GPUs (`None`: as many as needed, and report how many).
 ///
 /// Each ask gets its mechanism from [`select_mechanism`](crate::plan::select_mechanism); the largest
-/// asks are placed first, each on the first GPU of its mechanism with room, or on a new GPU. Asks
-/// that do not fit are returned in `unplaced` with the reason, never dropped.
+/// asks are placed first, each on the first GPU of its mechanism with room, or on a new GPU. When
+/// the GPU limit leaves asks unplaced, asks move to a weaker mechanism the cluster also offers
+/// where that places more (`fallback.rs`; the result's notes name them). Asks that still do not
+/// fit are returned in `unplaced` with the reason, never dropped.
 ///
 /// # Errors
 /// Invalid caps or profiles (naming the ask), duplicate ask names, more than [`MAX_ASKS`] asks,
@@ -61,13 +63,7 @@ pub fn bin_pack(
     asked.sort_unstable();
     asked.dedup();
     let resolved = caps.resolve(&asked)?;
-    let choices: Vec<Choice> = asks.iter().map(|a| select_resolved(a, &resolved)).collect();
-    let order = order(&choices);
-    let mut builder = Builder::new(choices, &resolved);
-    for i in order {
-        builder.place(i);
-    }
-    let mut result = builder.finish();
+    let mut result = fallback::pack(asks, &resolved);
     if let Some(note) = resolved.model_note {
         result.notes.push(note);
     }

@@ -243,3 +243,146 @@ proptest! {
         }
     }
 }
+
+/// Issue #13, rule 2: one mechanism runs per GPU, so the mechanism each ask prefers alone can leave
+/// asks unplaced that another offered mechanism places. Four asks of 0.5 on two GPUs with MIG and
+/// MPS: MIG gives each a 4g.20gb (one per A100-40GB, two unplaced); MPS places all four.
+#[test]
+fn a_weaker_mechanism_places_what_the_preferred_one_cannot() {
+    let caps = ClusterGpuCaps {
+        supports_mig: true,
+        supports_mps: true,
+        ..Default::default()
+    };
+    let four = asks(&["a:0.5", "b:0.5", "c:0.5", "d:0.5"]);
+    let r = bin_pack(&four, Some(2), &caps).unwrap();
+    assert!(r.unplaced.is_empty(), "{:?}", r.unplaced);
+    assert_eq!(r.gpus_used, 2);
+    assert!(r.choices.iter().all(|c| c.mechanism == Mechanism::Mps));
+    let note = r
+        .notes
+        .iter()
+        .find(|n| n.starts_with("moved to a weaker mechanism"))
+        .unwrap();
+    assert!(note.contains("a (mig → mps)"), "{note}");
+    assert!(r.choices[0].notes[0].contains("mig would leave asks unplaced"));
+    // Without a limit MIG places them all on four GPUs: nothing moves.
+    let free = bin_pack(&four, None, &caps).unwrap();
+    assert!(free.choices.iter().all(|c| c.mechanism == Mechanism::Mig));
+    // Where MIG fits within the limit, MIG stays (the stronger isolation).
+    let fits = bin_pack(&four, Some(4), &caps).unwrap();
+    assert!(fits.choices.iter().all(|c| c.mechanism == Mechanism::Mig));
+    assert!(fits.unplaced.is_empty());
+}
+
+/// Only as many asks move as needed: with room for one MIG GPU beside an MPS GPU, the mix stays.
+#[test]
+fn only_what_must_move_moves() {
+    let caps = ClusterGpuCaps {
+        supports_mig: true,
+        supports_mps: true,
+        ..Default::default()
+    };
+    // x (3g.20gb) and y, z (2g.10gb) fill one A100 under MIG; p and q of 0.5 need a second GPU.
+    let r = bin_pack(
+        &asks(&["x:0.4", "y:0.25", "z:0.25", "p:0.5", "q:0.5"]),
+        Some(2),
+        &caps,
+    )
+    .unwrap();
+    assert!(r.unplaced.is_empty(), "{:?}", r.unplaced);
+    let mig: Vec<&str> = r
+        .choices
+        .iter()
+        .filter(|c| c.mechanism == Mechanism::Mig)
+        .map(|c| c.name.as_str())
+        .collect();
+    assert!(!mig.is_empty(), "some asks keep MIG: {:?}", r.choices);
+}
+
+proptest::proptest! {
+    /// Moving asks never places fewer than the preferred mechanisms alone, keeps the GPU limit,
+    /// and gives every ask a mechanism the cluster offers for it.
+    #[test]
+    fn moving_asks_never_loses_one(
+        sizes in proptest::collection::vec(1u64..=20, 1..8),
+        limit in 1u64..4,
+        mig in proptest::bool::ANY,
+        mps in proptest::bool::ANY,
+    ) {
+        let caps = ClusterGpuCaps {
+            supports_mig: mig,
+            supports_mps: mps,
+            supports_timeslicing: true,
+            ..Default::default()
+        };
+        let specs: Vec<String> = sizes.iter().enumerate().map(|(i, s)| format!("a{i}:{}", *s as f64 / 20.0)).collect();
+        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+        let list = asks(&specs);
+        let resolved = caps.resolve(&[]).unwrap();
+        let preferred = super::fallback::run(
+            list.iter().map(|a| crate::plan::select_resolved(a, &ClusterGpuCaps { gpu_count: Some(limit), ..caps.clone() }.resolve(&[]).unwrap())).collect(),
+            &ClusterGpuCaps { gpu_count: Some(limit), ..caps.clone() }.resolve(&[]).unwrap(),
+        );
+        let r = bin_pack(&list, Some(limit), &caps).unwrap();
+        proptest::prop_assert!(r.unplaced.len() <= preferred.unplaced.len());
+        proptest::prop_assert!(r.gpus_used <= limit);
+        for (a, c) in list.iter().zip(&r.choices) {
+            let offered = crate::plan::alternatives(a, &resolved);
+            let ok = offered.iter().any(|o| o.mechanism == c.mechanism)
+                || c.mechanism == crate::plan::select_resolved(a, &resolved).mechanism;
+            proptest::prop_assert!(ok, "{} got {}", c.name, c.mechanism);
+        }
+    }
+}
+
+proptest::proptest! {
+    /// Against every assignment of offered mechanisms (each packed first-fit-decreasing): when
+    /// one places every ask within the GPU limit, the search places every ask too.
+    #[test]
+    fn moving_asks_places_all_when_any_assignment_does(
+        sizes in proptest::collection::vec(1u64..=20, 1..6),
+        limit in 1u64..4,
+        mig in proptest::bool::ANY,
+        mps in proptest::bool::ANY,
+    ) {
+        let caps = ClusterGpuCaps {
+            supports_mig: mig,
+            supports_mps: mps,
+            supports_timeslicing: true,
+            gpu_count: Some(limit),
+            ..Default::default()
+        };
+        let specs: Vec<String> = sizes.iter().enumerate().map(|(i, s)| format!("a{i}:{}", *s as f64 / 20.0)).collect();
+        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+        let list = asks(&specs);
+        let resolved = caps.resolve(&[]).unwrap();
+        let options: Vec<Vec<Choice>> = list
+            .iter()
+            .map(|a| {
+                let alt = crate::plan::alternatives(a, &resolved);
+                if alt.is_empty() { vec![crate::plan::select_resolved(a, &resolved)] } else { alt }
+            })
+            .collect();
+        let mut best = 0;
+        let mut pick = vec![0usize; list.len()];
+        loop {
+            let choices = options.iter().zip(&pick).map(|(o, &p)| o[p].clone()).collect();
+            let r = super::fallback::run(choices, &resolved);
+            best = best.max(r.choices.len() - r.unplaced.len());
+            // The next assignment, as a mixed-radix counter.
+            let mut k = 0;
+            while k < pick.len() {
+                pick[k] += 1;
+                if pick[k] < options[k].len() { break; }
+                pick[k] = 0;
+                k += 1;
+            }
+            if k == pick.len() { break; }
+        }
+        let r = bin_pack(&list, None, &caps).unwrap();
+        if best == list.len() {
+            proptest::prop_assert!(r.unplaced.is_empty(), "{:?}: {:?}", specs, r.unplaced);
+        }
+    }
+}
