@@ -1,30 +1,196 @@
 //! Slurm GRES for the plan: `gres.conf`, `slurm.conf` `GresTypes=`/`Gres=` lines, and each ask's `--gres=` option (docs/hardware-facts.md §5).
 //!
-//! MIG instances are GPUs of a type naming the profile (`gpu:<model>_<profile>:N`, detected by
-//! `AutoDetect=nvml`); time-sliced GPUs are shards; MPS GPUs are `mps` counts of 100 per GPU
-//! (a request is a percentage of one GPU). Node names are placeholders.
+//! MIG instances are GPUs of the type slurmd's NVML detection gives them
+//! (`gpu:nvidia_a100_3g.20gb:N`, see [`mig_type`]); time-sliced GPUs are shards; MPS GPUs are
+//! `mps` counts of 100 per GPU (a request is a percentage of one GPU). Node names are placeholders.
 
 use super::yaml::{quoted, write_comment};
 use super::{gpu_list, Plan};
-use crate::catalog::GpuModel;
+use crate::catalog::{GpuModel, MigProfile};
 use crate::plan::Mechanism;
 use crate::units::{gcd, Share};
 
 /// The most shards per GPU written; finer fractions round their shard counts up.
 pub const MAX_SHARDS_PER_GPU: u64 = 1000;
 
-/// The GRES type of a MIG profile: the board's product name lower-cased with spaces as `_`, then
-/// `_<profile>`, the form Slurm's NVML detection reports (`nvidia_h100_80gb_hbm3_1g.10gb`).
-pub fn mig_type(model: &GpuModel, profile: &str) -> String {
-    let product = model
+/// The memory (MiB) of a GPU instance covering `.1` memory slices on the model named `.0`, as real
+/// `nvidia-smi mig -lgip` output or real MIG devices show it (docs/hardware-facts.md §1.3, §1.4,
+/// §5). Every `-lgip` seen gives profiles of the same memory slices (3g and 4g, 1g.2M and 2g, a
+/// profile and its `+me` variant) the same memory, so the table is keyed by memory slices.
+const REAL_INSTANCE_MIB: &[(&str, u8, u64)] = &[
+    ("A100-SXM4-40GB", 2, 9984),
+    ("A100-SXM4-40GB", 4, 20096),
+    ("A100-SXM4-40GB", 8, 40448),
+    ("A100-SXM4-80GB", 1, 9728),
+    ("A100-SXM4-80GB", 2, 19968),
+    ("A100-SXM4-80GB", 4, 40192),
+    ("H100-80GB-HBM3", 1, 9984),
+    ("H100-80GB-HBM3", 2, 20096),
+    ("H100-80GB-HBM3", 4, 40448),
+    ("H100-80GB-HBM3", 8, 81152),
+    ("H100-NVL", 1, 11008),
+    ("H100-NVL", 2, 22144),
+    ("H100-NVL", 4, 47488),
+    ("H100-NVL", 8, 95360),
+    ("GH200-96GB", 1, 11264),
+    ("GH200-96GB", 2, 23552),
+    ("GH200-96GB", 4, 47616),
+    ("GH200-96GB", 8, 95232),
+    ("H200", 1, 16384),
+    ("H200", 2, 33280),
+    ("H200", 4, 71424),
+    ("A30", 1, 5952),
+    ("A30", 2, 11968),
+    ("A30", 4, 24064),
+];
+
+/// A MIG profile's GRES type as slurmd's NVML detection names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MigType {
+    /// The detected type, e.g. `nvidia_a100_3g.20gb`.
+    pub name: String,
+    /// The real memory of such an instance in MiB, when real output shows it; `None` means the GB
+    /// figure was taken from the profile's name and is uncertain.
+    pub real_mib: Option<u64>,
+}
+
+/// The part of a board's NVML name that Slurm keeps for a MIG type: lower-cased, spaces as `_`,
+/// cut at the first `-` (`NVIDIA A100-SXM4-40GB` → `nvidia_a100`), docs/hardware-facts.md §5.
+pub fn mig_type_prefix(nvml_name: &str) -> String {
+    let name = nvml_name.trim().to_ascii_lowercase().replace(' ', "_");
+    match name.split_once('-') {
+        Some((head, _)) => head.to_string(),
+        None => name,
+    }
+}
+
+/// The GB figure in a profile's name (`3g.20gb` → 20).
+fn name_gb(profile: &MigProfile) -> Option<u64> {
+    let base = profile.name.split(['+', '-']).next()?;
+    base.split_once('.')?.1.strip_suffix("gb")?.parse().ok()
+}
+
+/// The GRES type slurmd's NVML detection (`AutoDetect=nvml`) gives an instance of `profile` on a
+/// board of `model` named as its first nvidia-smi name: the prefix of [`mig_type_prefix`], then
+/// `_<GPU-instance slices>g.<memory MiB / 1024, rounded>gb` (docs/hardware-facts.md §5). The
+/// memory is the real one where real output shows it, which can differ from the profile's name
+/// (an A100 80GB 3g.40gb is `nvidia_a100_3g.39gb`); attributes such as `+me` are not part of it.
+pub fn mig_type(model: &GpuModel, profile: &MigProfile) -> MigType {
+    let board = model.smi_names.first().copied().unwrap_or(model.name);
+    let real_mib = REAL_INSTANCE_MIB
+        .iter()
+        .find(|(m, slices, _)| *m == model.name && *slices == profile.memory_slices)
+        .map(|&(_, _, mib)| mib);
+    // roundl(MiB / 1024): half away from zero, as `(mib + 512) / 1024` for whole MiB.
+    let gb = real_mib
+        .map(|mib| (mib + 512) / 1024)
+        .or_else(|| name_gb(profile))
+        .unwrap_or_default();
+    MigType {
+        name: format!(
+            "{}_{}g.{gb}gb",
+            mig_type_prefix(board),
+            profile.compute_slices
+        ),
+        real_mib,
+    }
+}
+
+/// Each detected MIG type of the plan with its count, largest first; profiles Slurm cannot tell
+/// apart (`1g.10gb` and `1g.10gb+me`) share one type.
+fn mig_type_totals(plan: &Plan, model: &GpuModel) -> Vec<(MigType, u64)> {
+    let mut totals: Vec<(MigType, u8, u64)> = Vec::new();
+    for g in &plan.mig_gpus {
+        for p in &g.validation.placements {
+            let Some(profile) = model.profile(&p.profile) else {
+                continue;
+            };
+            let t = mig_type(model, profile);
+            match totals.iter_mut().find(|(n, _, _)| n.name == t.name) {
+                Some(e) => e.2 += 1,
+                None => totals.push((t, profile.memory_slices, 1)),
+            }
+        }
+    }
+    totals.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.name.cmp(&b.0.name)));
+    totals.into_iter().map(|(t, _, n)| (t, n)).collect()
+}
+
+/// The comment above the MIG `Gres=` line: the instances per GPU, the naming rule, and where the
+/// detected names differ from the profiles' (docs/hardware-facts.md §5).
+fn mig_text(plan: &Plan, model: &GpuModel, mig: &[u64]) -> String {
+    let mut per_gpu = Vec::new();
+    let mut profiles: Vec<&'static MigProfile> = Vec::new();
+    for g in &plan.mig_gpus {
+        let mut here: Vec<(&str, u64)> = Vec::new();
+        for p in &g.validation.placements {
+            match here.iter_mut().find(|(n, _)| *n == p.profile) {
+                Some(e) => e.1 += 1,
+                None => here.push((&p.profile, 1)),
+            }
+            if let Some(profile) = model.profile(&p.profile) {
+                if !profiles.iter().any(|q| q.name == profile.name) {
+                    profiles.push(profile);
+                }
+            }
+        }
+        let parts: Vec<String> = here.iter().map(|(p, n)| format!("{p} ×{n}")).collect();
+        per_gpu.push(format!("GPU {}: {}", g.index, parts.join(", ")));
+    }
+    profiles.sort_by(|a, b| {
+        b.memory_slices
+            .cmp(&a.memory_slices)
+            .then_with(|| a.name.cmp(b.name))
+    });
+    let board = model.smi_names.first().copied().unwrap_or(model.name);
+    let mut text = format!(
+        "MIG {} ({}): {}.
+Types are the names slurmd's NVML detection gives MIG devices: the board's name ({board}) lower-cased with spaces as _ and cut at its first '-', then _<GPU-instance slices>g.<instance memory in MiB / 1024, rounded>gb (SchedMD/slurm gpu_nvml.c). A configured Type must be a substring of the detected name, or the node drains (SchedMD gres.html); slurmd -G, or its debug2 log line \"MIG Profile\", shows the names a node really has. The rounded memory can change with the driver (an A100 80GB 3g.40gb was found as 3g.39gb with driver 535 and 3g.40gb with 495, NVIDIA/mig-parted#31).",
+        gpu_list(mig),
+        model.name,
+        per_gpu.join("; ")
+    );
+    for p in &profiles {
+        let t = mig_type(model, p);
+        let gb = name_gb(p).unwrap_or_default();
+        match t.real_mib {
+            Some(mib) if (mib + 512) / 1024 != gb => text.push_str(&format!(
+                "
+{} is detected as {}, not …{gb}gb: its {mib} MiB round to {} GiB (real nvidia-smi output).",
+                p.name,
+                t.name,
+                (mib + 512) / 1024
+            )),
+            Some(_) => {}
+            None => text.push_str(&format!(
+                "
+[U] {}: its real memory was not seen in nvidia-smi output, so {} takes the {gb} GB of the profile's name; detection may round the real memory to less.",
+                p.name, t.name
+            )),
+        }
+        if !p.is_plain() {
+            text.push_str(&format!(
+                "
+{} is detected as {}: the name carries no attribute, so Slurm cannot tell it from the plain profile of the same size.",
+                p.name, t.name
+            ));
+        }
+    }
+    let others: Vec<String> = model
         .smi_names
-        .first()
-        .copied()
-        .unwrap_or(model.name)
-        .trim()
-        .to_ascii_lowercase()
-        .replace(' ', "_");
-    format!("{product}_{profile}")
+        .iter()
+        .skip(1)
+        .map(|n| mig_type_prefix(n))
+        .filter(|p| *p != mig_type_prefix(board))
+        .collect();
+    if !others.is_empty() {
+        text.push_str(&format!(
+            "
+Other boards of this model have other names: on nodes with them, types start with {} instead.",
+            others.join(" or ")
+        ));
+    }
+    text
 }
 
 /// Shards per GPU: the least common multiple of the fractions' denominators, so that every
@@ -103,36 +269,10 @@ pub(crate) fn slurm(plan: &Plan) -> String {
     }
     out.push_str(&format!("GresTypes={}\n", types.join(",")));
     if let (false, Some(model)) = (mig.is_empty(), plan.model) {
-        let mut totals: Vec<(String, u64)> = Vec::new();
-        let mut per_gpu_lines = Vec::new();
-        for g in &plan.mig_gpus {
-            let mut here: Vec<(String, u64)> = Vec::new();
-            for p in &g.validation.placements {
-                for list in [&mut totals, &mut here] {
-                    match list.iter_mut().find(|(n, _)| *n == p.profile) {
-                        Some(e) => e.1 += 1,
-                        None => list.push((p.profile.clone(), 1)),
-                    }
-                }
-            }
-            let parts: Vec<String> = here.iter().map(|(p, n)| format!("{p} ×{n}")).collect();
-            per_gpu_lines.push(format!("GPU {}: {}", g.index, parts.join(", ")));
-        }
-        let size = |name: &str| model.profile(name).map_or(0, |p| p.memory_slices);
-        totals.sort_by(|a, b| size(&b.0).cmp(&size(&a.0)).then_with(|| a.0.cmp(&b.0)));
-        let mut text = format!(
-            "MIG {} ({}): {}.",
-            gpu_list(&mig),
-            model.name,
-            per_gpu_lines.join("; ")
-        );
-        if let Some((first, _)) = totals.first() {
-            text.push_str(&format!("\nA Type must be a substring of the MIG profile string NVML reports; Slurm's detection has been seen reporting nvidia_h100_80gb_hbm3_1g.10gb (stackhpc/ansible-slurm-appliance docs). The form for this board ({}) is inferred from that [U]; the profile alone (e.g. {first}) is a substring too.", mig_type(model, first)));
-        }
-        write_comment(&mut out, 0, &text);
-        let gres: Vec<String> = totals
+        write_comment(&mut out, 0, &mig_text(plan, model, &mig));
+        let gres: Vec<String> = mig_type_totals(plan, model)
             .iter()
-            .map(|(p, n)| format!("gpu:{}:{n}", mig_type(model, p)))
+            .map(|(t, n)| format!("gpu:{}:{n}", t.name))
             .collect();
         out.push_str(&format!("NodeName=<mig-nodes> Gres={}\n", gres.join(",")));
     }
@@ -178,8 +318,11 @@ pub(crate) fn slurm(plan: &Plan) -> String {
                     .map(|i| i.profile.as_str())
                     .or(c.mig_profile.as_deref())
                     .unwrap_or_default();
-                match plan.model {
-                    Some(m) => format!("--gres=gpu:{}:1", mig_type(m, profile)),
+                match plan
+                    .model
+                    .and_then(|m| Some(mig_type(m, m.profile(profile)?)))
+                {
+                    Some(t) => format!("--gres=gpu:{}:1", t.name),
                     None => format!("--gres=gpu:{profile}:1"),
                 }
             }
@@ -203,6 +346,157 @@ pub(crate) fn slurm(plan: &Plan) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ask::FractionalAsk;
+    use crate::caps::ClusterGpuCaps;
+    use crate::catalog::models;
+    use crate::export::{export, ExportFormat, ExportOptions};
+    use crate::pack::bin_pack;
+
+    /// slurmd's NVML autodetection, transliterated from SchedMD/slurm
+    /// `src/plugins/gpu/nvml/gpu_nvml.c` (and `gpu_common_underscorify_tolower` in
+    /// `src/plugins/gpu/common/gpu_common.c`), independently of the code under test:
+    ///
+    /// `_nvml_get_device_name`: `nvmlDeviceGetName(...); gpu_common_underscorify_tolower(device_name);`
+    /// where that function does `str[i] = tolower(str[i]); if (str[i] == ' ') str[i] = '_';`.
+    ///
+    /// `_get_system_gpu_list_nvml`, MIG mode: `char *tok = xstrchr(tmp_device_name, '-'); if (tok)
+    /// { /* Here we are clearing everything after the first '-' ... */ tok[0] = '\0'; }` and the
+    /// result seeds `nvml_mig.profile_name`.
+    ///
+    /// `_handle_mig`: `/* Divide MB by 1024 (2^10) to get GB, and then round */
+    /// xstrfmtcat(nvml_mig->profile_name, "_%ug.%lugb", attributes.gpuInstanceSliceCount,
+    /// (unsigned long)roundl((long double)attributes.memorySizeMB / (long double)1024));`
+    fn slurmd_mig_profile(device_name: &str, slice_count: u8, memory_size_mb: u64) -> String {
+        let mut name: String = device_name
+            .chars()
+            .map(|c| match c.to_ascii_lowercase() {
+                ' ' => '_',
+                c => c,
+            })
+            .collect();
+        if let Some(i) = name.find('-') {
+            name.truncate(i);
+        }
+        let gb = (memory_size_mb as f64 / 1024.0).round();
+        format!("{name}_{slice_count}g.{gb}gb")
+    }
+
+    fn plan_text(model: &str, specs: &[String]) -> String {
+        let asks: Vec<FractionalAsk> = specs
+            .iter()
+            .map(|s| FractionalAsk::parse_spec(s).unwrap())
+            .collect();
+        let caps = ClusterGpuCaps {
+            supports_mig: true,
+            gpu_model: Some(model.into()),
+            ..Default::default()
+        };
+        let r = bin_pack(&asks, None, &caps).unwrap();
+        export(&r, &asks, ExportFormat::Slurm, &ExportOptions::default()).unwrap()
+    }
+
+    /// Real names Slurm detected, each from a public source:
+    /// SchedMD gres.html ("Here is an example slurm.conf for a system with 2 gpus, one of which is
+    /// partitioned into 2 MIGs where the \"MIG Profile\" is nvidia_a100_3g.20gb");
+    /// stackhpc/ansible-slurm-appliance docs (an H100 80GB HBM3 node: nvidia_h100_80gb_hbm3_1g.10gb);
+    /// NVIDIA/mig-parted#31 (A100-SXM4-80GB, AutoDetect=nvml, driver 535: "3g.39gb").
+    #[test]
+    fn mig_types_are_the_names_slurmd_detects() {
+        let a100 = crate::catalog::find_model("A100-SXM4-40GB").unwrap();
+        let t = mig_type(a100, a100.profile("3g.20gb").unwrap());
+        assert_eq!(t.name, "nvidia_a100_3g.20gb");
+        let h100 = crate::catalog::find_model("H100-80GB-HBM3").unwrap();
+        assert_eq!(
+            mig_type(h100, h100.profile("1g.10gb").unwrap()).name,
+            "nvidia_h100_80gb_hbm3_1g.10gb"
+        );
+        let a100_80 = crate::catalog::find_model("A100-SXM4-80GB").unwrap();
+        assert_eq!(
+            mig_type(a100_80, a100_80.profile("3g.40gb").unwrap()).name,
+            "nvidia_a100_3g.39gb"
+        );
+        // Attributes are not part of the detected name.
+        assert_eq!(
+            mig_type(a100_80, a100_80.profile("1g.10gb+me").unwrap()).name,
+            "nvidia_a100_1g.10gb"
+        );
+        let text = plan_text("a100", &["x:3g.20gb".into(), "y:2g.10gb".into()]);
+        assert!(
+            text.contains(
+                "NodeName=<mig-nodes> Gres=gpu:nvidia_a100_3g.20gb:1,gpu:nvidia_a100_2g.10gb:1\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("# \"x\": --gres=gpu:nvidia_a100_3g.20gb:1\n"),
+            "{text}"
+        );
+    }
+
+    /// Every profile of every MIG-capable model: the Type written is the name slurmd detects for
+    /// it (so it is a substring of it, SchedMD gres.html: "This type must be a substring of the
+    /// \"MIG Profile\" string as reported by the node in its slurmd log"), taking the real memory
+    /// where real output shows it; and the export writes those types and no other.
+    #[test]
+    fn every_catalogued_mig_profile_gets_its_detected_type() {
+        for model in models().iter().filter(|m| m.is_mig_capable()) {
+            let board = model.smi_names[0];
+            let mut specs = Vec::new();
+            for (i, p) in model.profiles.iter().enumerate() {
+                let t = mig_type(model, p);
+                let mib = t.real_mib.unwrap_or_else(|| name_gb(p).unwrap() * 1024);
+                let detected = slurmd_mig_profile(board, p.compute_slices, mib);
+                assert_eq!(t.name, detected, "{} {}", model.name, p.name);
+                assert!(!t.name.contains(['+', '-', ' ']), "{}", t.name);
+                specs.push(format!("a{i}:{}", p.name));
+            }
+            let text = plan_text(model.name, &specs);
+            let gres = text
+                .lines()
+                .find_map(|l| l.strip_prefix("NodeName=<mig-nodes> Gres="))
+                .unwrap_or_else(|| panic!("{text}"));
+            for entry in gres.split(',') {
+                let ty = entry
+                    .strip_prefix("gpu:")
+                    .unwrap()
+                    .rsplit_once(':')
+                    .unwrap()
+                    .0;
+                assert!(
+                    model.profiles.iter().any(|p| mig_type(model, p).name == ty),
+                    "{}: {ty} is detected for no profile\n{text}",
+                    model.name
+                );
+            }
+            for line in text.lines().filter(|l| l.contains("--gres=gpu:")) {
+                let ty = line
+                    .split("--gres=gpu:")
+                    .nth(1)
+                    .unwrap()
+                    .trim_end_matches(":1");
+                assert!(gres.contains(&format!("gpu:{ty}:")), "{line}\n{text}");
+            }
+        }
+    }
+
+    /// Where the real memory rounds to another GB than the profile's name, the output says so.
+    #[test]
+    fn a_detected_name_that_differs_from_the_profile_is_explained() {
+        let text = plan_text("h200", &["x:1g.18gb".into(), "y:3g.71gb".into()]);
+        assert!(
+            text.contains("gpu:nvidia_h200_3g.70gb:1,gpu:nvidia_h200_1g.16gb:1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("1g.18gb is detected as nvidia_h200_1g.16gb"),
+            "{text}"
+        );
+        let text = plan_text("b200", &["x:3g.90gb".into()]);
+        assert!(
+            text.contains("[U] 3g.90gb: its real memory was not seen"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn shards_make_fractions_exact() {
