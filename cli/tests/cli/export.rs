@@ -83,6 +83,11 @@ fn kserve_device_plugin_and_slurm() {
     assert_eq!(docs.len(), 3);
     assert_eq!(docs[0]["kind"], "InferenceService");
     assert_eq!(docs[0]["metadata"]["namespace"], "team-a");
+    // KServe's node selection needs its RawDeployment mode (or Knative feature flags).
+    assert_eq!(
+        docs[0]["metadata"]["annotations"]["serving.kserve.io/deploymentMode"],
+        "RawDeployment"
+    );
     let container = &docs[0]["spec"]["predictor"]["containers"][0];
     assert_eq!(container["image"], "ghcr.io/org/model:1");
     assert_eq!(

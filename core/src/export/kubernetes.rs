@@ -20,6 +20,15 @@ pub const NAME_LABEL: &str = "app.kubernetes.io/name";
 /// The annotation holding the ask's original name.
 pub const ASK_ANNOTATION: &str = "gpu-share/ask";
 
+/// The annotation choosing a KServe InferenceService's deployment mode.
+pub const DEPLOYMENT_MODE_ANNOTATION: &str = "serving.kserve.io/deploymentMode";
+
+/// The KServe deployment mode the InferenceServices are written for: a plain Deployment, whose
+/// node selector and affinity need no Knative feature flags (docs/hardware-facts.md §2). KServe
+/// 0.16 renamed it `Standard` and reads `RawDeployment` as that; older releases know only
+/// `RawDeployment`, so it is the value every release accepts.
+pub const DEPLOYMENT_MODE: &str = "RawDeployment";
+
 /// One `apps/v1` Deployment per placed ask, as YAML documents separated by `---`.
 pub(crate) fn deployments(plan: &Plan, options: &ExportOptions) -> Result<String> {
     workloads(plan, options, false)
@@ -87,7 +96,7 @@ fn workloads(plan: &Plan, options: &ExportOptions, kserve: bool) -> Result<Strin
         }
     }
     let mut intro = if kserve {
-        String::from("One KServe InferenceService per placed ask (serving.kserve.io/v1beta1), one replica each: the plan reserves GPU for one.")
+        format!("One KServe InferenceService per placed ask (serving.kserve.io/v1beta1), one replica each: the plan reserves GPU for one.\nEach runs in KServe's {DEPLOYMENT_MODE} mode ({DEPLOYMENT_MODE_ANNOTATION}), which creates a plain Deployment: in the default Serverless (Knative) mode the predictor's nodeSelector and affinity are refused unless Knative's kubernetes.podspec-nodeselector and kubernetes.podspec-affinity features are enabled (KServe docs, InferenceService Node Scheduling). {DEPLOYMENT_MODE} does not scale to zero; KServe 0.16 and later call it Standard and still accept {DEPLOYMENT_MODE}.")
     } else {
         String::from("One apps/v1 Deployment per placed ask, one replica each: the plan reserves GPU for one.")
     };
@@ -299,6 +308,7 @@ fn workload(
     }
     let mut doc = Map::new();
     if kserve {
+        annotations.insert(DEPLOYMENT_MODE_ANNOTATION, DEPLOYMENT_MODE);
         metadata.insert("annotations", annotations);
         doc.insert("apiVersion", "serving.kserve.io/v1beta1");
         doc.insert("kind", "InferenceService");
@@ -335,4 +345,87 @@ fn workload(
         doc.insert("spec", spec);
     }
     (comment, doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ask::FractionalAsk;
+    use crate::caps::ClusterGpuCaps;
+    use crate::export::{export, ExportFormat, ExportOptions};
+    use crate::pack::bin_pack;
+
+    /// KServe's documentation (kserve/website
+    /// `docs/model-serving/node-scheduling/isvc-node-scheduling.md`, "InferenceService Node
+    /// Scheduling"): "For serverless deployment mode, you must enable the Knative flags to support
+    /// node scheduling features" (`kubernetes.podspec-affinity`, `kubernetes.podspec-nodeselector`,
+    /// `kubernetes.podspec-tolerations`), while "For raw deployment mode, no special configuration
+    /// is required to enable node scheduling features. Node selector, node affinity, and
+    /// tolerations are supported out-of-the-box in standard Kubernetes deployments. To use raw
+    /// deployment mode with your `InferenceService`, simply add the following annotation:
+    /// `serving.kserve.io/deploymentMode: RawDeployment`". KServe's controller
+    /// (kserve/kserve `pkg/controller/v1beta1/inferenceservice/utils/utils.go`, `GetDeploymentMode`)
+    /// still reads it in releases that renamed the mode: "LegacyRawDeployment is deprecated, so we
+    /// treat it as Standard". So every InferenceService that carries a node selector or affinity
+    /// must carry that annotation.
+    #[test]
+    fn inference_services_with_node_selection_run_in_raw_deployment_mode() {
+        let cases: [(&[&str], ClusterGpuCaps); 2] = [
+            (
+                &["x:3g.40gb", "y:0.5"],
+                ClusterGpuCaps {
+                    supports_mig: true,
+                    supports_timeslicing: true,
+                    // Two nvidia-smi names, so the product selector is a node affinity.
+                    gpu_model: Some("h100".into()),
+                    ..Default::default()
+                },
+            ),
+            (
+                &["a:0.5", "b:0.3", "c:1"],
+                ClusterGpuCaps {
+                    supports_mps: true,
+                    gpu_model: Some("l4".into()),
+                    ..Default::default()
+                },
+            ),
+        ];
+        for (specs, caps) in cases {
+            let asks: Vec<FractionalAsk> = specs
+                .iter()
+                .map(|s| FractionalAsk::parse_spec(s).unwrap())
+                .collect();
+            let r = bin_pack(&asks, None, &caps).unwrap();
+            let text = export(&r, &asks, ExportFormat::KServe, &ExportOptions::default()).unwrap();
+            let docs: Vec<&str> = text.split("---\n").skip(1).collect();
+            assert_eq!(docs.len(), asks.len(), "{text}");
+            for doc in docs {
+                assert!(doc.contains("kind: InferenceService"), "{doc}");
+                assert!(
+                    doc.contains("nodeSelector:") || doc.contains("affinity:"),
+                    "{doc}"
+                );
+                assert!(
+                    doc.contains("serving.kserve.io/deploymentMode: RawDeployment\n"),
+                    "{doc}"
+                );
+            }
+            assert!(text.contains("kubernetes.podspec-nodeselector"), "{text}");
+        }
+        // A plain Deployment does not get KServe's annotation.
+        let asks = [FractionalAsk::parse_spec("a:0.5").unwrap()];
+        let caps = ClusterGpuCaps {
+            supports_timeslicing: true,
+            ..Default::default()
+        };
+        let r = bin_pack(&asks, None, &caps).unwrap();
+        let text = export(
+            &r,
+            &asks,
+            ExportFormat::Kubernetes,
+            &ExportOptions::default(),
+        )
+        .unwrap();
+        assert!(!text.contains("deploymentMode"), "{text}");
+    }
 }
