@@ -556,3 +556,167 @@ fn list_alone_says_it_cannot_see_the_mig_mode() {
         .iter()
         .any(|n| n.contains("does not show the MIG mode")));
 }
+
+/// Sections of a real capture on an NVIDIA H200 with MIG, driver 590.48.01: utkuozdemir/nvidia_gpu_exporter,
+/// `internal/captures/linux-x86_64__nvidia-h200-mig__590.48.01.txt` at commit 0eee0d31 (MIT), quoted unchanged:
+/// its `nvidia-smi -L` section and the summary table of its `nvidia-smi` section (without the date line and the
+/// processes block). GPU instance 2 holds two compute instances, CI 0 and CI 1; the other three hold one each.
+const H200_LIST: &str = "\
+GPU 0: NVIDIA H200 (UUID: GPU-00000000-0000-0000-0000-000000000000)
+  MIG 1c.3g.71gb  Device  0: (UUID: MIG-00000000-0000-0000-0000-000000000000)
+  MIG 2c.3g.71gb  Device  1: (UUID: MIG-00000001-0000-0000-0000-000000000001)
+  MIG 2g.35gb     Device  2: (UUID: MIG-00000002-0000-0000-0000-000000000002)
+  MIG 1g.18gb     Device  3: (UUID: MIG-00000003-0000-0000-0000-000000000003)
+  MIG 1g.18gb     Device  4: (UUID: MIG-00000004-0000-0000-0000-000000000004)
+";
+const H200_TABLE: &str = "\
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 590.48.01              Driver Version: 590.48.01      CUDA Version: 13.1     |
++-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|                                         |                        |               MIG M. |
+|=========================================+========================+======================|
+|   0  NVIDIA H200                    On  |   00000000:83:00.0 Off |                   On |
+| N/A   28C    P0             78W /  700W |      55MiB / 143771MiB |     N/A      Default |
+|                                         |                        |              Enabled |
++-----------------------------------------+------------------------+----------------------+
+
++-----------------------------------------------------------------------------------------+
+| MIG devices:                                                                            |
++------------------+----------------------------------+-----------+-----------------------+
+| GPU  GI  CI  MIG |              Shared Memory-Usage |        Vol|        Shared         |
+|      ID  ID  Dev |                Shared BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG |
+|                  |                                  |        ECC|                       |
+|==================+==================================+===========+=======================|
+|  0    2   0   0  |              22MiB / 71424MiB    | 16      0 |  3   0    3    0    3 |
+|                  |               0MiB / 59237MiB    |           |                       |
++------------------+----------------------------------+-----------+-----------------------+
+|  0    2   1   1  |              22MiB / 71424MiB    | 32      0 |  3   0    3    0    3 |
+|                  |               0MiB / 59237MiB    |           |                       |
++------------------+----------------------------------+-----------+-----------------------+
+|  0    3   0   2  |              17MiB / 33280MiB    | 32      0 |  2   0    2    0    2 |
+|                  |               0MiB / 29618MiB    |           |                       |
++------------------+----------------------------------+-----------+-----------------------+
+|  0    9   0   3  |               9MiB / 16384MiB    | 16      0 |  1   0    1    0    1 |
+|                  |               0MiB / 14809MiB    |           |                       |
++------------------+----------------------------------+-----------+-----------------------+
+|  0   10   0   4  |               9MiB / 16384MiB    | 16      0 |  1   0    1    0    1 |
+|                  |               0MiB / 14809MiB    |           |                       |
++------------------+----------------------------------+-----------+-----------------------+
+";
+
+/// The H200 capture's two sections as one capture, each under its banner.
+fn h200_capture() -> String {
+    format!("# $ nvidia-smi -L\n{H200_LIST}\n# $ nvidia-smi\n{H200_TABLE}")
+}
+
+/// GPU instances as (profile, GPU instance ID, compute instances as (name, device index)).
+type Gi<'a> = (&'a str, Option<u32>, Vec<(Option<&'a str>, Option<u32>)>);
+
+fn instances(g: &DiscoveredGpu) -> Vec<Gi<'_>> {
+    g.mig_devices
+        .iter()
+        .map(|d| {
+            (
+                d.profile.as_str(),
+                d.gpu_instance_id,
+                d.compute_instances
+                    .iter()
+                    .map(|c| (c.profile.as_deref(), c.device_index))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn compute_instances_of_one_gpu_instance_are_one_gpu_instance() {
+    // NVIDIA's MIG User Guide, "MIG Device Names": "By default, a MIG device consists of a single
+    // 'GPU Instance' and a single 'Compute Instance'" and "When only a single CI is created (that
+    // consumes the entire compute capacity of the GI), then the CI sizing is implied in the device
+    // name"; "Each GI can be further sub-divided into multiple CIs", named e.g. 1c.3g.20gb and
+    // 2c.3g.20gb for compute instances of 1 and 2 slices of one 3g.20gb GPU instance. So the capture's
+    // `1c.3g.71gb` and `2c.3g.71gb` are one 3g.71gb GPU instance (4 of the 8 memory slices), not two.
+    let g = only_gpu(H200_LIST);
+    assert_eq!(
+        instances(&g),
+        [
+            (
+                "3g.71gb",
+                None,
+                vec![(Some("1c.3g.71gb"), Some(0)), (Some("2c.3g.71gb"), Some(1))]
+            ),
+            ("2g.35gb", None, vec![(Some("2g.35gb"), Some(2))]),
+            ("1g.18gb", None, vec![(Some("1g.18gb"), Some(3))]),
+            ("1g.18gb", None, vec![(Some("1g.18gb"), Some(4))]),
+        ]
+    );
+    // 4 + 2 + 1 + 1 memory slices of the H200's 8.
+    let h200 = gpu_share_core::catalog::find_model("H200").unwrap();
+    let slices: u32 = g
+        .mig_devices
+        .iter()
+        .map(|d| u32::from(h200.profile(&d.profile).unwrap().memory_slices))
+        .sum();
+    assert_eq!(slices, 8);
+    let inv = detect(H200_LIST).unwrap();
+    assert!(
+        inv.notes.iter().any(|n| n.contains("1c.3g.71gb (device 0) and 2c.3g.71gb (device 1) are compute instances of one 3g.71gb GPU instance")),
+        "{:?}",
+        inv.notes
+    );
+
+    // Two full-size compute instances are two GPU instances, and compute slices that do not fit
+    // in one GPU instance start another: 2c + 2c > 3.
+    let two = "GPU 0: NVIDIA H200 (UUID: GPU-0)\n  MIG 2c.3g.71gb Device 0: (UUID: MIG-0)\n  MIG 2c.3g.71gb Device 1: (UUID: MIG-1)\n";
+    assert_eq!(only_gpu(two).mig_devices.len(), 2);
+}
+
+#[test]
+fn the_table_groups_compute_instances_by_gpu_instance_id() {
+    // The table's "MIG devices" block has one row per compute instance, with its GI ID and CI ID.
+    let g = only_gpu(H200_TABLE);
+    type Ids = (Option<u32>, Vec<(Option<u32>, Option<u32>, Option<u32>)>);
+    let ids: Vec<Ids> = g
+        .mig_devices
+        .iter()
+        .map(|d| {
+            (
+                d.gpu_instance_id,
+                d.compute_instances
+                    .iter()
+                    .map(|c| (c.compute_instance_id, c.device_index, c.multiprocessors))
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            (
+                Some(2),
+                vec![(Some(0), Some(0), Some(16)), (Some(1), Some(1), Some(32))]
+            ),
+            (Some(3), vec![(Some(0), Some(2), Some(32))]),
+            (Some(9), vec![(Some(0), Some(3), Some(16))]),
+            (Some(10), vec![(Some(0), Some(4), Some(16))]),
+        ]
+    );
+    assert_eq!(g.mig_devices[0].memory_mib, Some(71424));
+    // With -L in the same capture, the names come from -L, matched by MIG device index.
+    let g = only_gpu(&h200_capture());
+    assert_eq!(
+        instances(&g),
+        [
+            (
+                "3g.71gb",
+                Some(2),
+                vec![(Some("1c.3g.71gb"), Some(0)), (Some("2c.3g.71gb"), Some(1))]
+            ),
+            ("2g.35gb", Some(3), vec![(Some("2g.35gb"), Some(2))]),
+            ("1g.18gb", Some(9), vec![(Some("1g.18gb"), Some(3))]),
+            ("1g.18gb", Some(10), vec![(Some("1g.18gb"), Some(4))]),
+        ]
+    );
+}

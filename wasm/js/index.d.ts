@@ -229,6 +229,7 @@ export declare function scenarioToQuery(scenario: { asks: ReadonlyArray<Fraction
 /** The formats `detect` reads. */
 export type SourceFormat = "smi_xml" | "smi_query_csv" | "smi_list" | "smi_table" | "smi_mig_profiles" | "kubectl_nodes";
 
+/** One GPU instance (nvidia-smi lists its compute instances as MIG devices). */
 export interface DiscoveredMigDevice {
   /** The GPU-instance profile ("3g.40gb"); "unknown" when neither named nor derivable. */
   profile: string;
@@ -236,6 +237,18 @@ export interface DiscoveredMigDevice {
   start: number | null;
   gpuInstanceId: number | null;
   memoryMib: number | null;
+  /** Its compute instances, in the order listed; empty when the input shows none. */
+  computeInstances: DiscoveredComputeInstance[];
+}
+
+/** One compute instance of a GPU instance: one MIG device in nvidia-smi's listings. */
+export interface DiscoveredComputeInstance {
+  /** "1c.3g.71gb" for 1 of the GPU instance's compute slices, "3g.71gb" when it spans them all; null when not named. */
+  profile: string | null;
+  computeInstanceId: number | null;
+  /** nvidia-smi's MIG device index. */
+  deviceIndex: number | null;
+  multiprocessors: number | null;
 }
 
 export interface DiscoveredGpu {

@@ -179,12 +179,20 @@ fn devices(g: &DiscoveredGpu) -> String {
     if g.mig_devices.is_empty() {
         return "-".into();
     }
+    // One name per GPU instance (`@start` where the input gives its placement), with the number of
+    // compute instances when it holds more than one: `3g.71gb[2 CIs]`.
     let names: Vec<String> = g
         .mig_devices
         .iter()
-        .map(|d| match d.start {
-            Some(s) => format!("{}@{s}", d.profile),
-            None => d.profile.clone(),
+        .map(|d| {
+            let mut name = match d.start {
+                Some(s) => format!("{}@{s}", d.profile),
+                None => d.profile.clone(),
+            };
+            if d.compute_instances.len() > 1 {
+                name.push_str(&format!("[{} CIs]", d.compute_instances.len()));
+            }
+            name
         })
         .collect();
     printable(&names.join(" "))

@@ -334,3 +334,48 @@ fn caps_from_conflicts_with_caps_flags() {
         .assert()
         .code(2);
 }
+
+/// `nvidia-smi -L` of an H200 with MIG, quoted unchanged from a real capture: utkuozdemir/nvidia_gpu_exporter,
+/// `internal/captures/linux-x86_64__nvidia-h200-mig__590.48.01.txt` at commit 0eee0d31 (MIT). Devices 0 and 1 are
+/// two compute instances of one 3g.71gb GPU instance (the capture's table lists both under GI ID 2).
+const H200_LIST: &str = "\
+GPU 0: NVIDIA H200 (UUID: GPU-00000000-0000-0000-0000-000000000000)
+  MIG 1c.3g.71gb  Device  0: (UUID: MIG-00000000-0000-0000-0000-000000000000)
+  MIG 2c.3g.71gb  Device  1: (UUID: MIG-00000001-0000-0000-0000-000000000001)
+  MIG 2g.35gb     Device  2: (UUID: MIG-00000002-0000-0000-0000-000000000002)
+  MIG 1g.18gb     Device  3: (UUID: MIG-00000003-0000-0000-0000-000000000003)
+  MIG 1g.18gb     Device  4: (UUID: MIG-00000004-0000-0000-0000-000000000004)
+";
+
+#[test]
+fn detect_lists_gpu_instances_with_their_compute_instances() {
+    // NVIDIA's MIG User Guide, "MIG Device Names": a GPU instance "can be further sub-divided into
+    // multiple CIs", whose MIG devices are named 1c.3g.20gb, 2c.3g.20gb …; a single CI spanning the GI
+    // carries the GI's name. So 5 MIG devices here are 4 GPU instances.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("h200-L.txt");
+    std::fs::write(&file, H200_LIST).unwrap();
+    let file = file.to_str().unwrap();
+    let v = json(gpu_share(no_ledger()).args(["detect", "--json", "--from", file]));
+    let gis = v["gpus"][0]["mig_devices"].as_array().unwrap();
+    let profiles: Vec<&str> = gis.iter().map(|d| d["profile"].as_str().unwrap()).collect();
+    assert_eq!(profiles, ["3g.71gb", "2g.35gb", "1g.18gb", "1g.18gb"]);
+    let cis: Vec<(&str, u64)> = gis[0]["compute_instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["profile"].as_str().unwrap(),
+                c["device_index"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(cis, [("1c.3g.71gb", 0), ("2c.3g.71gb", 1)]);
+    assert_eq!(gis[1]["compute_instances"][0]["profile"], "2g.35gb");
+    let text = stdout(gpu_share(no_ledger()).args(["detect", "--from", file]));
+    assert!(
+        text.contains("3g.71gb[2 CIs] 2g.35gb 1g.18gb 1g.18gb\n"),
+        "{text}"
+    );
+}

@@ -83,7 +83,8 @@ pub struct DiscoveredGpu {
     pub mig_enabled: bool,
     /// The MIG mode after the next GPU reset, when reported.
     pub mig_pending: Option<bool>,
-    /// Existing MIG devices (one per GPU instance).
+    /// Existing GPU instances, each with the compute instances (the MIG devices nvidia-smi lists)
+    /// inside it.
     pub mig_devices: Vec<DiscoveredMigDevice>,
     pub uuid: Option<String>,
     pub pci_bus_id: Option<String>,
@@ -93,7 +94,9 @@ pub struct DiscoveredGpu {
     pub power_limit_w: Option<u32>,
 }
 
-/// One existing MIG device (GPU instance).
+/// One existing GPU instance: a slice of the GPU's memory (and compute), divided into one or more
+/// compute instances. Each compute instance is one MIG device in nvidia-smi's listings, so two
+/// `-L` lines `1c.3g.71gb` and `2c.3g.71gb` are one 3g.71gb GPU instance here (docs/hardware-facts.md §1.1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct DiscoveredMigDevice {
@@ -104,6 +107,24 @@ pub struct DiscoveredMigDevice {
     pub start: Option<u8>,
     pub gpu_instance_id: Option<u32>,
     pub memory_mib: Option<u64>,
+    /// The compute instances inside it, in the order listed; empty when the input shows none.
+    pub compute_instances: Vec<DiscoveredComputeInstance>,
+}
+
+/// One compute instance: a share of its GPU instance's compute slices over the GPU instance's
+/// whole memory; what nvidia-smi lists as a MIG device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct DiscoveredComputeInstance {
+    /// The name as listed: `1c.3g.71gb` for 1 of a 3g.71gb GPU instance's 3 compute slices, the
+    /// GPU-instance profile (`3g.71gb`) when it spans them all; `None` where the input names no
+    /// profile (the table, the XML).
+    pub profile: Option<String>,
+    pub compute_instance_id: Option<u32>,
+    /// nvidia-smi's MIG device index (`Device N` in `nvidia-smi -L`, `MIG Dev` in the table).
+    pub device_index: Option<u32>,
+    /// Its multiprocessors (SMs), where the input shows them.
+    pub multiprocessors: Option<u32>,
 }
 
 /// One Kubernetes node with NVIDIA GPUs, from its GPU Feature Discovery labels and allocatable resources.

@@ -262,6 +262,7 @@ impl NodeFacts<'_> {
                             start: None,
                             gpu_instance_id: None,
                             memory_mib: memory,
+                            compute_instances: Vec::new(),
                         })
                         .collect();
                 }
@@ -477,6 +478,7 @@ fn spread(
                     .label_number(&format!("nvidia.com/mig-{}.memory", p.replace('+', ".")))
                     .ok()
                     .flatten(),
+                compute_instances: Vec::new(),
             })
             .collect();
     }

@@ -36,7 +36,10 @@ mod table;
 mod values;
 mod xml;
 
-pub use inventory::{DiscoveredGpu, DiscoveredMigDevice, DiscoveredNode, Inventory, SourceFormat};
+pub use inventory::{
+    DiscoveredComputeInstance, DiscoveredGpu, DiscoveredMigDevice, DiscoveredNode, Inventory,
+    SourceFormat,
+};
 
 use crate::caps::MAX_GPU_COUNT;
 use crate::catalog::{self, GpuModel};

@@ -1,8 +1,8 @@
 //! GPUs as one nvidia-smi format reports them (any field may be missing), merged across formats and settled.
 
-use super::inventory::{DiscoveredGpu, DiscoveredMigDevice};
+use super::inventory::{DiscoveredComputeInstance, DiscoveredGpu, DiscoveredMigDevice};
 use super::profile::{self, Derived};
-use super::values::{gi_profile, MigMode};
+use super::values::{self, gi_profile, MigMode};
 use crate::catalog::{self, GpuModel};
 use std::collections::{BTreeSet, HashMap};
 
@@ -22,16 +22,19 @@ pub(super) struct RawGpu {
     pub power_limit_w: Option<u32>,
 }
 
-/// A MIG device as one format reports it.
+/// A MIG device (one compute instance) as one format reports it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct RawDevice {
     /// nvidia-smi's MIG device index (`MIG Dev` in the table, `Device N` in `-L`).
     pub device_index: Option<u32>,
+    /// The name as listed, without `MIG ` (`1c.3g.71gb`, `3g.71gb`).
     pub profile: Option<String>,
     pub gpu_instance_id: Option<u32>,
+    pub compute_instance_id: Option<u32>,
+    /// The GPU instance's memory (every compute instance of it shows the same).
     pub memory_mib: Option<u64>,
+    /// The compute instance's multiprocessors.
     pub multiprocessors: Option<u32>,
-    pub start: Option<u8>,
 }
 
 /// Fills what `into` lacks from `from` (both describe the same machine), GPU by GPU (matched by index).
@@ -72,9 +75,9 @@ pub(super) fn merge_same_machine(into: &mut Vec<RawGpu>, from: Vec<RawGpu>) {
                         Some(m) => {
                             fill(&mut m.profile, d.profile);
                             fill(&mut m.gpu_instance_id, d.gpu_instance_id);
+                            fill(&mut m.compute_instance_id, d.compute_instance_id);
                             fill(&mut m.memory_mib, d.memory_mib);
                             fill(&mut m.multiprocessors, d.multiprocessors);
-                            fill(&mut m.start, d.start);
                         }
                         None if d.device_index.is_some() => {
                             if let Some(k) = d.device_index {
@@ -195,7 +198,123 @@ fn key(name: &str) -> String {
     }
 }
 
-/// One device per GPU instance (compute instances of one GI share it), each with a profile name.
+/// Notes about one GPU's MIG devices, at most [`DEVICE_NOTES`] of them (a huge listing stays readable).
+struct DeviceNotes<'a> {
+    notes: &'a mut Vec<String>,
+    gpu: u64,
+    written: usize,
+    skipped: usize,
+}
+
+const DEVICE_NOTES: usize = 8;
+
+impl DeviceNotes<'_> {
+    fn push(&mut self, note: String) {
+        if self.written < DEVICE_NOTES {
+            self.notes.push(note);
+            self.written += 1;
+        } else {
+            self.skipped += 1;
+        }
+    }
+
+    fn finish(self) {
+        if self.skipped > 0 {
+            self.notes.push(format!(
+                "GPU {}: {} more notes about its MIG devices left out",
+                self.gpu, self.skipped
+            ));
+        }
+    }
+}
+
+/// The compute instances of one GPU instance, as the GPU's MIG devices list them.
+struct Group<'a> {
+    gpu_instance_id: Option<u32>,
+    members: Vec<&'a RawDevice>,
+    /// For a group formed from unnumbered `<c>c.<profile>` names: the GPU-instance profile, its compute
+    /// slices and the slices its members take so far.
+    open: Option<(&'a str, u32, u32)>,
+}
+
+/// Groups MIG devices (compute instances) into GPU instances: by GPU instance ID where the input shows
+/// one (the table, the XML); else by name, since `nvidia-smi -L` shows none — a `<c>c.<profile>` device
+/// joins the one listed just before it when both are compute instances of the same profile and their
+/// compute slices still fit in it (docs/hardware-facts.md §1.1); any other device is a GPU instance of its own.
+fn group_devices<'a>(devices: &'a [RawDevice], notes: &mut DeviceNotes) -> Vec<Group<'a>> {
+    let mut groups: Vec<Group<'a>> = Vec::new();
+    let mut by_id: HashMap<u32, usize> = HashMap::new();
+    let mut last_open: Option<usize> = None;
+    for d in devices {
+        if let Some(gi) = d.gpu_instance_id {
+            last_open = None;
+            let at = *by_id.entry(gi).or_insert_with(|| {
+                groups.push(Group {
+                    gpu_instance_id: Some(gi),
+                    members: Vec::new(),
+                    open: None,
+                });
+                groups.len() - 1
+            });
+            if let Some(g) = groups.get_mut(at) {
+                g.members.push(d);
+            }
+            continue;
+        }
+        let (slices, gi_name) = d.profile.as_deref().map_or((None, ""), values::split_ci);
+        if let Some(c) = slices {
+            let joined =
+                last_open
+                    .and_then(|i| groups.get_mut(i))
+                    .is_some_and(|g| match &mut g.open {
+                        Some((name, total, used)) if *name == gi_name && *used + c <= *total => {
+                            *used += c;
+                            g.members.push(d);
+                            true
+                        }
+                        _ => false,
+                    });
+            if joined {
+                continue;
+            }
+            let total = values::gi_slices(gi_name).unwrap_or(0);
+            groups.push(Group {
+                gpu_instance_id: None,
+                members: vec![d],
+                open: (c <= total).then_some((gi_name, total, c)),
+            });
+            last_open = Some(groups.len() - 1);
+        } else {
+            groups.push(Group {
+                gpu_instance_id: None,
+                members: vec![d],
+                open: None,
+            });
+            last_open = None;
+        }
+    }
+    for g in &groups {
+        if g.gpu_instance_id.is_none() && g.members.len() > 1 {
+            let names: Vec<String> = g
+                .members
+                .iter()
+                .map(|d| match d.device_index {
+                    Some(k) => format!("{} (device {k})", d.profile.as_deref().unwrap_or("?")),
+                    None => d.profile.clone().unwrap_or_default(),
+                })
+                .collect();
+            notes.push(format!(
+                "GPU {}: {} are compute instances of one {} GPU instance (nvidia-smi -L shows no GPU instance IDs: compute instances listed one after the other whose compute slices fit in one GPU instance are taken as sharing it)",
+                notes.gpu,
+                names.join(" and "),
+                g.open.map_or("", |(name, _, _)| name)
+            ));
+        }
+    }
+    groups
+}
+
+/// One entry per GPU instance, its compute instances inside, each with a profile name.
 fn settle_devices(
     gpu: u64,
     devices: &[RawDevice],
@@ -203,45 +322,51 @@ fn settle_devices(
     gpu_memory_mib: Option<u64>,
     notes: &mut Vec<String>,
 ) -> Vec<DiscoveredMigDevice> {
-    let mut out: Vec<DiscoveredMigDevice> = Vec::new();
-    let mut instances: BTreeSet<u32> = BTreeSet::new();
-    for (i, d) in devices.iter().enumerate() {
-        if let Some(gi) = d.gpu_instance_id {
-            if !instances.insert(gi) {
-                notes.push(format!(
-                    "GPU {gpu}: GPU instance {gi} holds more than one compute instance; counted once"
-                ));
-                continue;
-            }
-        }
-        let which = format!(
-            "GPU {gpu} MIG device {}",
-            d.device_index.map_or(i as u64, u64::from)
-        );
-        let profile = match (&d.profile, model, d.memory_mib) {
+    let mut notes = DeviceNotes {
+        notes,
+        gpu,
+        written: 0,
+        skipped: 0,
+    };
+    let groups = group_devices(devices, &mut notes);
+    let mut out: Vec<DiscoveredMigDevice> = Vec::with_capacity(groups.len());
+    for (i, g) in groups.iter().enumerate() {
+        let which = match (
+            g.gpu_instance_id,
+            g.members.first().and_then(|d| d.device_index),
+        ) {
+            (Some(gi), _) => format!("GPU {gpu} GPU instance {gi}"),
+            (None, Some(k)) => format!("GPU {gpu} MIG device {k}"),
+            (None, None) => format!("GPU {gpu} MIG device {i}"),
+        };
+        let named = g.members.iter().find_map(|d| d.profile.as_deref());
+        let memory_mib = g.members.iter().find_map(|d| d.memory_mib);
+        let sms = match g.members.as_slice() {
+            [only] => only.multiprocessors,
+            _ => None,
+        };
+        let profile = match (named, model, memory_mib) {
             (Some(p), _, _) => gi_profile(p),
-            (None, Some(m), Some(mem)) => {
-                match profile::derive(m, gpu_memory_mib, mem, d.multiprocessors) {
-                    Ok(Derived::Sure(p)) => p.to_string(),
-                    Ok(Derived::Chosen {
-                        name,
-                        others,
-                        by_sms,
-                    }) => {
-                        if !by_sms {
-                            notes.push(format!(
-                                "{which}: {mem} MiB fits {name} or {}; assumed {name} (add `nvidia-smi -L` output for the names)",
-                                others.join(" or ")
-                            ));
-                        }
-                        name.to_string()
+            (None, Some(m), Some(mem)) => match profile::derive(m, gpu_memory_mib, mem, sms) {
+                Ok(Derived::Sure(p)) => p.to_string(),
+                Ok(Derived::Chosen {
+                    name,
+                    others,
+                    by_sms,
+                }) => {
+                    if !by_sms {
+                        notes.push(format!(
+                            "{which}: {mem} MiB fits {name} or {}; assumed {name} (add `nvidia-smi -L` output for the names)",
+                            others.join(" or ")
+                        ));
                     }
-                    Err(why) => {
-                        notes.push(format!("{which}: profile unknown ({why})"));
-                        "unknown".to_string()
-                    }
+                    name.to_string()
                 }
-            }
+                Err(why) => {
+                    notes.push(format!("{which}: profile unknown ({why})"));
+                    "unknown".to_string()
+                }
+            },
             (None, _, _) => {
                 notes.push(format!(
                     "{which}: profile unknown (neither a name nor a known model and memory size)"
@@ -251,11 +376,25 @@ fn settle_devices(
         };
         out.push(DiscoveredMigDevice {
             profile,
-            start: d.start,
-            gpu_instance_id: d.gpu_instance_id,
-            memory_mib: d.memory_mib,
+            start: None,
+            gpu_instance_id: g.gpu_instance_id,
+            memory_mib,
+            compute_instances: g
+                .members
+                .iter()
+                .map(|d| DiscoveredComputeInstance {
+                    profile: d.profile.as_deref().map(|p| {
+                        let p = p.trim();
+                        p.strip_prefix("MIG ").unwrap_or(p).trim().to_string()
+                    }),
+                    compute_instance_id: d.compute_instance_id,
+                    device_index: d.device_index,
+                    multiprocessors: d.multiprocessors,
+                })
+                .collect(),
         });
     }
+    notes.finish();
     out
 }
 

@@ -139,7 +139,8 @@ pub(super) fn parse(text: &str, first_line: usize) -> Result<Vec<RawGpu>> {
     Ok(gpus)
 }
 
-/// The "MIG devices:" block, if there is one: (GPU index, line, device) per device row.
+/// The "MIG devices:" block, if there is one: (GPU index, line, device) per device row. Each row is one
+/// compute instance; rows with the same GI ID are compute instances of one GPU instance.
 fn mig_devices(lines: &[(usize, &str)]) -> Result<Option<Vec<(u64, usize, RawDevice)>>> {
     let Some(title) = lines.iter().position(|(_, l)| l.contains("MIG devices:")) else {
         return Ok(None);
@@ -165,7 +166,7 @@ fn mig_devices(lines: &[(usize, &str)]) -> Result<Option<Vec<(u64, usize, RawDev
             .first()
             .map_or(Vec::new(), |c| c.split_whitespace().collect());
         // Rows without the four ids are the BAR1 continuation lines (or "No MIG devices found").
-        let [gpu, gi, _ci, dev] = ids.as_slice() else {
+        let [gpu, gi, ci, dev] = ids.as_slice() else {
             continue;
         };
         let err =
@@ -188,9 +189,9 @@ fn mig_devices(lines: &[(usize, &str)]) -> Result<Option<Vec<(u64, usize, RawDev
                 device_index: values::number(dev).map_err(|m| err("MIG Dev", m))?,
                 profile: None,
                 gpu_instance_id: values::number(gi).map_err(|m| err("GI ID", m))?,
+                compute_instance_id: values::number(ci).map_err(|m| err("CI ID", m))?,
                 memory_mib,
                 multiprocessors,
-                start: None,
             },
         ));
     }

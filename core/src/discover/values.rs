@@ -137,14 +137,34 @@ pub(super) fn pci_device_id(value: &str) -> Option<String> {
 /// A MIG profile name as the GPU-instance profile: without `MIG `, and without a compute-instance
 /// prefix (`1c.3g.40gb` is a compute instance of a `3g.40gb` GPU instance).
 pub(super) fn gi_profile(name: &str) -> String {
+    split_ci(name).1.to_string()
+}
+
+/// A MIG device's name split into its compute slices and its GPU-instance profile: `1c.3g.71gb` is
+/// `(Some(1), "3g.71gb")`, a compute instance of 1 compute slice inside a 3g.71gb GPU instance;
+/// `3g.71gb` is `(None, "3g.71gb")`, one compute instance spanning the whole GPU instance
+/// (docs/hardware-facts.md §1.1). `MIG ` in front is dropped.
+pub(super) fn split_ci(name: &str) -> (Option<u32>, &str) {
     let n = name.trim();
     let n = n.strip_prefix("MIG ").unwrap_or(n).trim();
     if let Some((c, rest)) = n.split_once("c.") {
-        if !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()) && rest.contains("g.") {
-            return rest.to_string();
+        if !c.is_empty()
+            && c.len() <= 2
+            && c.bytes().all(|b| b.is_ascii_digit())
+            && rest.contains("g.")
+        {
+            return (c.parse().ok(), rest);
         }
     }
-    n.to_string()
+    (None, n)
+}
+
+/// The compute slices of a GPU-instance profile: `3g.71gb` → 3.
+pub(super) fn gi_slices(profile: &str) -> Option<u32> {
+    let (g, _) = profile.split_once("g.")?;
+    (!g.is_empty() && g.len() <= 2 && g.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| g.parse().ok())
+        .flatten()
 }
 
 #[cfg(test)]
@@ -168,5 +188,9 @@ mod tests {
         assert_eq!(pci_device_id("0x233010de").as_deref(), Some("0x233010DE"));
         assert_eq!(gi_profile("MIG 1c.3g.40gb"), "3g.40gb");
         assert_eq!(gi_profile("1g.10gb+me"), "1g.10gb+me");
+        assert_eq!(split_ci("MIG 2c.3g.71gb"), (Some(2), "3g.71gb"));
+        assert_eq!(split_ci("2g.35gb"), (None, "2g.35gb"));
+        assert_eq!(gi_slices("3g.71gb"), Some(3));
+        assert_eq!(gi_slices("MIG"), None);
     }
 }

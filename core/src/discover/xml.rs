@@ -99,12 +99,12 @@ fn read_gpu(doc: &Document, g: Node, i: usize, first_line: usize) -> Result<RawG
                 device_index: num(&["index"], "index")?,
                 profile: child_text(d, &["name"]).and_then(|(_, t)| values::text(t)),
                 gpu_instance_id: num(&["gpu_instance_id"], "gpu_instance_id")?,
+                compute_instance_id: num(&["compute_instance_id"], "compute_instance_id")?,
                 memory_mib,
                 multiprocessors: num(
                     &["device_attributes", "shared", "multiprocessor_count"],
                     "device_attributes.shared.multiprocessor_count",
                 )?,
-                start: None,
             });
         }
         gpu.devices = Some(list);
