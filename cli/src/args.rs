@@ -32,7 +32,7 @@ pub enum Command {
     /// Choose the sharing mechanism for one ask.
     Plan(PlanArgs),
     /// Pack many asks onto GPUs (first-fit-decreasing, one mechanism per GPU).
-    Pack(PackArgs),
+    Pack(PackCommandArgs),
     /// Summarise the ledger: requested, allocated and wasted GPU-hours, cost and carbon.
     Accounting(AccountingArgs),
     /// Close an open allocation recorded by `plan --record` without a duration.
@@ -128,20 +128,8 @@ pub struct PlanArgs {
     pub mig: Option<String>,
     #[command(flatten)]
     pub caps: CapsArgs,
-    /// Append the plan to the ledger (open until `release` unless --hours/--seconds is given).
-    #[arg(long)]
-    pub record: bool,
-    /// With --record: how long the workload ran, in hours.
-    #[arg(
-        long,
-        value_name = "H",
-        requires = "record",
-        conflicts_with = "seconds"
-    )]
-    pub hours: Option<String>,
-    /// With --record: how long the workload ran, in seconds.
-    #[arg(long, value_name = "S", requires = "record")]
-    pub seconds: Option<String>,
+    #[command(flatten)]
+    pub record: RecordArgs,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -169,13 +157,39 @@ impl PlanArgs {
                 ))
             }
         };
-        let seconds = duration(self.hours.as_deref(), self.seconds.as_deref())?;
         let cluster = self.caps.cluster(None)?;
         Ok(PlanConfig {
             request: PlanRequest { ask, cluster },
-            record: self.record.then_some(seconds),
+            record: self.record.recording()?,
             format: format(self.json),
         })
+    }
+}
+
+/// `--record` with its duration, for `plan` and `pack`.
+#[derive(Args, Debug)]
+pub struct RecordArgs {
+    /// Append to the ledger (open until `release` unless --hours/--seconds is given).
+    #[arg(long)]
+    pub record: bool,
+    /// With --record: how long the workload ran, in hours.
+    #[arg(
+        long,
+        value_name = "H",
+        requires = "record",
+        conflicts_with = "seconds"
+    )]
+    pub hours: Option<String>,
+    /// With --record: how long the workload ran, in seconds.
+    #[arg(long, value_name = "S", requires = "record")]
+    pub seconds: Option<String>,
+}
+
+impl RecordArgs {
+    /// `None` without `--record`; else the duration, or `None` for a use open until `release`.
+    fn recording(&self) -> Result<Option<Option<u64>>, CliError> {
+        let seconds = duration(self.hours.as_deref(), self.seconds.as_deref())?;
+        Ok(self.record.then_some(seconds))
     }
 }
 
@@ -212,9 +226,30 @@ pub struct PackArgs {
     pub json: bool,
 }
 
+/// `pack`: what to pack, and whether to record it.
+#[derive(Args, Debug)]
+pub struct PackCommandArgs {
+    #[command(flatten)]
+    pub pack: PackArgs,
+    #[command(flatten)]
+    pub record: RecordArgs,
+}
+
+impl PackCommandArgs {
+    pub fn into_config(self) -> Result<PackConfig, CliError> {
+        let record = self.record.recording()?;
+        Ok(PackConfig {
+            record,
+            ..self.pack.into_config()?
+        })
+    }
+}
+
 /// `pack`, checked.
 pub struct PackConfig {
     pub request: PackRequest,
+    /// With `--record`: the duration, or `None` for uses open until `release`.
+    pub record: Option<Option<u64>>,
     pub format: Format,
 }
 
@@ -248,6 +283,7 @@ impl PackArgs {
                 cluster: self.caps.cluster(self.gpus)?,
                 optimize_ms: self.optimize.then_some(self.time_limit_ms),
             },
+            record: None,
             format: format(self.json),
         })
     }

@@ -82,7 +82,7 @@ fn run_command(
     let style = output::Style::detect(env);
     match command {
         args::Command::Plan(a) => commands::plan::run(a.into_config()?, env, style, out),
-        args::Command::Pack(a) => commands::pack::run(a.into_config()?, style, out),
+        args::Command::Pack(a) => commands::pack::run(a.into_config()?, env, style, out),
         args::Command::Accounting(a) => {
             commands::accounting::run(a.into_config()?, env, style, out)
         }

@@ -43,7 +43,7 @@ pub fn of(command: &Command) -> Flags {
             flags.extend(caps(&a.caps, a.mig.is_some().then_some("--mig")));
             flags
         }
-        Command::Pack(a) => pack(&a.caps, a.gpus),
+        Command::Pack(a) => pack(&a.pack.caps, a.pack.gpus),
         Command::Export(a) => {
             let mut flags = pack(&a.pack.caps, a.pack.gpus);
             flags.extend(EXPORT_OPTIONS);

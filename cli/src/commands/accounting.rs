@@ -100,6 +100,16 @@ pub fn run(
             rows.push(vec![]);
             rows.push(row(&summary.totals));
             out.write_all(table(&rows).as_bytes())?;
+            if !summary.shared_gpus.is_empty() {
+                let n = summary.shared_gpus.len();
+                writeln!(
+                    out,
+                    "{n} shared GPU{} billed at most once over (tenants split what they deny each other); idle capacity left on {}: {} GPU-h",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "it" } else { "them" },
+                    summary.idle_gpu_hours.to_fixed(4)
+                )?;
+            }
             writeln!(
                 out,
                 "{}",

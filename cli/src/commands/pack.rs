@@ -1,18 +1,64 @@
 //! `gpu-share pack`: many asks onto GPUs, printed as one line per GPU.
 
-use super::write_json;
+use super::{ledger_path, write_json};
 use crate::args::{Format, PackConfig};
+use crate::env::Env;
 use crate::exit::{CliError, Code};
+use crate::ledger_file;
 use crate::output::{printable, table, Style};
-use gpu_share_core::api::{self, OptimizeReport};
+use gpu_share_core::api::{self, OptimizeReport, PackResponse, Recording};
 use gpu_share_core::{GpuLayout, Mechanism, PackResult};
 use std::collections::BTreeSet;
 use std::io::Write;
+use std::path::PathBuf;
 
-pub fn run(cfg: PackConfig, style: Style, out: &mut impl Write) -> Result<Code, CliError> {
+/// `pack --json`: the core's response, and where it was recorded.
+#[derive(serde::Serialize)]
+struct PackJson<'a> {
+    #[serde(flatten)]
+    response: &'a PackResponse,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recorded: Option<Recorded>,
+}
+
+#[derive(serde::Serialize)]
+struct Recorded {
+    ledger: PathBuf,
+    /// Uses recorded: one per placed ask.
+    records: usize,
+    /// `None`: open until `gpu-share release NAME` (asks with their own hours ran that long).
+    seconds: Option<u64>,
+}
+
+pub fn run(
+    cfg: PackConfig,
+    env: &Env,
+    style: Style,
+    out: &mut impl Write,
+) -> Result<Code, CliError> {
     let response = api::pack(&cfg.request)?;
+    let recorded = match cfg.record {
+        Some(seconds) => {
+            let ledger = ledger_path(env)?;
+            let when = Recording::new(env.now, seconds)?;
+            let entries = api::record_pack(&cfg.request, &response, when);
+            ledger_file::append(&ledger, &entries, None)?;
+            Some(Recorded {
+                ledger,
+                records: entries.len(),
+                seconds,
+            })
+        }
+        None => None,
+    };
     match cfg.format {
-        Format::Json => write_json(out, &response)?,
+        Format::Json => write_json(
+            out,
+            &PackJson {
+                response: &response,
+                recorded,
+            },
+        )?,
         Format::Text => {
             if let Some(from) = &response.caps_from {
                 super::plan::write_caps_from(out, from)?;
@@ -20,6 +66,19 @@ pub fn run(cfg: PackConfig, style: Style, out: &mut impl Write) -> Result<Code, 
             write_text(out, &response.result, style)?;
             if let Some(report) = &response.optimize {
                 write_optimize(out, &response.result, report)?;
+            }
+            if let Some(r) = recorded {
+                let how_long = match r.seconds {
+                    Some(s) => format!("{:.2} h each", s as f64 / 3600.0),
+                    None => "open until `gpu-share release NAME`".to_string(),
+                };
+                writeln!(
+                    out,
+                    "recorded {} use{} in {} ({how_long}); tenants of one GPU are billed at most the GPU",
+                    r.records,
+                    if r.records == 1 { "" } else { "s" },
+                    r.ledger.display()
+                )?;
             }
         }
     }

@@ -562,7 +562,9 @@ fn pack_moves_asks_to_a_weaker_mechanism_rather_than_leave_them_unplaced() {
         let out = stdout(
             gpu_share(&dir.path().join("l"))
                 .args(["pack", "--gpus", "2", "--mig-capable", "--mps"])
-                .args(["--ask", "a:0.5", "--ask", "b:0.5", "--ask", "c:0.5", "--ask", "d:0.5"])
+                .args([
+                    "--ask", "a:0.5", "--ask", "b:0.5", "--ask", "c:0.5", "--ask", "d:0.5",
+                ])
                 .args(extra),
         );
         assert!(out.starts_with("4 asks on 2 GPUs"), "{out}");
@@ -573,4 +575,71 @@ fn pack_moves_asks_to_a_weaker_mechanism_rather_than_leave_them_unplaced() {
         );
         assert!(out.contains("a (mig → mps)"), "{out}");
     }
+}
+
+/// Issue #13, rule 8: 3g.20gb + 2g.10gb + 2g.10gb fill one A100-40GB (NVIDIA MIG User Guide: 7
+/// compute and 8 memory slices; no further instance fits). Each alone denies max(compute, memory):
+/// 0.5 + 2/7 + 2/7 = 1.07 GPU — recorded by `pack --record` as tenants of one GPU they bill exactly
+/// one GPU-hour per hour, split by what each denies the others.
+#[test]
+fn pack_record_bills_a_full_gpu_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("ledger");
+    let packed = json(gpu_share(&l).args([
+        "pack",
+        "--ask",
+        "x:3g.20gb",
+        "--ask",
+        "y:2g.10gb",
+        "--ask",
+        "z:2g.10gb",
+        "--gpus",
+        "1",
+        "--mig-capable",
+        "--record",
+        "--hours",
+        "1",
+        "--json",
+    ]));
+    assert_eq!(packed["recorded"]["records"], 3);
+    let text = std::fs::read_to_string(&l).unwrap();
+    assert_eq!(text.lines().count(), 3);
+    assert!(
+        text.lines().all(|line| line.contains("\"gpu\":{\"plan\":")),
+        "{text}"
+    );
+    let a = json(gpu_share(&l).args(["accounting", "--json"]));
+    let totals = &a["summary"]["totals"];
+    assert!(
+        (totals["allocated_gpu_hours"].as_f64().unwrap() - 1.0).abs() < 1e-9,
+        "{totals}"
+    );
+    assert_eq!(a["summary"]["shared_gpus"].as_array().unwrap().len(), 1);
+    // The same asks planned one by one share no known GPU: each bills its own share (1.07).
+    let l2 = dir.path().join("ledger2");
+    for (name, profile) in [("x", "3g.20gb"), ("y", "2g.10gb"), ("z", "2g.10gb")] {
+        gpu_share(&l2)
+            .args([
+                "plan",
+                name,
+                "--mig",
+                profile,
+                "--mig-capable",
+                "--record",
+                "--hours",
+                "1",
+            ])
+            .assert()
+            .success();
+    }
+    let a = json(gpu_share(&l2).args(["accounting", "--json"]));
+    let allocated = a["summary"]["totals"]["allocated_gpu_hours"]
+        .as_f64()
+        .unwrap();
+    assert!((allocated - 1.0714).abs() < 1e-3, "{allocated}");
+    let text = stdout(gpu_share(&l).args(["accounting"]));
+    assert!(
+        text.contains("1 shared GPU billed at most once over"),
+        "{text}"
+    );
 }

@@ -4,11 +4,13 @@
 //! (with a duration) or open (running until a release event). Time is always passed in, as Unix
 //! seconds; the core never reads a clock.
 
+mod bill;
 mod export;
 #[cfg(feature = "serde")]
 mod jsonl;
 mod summary;
 
+pub use bill::SharedGpu;
 pub use export::{csv_cell, ledger_csv, summary_csv};
 #[cfg(feature = "serde")]
 pub use jsonl::{
@@ -25,7 +27,7 @@ use crate::units::{Share, UNITS_PER_GPU};
 
 /// GPU-hours, exact: held as unit-seconds (units of a GPU × seconds).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct GpuHours(u128);
+pub struct GpuHours(pub(crate) u128);
 
 impl GpuHours {
     pub const ZERO: GpuHours = GpuHours(0);
@@ -108,6 +110,28 @@ pub struct UsageRecord {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub seconds: Option<u64>,
+    /// Where it ran, when a packing recorded it: tenants of one GPU are billed together.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub gpu: Option<GpuPlacement>,
+}
+
+/// The GPU a packed ask ran on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct GpuPlacement {
+    /// The packing the record came from (records of one packing share it).
+    pub plan: String,
+    /// The GPU's index in that packing (the first, for an ask on several whole GPUs).
+    pub index: u64,
+    /// A MIG instance's first memory slice.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub start: Option<u8>,
 }
 
 impl UsageRecord {
@@ -123,6 +147,7 @@ impl UsageRecord {
             gpu_model: choice.gpu_model.clone(),
             started_at,
             seconds,
+            gpu: None,
         }
     }
 }
@@ -157,6 +182,10 @@ pub struct Usage {
     pub record: UsageRecord,
     pub seconds: u64,
     pub status: UsageStatus,
+    /// What the use is billed: its allocated share × seconds, or less where tenants of one GPU
+    /// would otherwise be billed more than the GPU (`bill.rs`).
+    #[cfg_attr(feature = "serde", serde(rename = "allocated_gpu_hours"))]
+    allocated: GpuHours,
 }
 
 impl Usage {
@@ -164,11 +193,12 @@ impl Usage {
         fractional_gpu_hours(self.record.requested_fraction, self.seconds)
     }
     pub fn allocated_gpu_hours(&self) -> GpuHours {
-        fractional_gpu_hours(self.record.allocated_fraction, self.seconds)
+        self.allocated
     }
 }
 
-/// Pairs releases with open records and counts still-open ones up to `now`.
+/// Pairs releases with open records, counts still-open ones up to `now`, and bills tenants of one
+/// GPU together (never more than the GPU).
 ///
 /// # Errors
 /// `Ledger`, with the 1-based entry number, for a release with no open record of that ask.
@@ -177,6 +207,7 @@ pub fn resolve(entries: &[LedgerEntry], now: i64) -> Result<Vec<Usage>> {
     for (n, entry) in entries.iter().enumerate() {
         match entry {
             LedgerEntry::Usage(r) => usages.push(Usage {
+                allocated: GpuHours::ZERO,
                 record: r.clone(),
                 seconds: r.seconds.unwrap_or(0),
                 status: if r.seconds.is_some() {
@@ -208,6 +239,7 @@ pub fn resolve(entries: &[LedgerEntry], now: i64) -> Result<Vec<Usage>> {
     {
         u.seconds = elapsed(u.record.started_at, now);
     }
+    bill::bill(&mut usages);
     Ok(usages)
 }
 

@@ -1,6 +1,6 @@
 //! The FinOps and carbon summary of a ledger: GPU-hours by workload and by mechanism, cost, energy, CO2e.
 
-use super::{GpuHours, Usage, UsageStatus};
+use super::{GpuHours, SharedGpu, Usage, UsageStatus};
 use crate::catalog;
 use crate::error::{Error, ErrorKind, Result};
 use std::collections::BTreeMap;
@@ -148,6 +148,10 @@ pub struct Summary {
     pub totals: Totals,
     pub by_workload: Vec<SummaryRow>,
     pub by_mechanism: Vec<SummaryRow>,
+    /// GPUs that packed tenants shared, each billed at most once over.
+    pub shared_gpus: Vec<SharedGpu>,
+    /// GPU time on shared GPUs that no tenant was billed for (free capacity left on them).
+    pub idle_gpu_hours: GpuHours,
     pub rates: Rates,
 }
 
@@ -197,10 +201,13 @@ pub fn summarize(usages: &[Usage], rates: &Rates) -> Summary {
             })
             .add(u, rates);
     }
+    let shared_gpus = super::bill::bill(&mut usages.to_vec());
     Summary {
         totals,
         by_workload: workloads.into_values().collect(),
         by_mechanism: mechanisms.into_values().collect(),
+        idle_gpu_hours: shared_gpus.iter().map(|g| g.idle_gpu_hours).sum(),
+        shared_gpus,
         rates: rates.clone(),
     }
 }

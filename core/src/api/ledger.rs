@@ -4,12 +4,13 @@
 //! are here, once.
 
 use super::pack::{PackRequest, PackResponse};
+use crate::account::GpuPlacement;
 use crate::account::{parse_ledger_any, resolve, summarize, Rates, Summary, Usage};
 use crate::ask::validate_name;
 use crate::error::{Error, ErrorKind, Result};
 use crate::parse::MAX_SECONDS;
 use crate::{Choice, LedgerEntry, UsageRecord};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// When a use is recorded and for how long.
 ///
@@ -75,8 +76,9 @@ pub fn record_plan(choice: &Choice, when: Recording) -> LedgerEntry {
 }
 
 /// The ledger entries of a packing: one per placed ask, in input order (unplaced asks used
-/// nothing). Each ask runs for its own duration from the request when it has one, else for
-/// `when`'s.
+/// nothing), each with its GPU and MIG placement so that tenants of one GPU are billed together
+/// (never more than the GPU). Each ask runs for its own duration from the request when it has
+/// one, else for `when`'s.
 pub fn record_pack(
     request: &PackRequest,
     response: &PackResponse,
@@ -93,6 +95,8 @@ pub fn record_pack(
         .iter()
         .map(|e| (e.ask.name.as_str(), e.seconds))
         .collect();
+    let placed = placements(response);
+    let plan = plan_id(when.now, &placed);
     response
         .result
         .choices
@@ -100,9 +104,52 @@ pub fn record_pack(
         .filter(|c| !unplaced.contains(c.name.as_str()))
         .map(|c| {
             let own = seconds.get(c.name.as_str()).copied().flatten();
-            record_plan(c, when.with_seconds(own.or(when.seconds)))
+            let at = when.with_seconds(own.or(when.seconds));
+            let mut record = UsageRecord::from_choice(c, at.started_at(), at.seconds);
+            record.gpu = placed
+                .get(c.name.as_str())
+                .map(|&(index, start)| GpuPlacement {
+                    plan: plan.clone(),
+                    index,
+                    start,
+                });
+            LedgerEntry::Usage(record)
         })
         .collect()
+}
+
+/// Each placed ask's GPU (its first, for whole GPUs) and MIG start.
+fn placements(response: &PackResponse) -> BTreeMap<&str, (u64, Option<u8>)> {
+    let mut placed = BTreeMap::new();
+    for g in &response.result.gpus {
+        for i in &g.instances {
+            placed.insert(i.ask.as_str(), (g.index, Some(i.start)));
+        }
+        for a in &g.asks {
+            placed.entry(a.as_str()).or_insert((g.index, None));
+        }
+    }
+    placed
+}
+
+/// A name for one recorded packing: FNV-1a of the time and every placement, in hex. Records of
+/// the same packing share it; two packings recorded apart get different ones.
+fn plan_id(now: i64, placed: &BTreeMap<&str, (u64, Option<u8>)>) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            hash ^= u64::from(*b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(&now.to_le_bytes());
+    for (name, (gpu, start)) in placed {
+        eat(name.as_bytes());
+        eat(&[0]);
+        eat(&gpu.to_le_bytes());
+        eat(&[start.map_or(255, |s| s)]);
+    }
+    format!("{hash:016x}")
 }
 
 /// The entry that releases `ask`'s latest open use at `now`.
@@ -211,7 +258,7 @@ pub fn summarise(request: &SummaryRequest<'_>) -> Result<SummaryResponse> {
 mod tests {
     use super::*;
     use crate::api::pack;
-    use crate::{select_mechanism, ClusterGpuCaps, FractionalAsk};
+    use crate::{select_mechanism, ClusterGpuCaps, FractionalAsk, Rates};
 
     fn plan(ask: &FractionalAsk, caps: &ClusterGpuCaps) -> crate::Result<Choice> {
         select_mechanism(ask, caps)
@@ -271,6 +318,76 @@ mod tests {
             .collect();
         // c (the smallest, placed last) does not fit beside a and b on the one GPU.
         assert_eq!(got, [("a".into(), Some(60)), ("b".into(), Some(7200))]);
+    }
+
+    /// Issue #13, rule 8: each MIG instance denies others max(compute, memory) of the GPU, and
+    /// 3g.20gb + 2g.10gb + 2g.10gb on an A100-40GB add up to 0.5 + 2/7 + 2/7 = 1.07 — but they
+    /// share one GPU, and the layout leaves no room for any further instance (NVIDIA MIG User
+    /// Guide: A100-40GB has 7 compute and 8 memory slices), so together they bill exactly one
+    /// GPU-hour per hour, split 0.5 : 2/7 : 2/7.
+    #[test]
+    fn tenants_of_one_gpu_never_bill_more_than_the_gpu() {
+        let caps = ClusterGpuCaps {
+            supports_mig: true,
+            ..Default::default()
+        };
+        let request = PackRequest::new(
+            ["x:3g.20gb", "y:2g.10gb", "z:2g.10gb"]
+                .iter()
+                .map(|s| FractionalAsk::parse_spec(s).unwrap())
+                .collect(),
+            caps,
+        );
+        let response = pack(&request).unwrap();
+        assert_eq!(response.result.gpus_used, 1);
+        let mut entries = record_pack(
+            &request,
+            &response,
+            Recording::new(7200, Some(3600)).unwrap(),
+        );
+        let s = summarise(&SummaryRequest {
+            entries: &entries,
+            now: 7200,
+            rates: Rates::default(),
+        })
+        .unwrap();
+        assert_eq!(s.summary.totals.allocated_gpu_hours.to_fixed(6), "1.000000");
+        let x = &s.records[0];
+        assert_eq!(x.allocated_gpu_hours().to_fixed(4), "0.4667"); // 0.5 / (0.5 + 4/7) = 7/15
+        assert_eq!(s.summary.shared_gpus.len(), 1);
+        assert_eq!(s.summary.idle_gpu_hours.to_fixed(6), "0.000000");
+        // The same three planned one by one (no shared GPU known) bill their own shares: 1.07.
+        let alone: Vec<LedgerEntry> = entries
+            .iter()
+            .map(|e| match e {
+                LedgerEntry::Usage(r) => LedgerEntry::Usage(UsageRecord {
+                    gpu: None,
+                    ..r.clone()
+                }),
+                other => other.clone(),
+            })
+            .collect();
+        let s = summarise(&SummaryRequest {
+            entries: &alone,
+            now: 7200,
+            rates: Rates::default(),
+        })
+        .unwrap();
+        assert_eq!(s.summary.totals.allocated_gpu_hours.to_fixed(4), "1.0714");
+        // x runs an hour longer: that hour it is alone on a GPU with room left, billed its 0.5,
+        // and the other half of the GPU is idle.
+        if let LedgerEntry::Usage(r) = &mut entries[0] {
+            r.started_at -= 3600;
+            r.seconds = Some(7200);
+        }
+        let s = summarise(&SummaryRequest {
+            entries: &entries,
+            now: 7200,
+            rates: Rates::default(),
+        })
+        .unwrap();
+        assert_eq!(s.summary.totals.allocated_gpu_hours.to_fixed(6), "1.500000");
+        assert_eq!(s.summary.idle_gpu_hours.to_fixed(6), "0.500000");
     }
 
     #[test]
