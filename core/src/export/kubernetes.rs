@@ -349,7 +349,6 @@ fn workload(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::ask::FractionalAsk;
     use crate::caps::ClusterGpuCaps;
     use crate::export::{export, ExportFormat, ExportOptions};

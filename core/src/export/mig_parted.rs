@@ -5,6 +5,8 @@
 //! false`. The commands name profiles (IDs differ between boards, docs/hardware-facts.md §1.1) and create instances
 //! in an order from [`crate::validate_mig()`]: one that works whatever placement the driver picks
 //! when there is one, else largest memory footprint first with the expected placements stated.
+//! They name no placement: NVML can create an instance at one, but NVIDIA documents no
+//! `nvidia-smi mig -cgi` form for it (docs/hardware-facts.md §1.1, [U]).
 
 use super::yaml::{self, Map, Value};
 use super::{gpu_list, ExportOptions, MigGpu, Plan};
@@ -136,7 +138,7 @@ pub(crate) fn mig_commands(plan: &Plan) -> String {
             "\nMIG mode must be on first (nvidia-smi -i {} -mig 1; the driver may reset the GPU) and the GPUs must hold no instances (nvidia-smi mig -i N -dci, then -dgi, removes them).",
             indices.join(",")
         ));
-        intro.push_str("\nnvidia-smi/NVML picks each instance's placement itself, by a rule NVIDIA does not document [U]. Where some order succeeds whatever it picks, that order is used; otherwise the largest instances come first and the comment states the placements expected (start:size, in memory slices). If a command fails, clear the GPU and try another order: mig-parted tries every order until one succeeds.");
+        intro.push_str("\nnvidia-smi/NVML picks each instance's placement itself, by a rule NVIDIA does not document [U]. NVML can create an instance at a chosen placement, but NVIDIA's MIG User Guide shows -cgi only with profile names or IDs, never a placement, so these commands give none [U]. Where some order succeeds whatever it picks, that order is used; otherwise the largest instances come first and the comment states the placements expected (start:size, in memory slices). If a command fails, clear the GPU and try another order: mig-parted tries every order until one succeeds.");
     }
     for w in warnings(plan) {
         intro.push_str(&format!("\n⚠ {w}"));
@@ -166,4 +168,91 @@ pub(crate) fn mig_commands(plan: &Plan) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ask::FractionalAsk;
+    use crate::caps::ClusterGpuCaps;
+    use crate::catalog::find_model;
+    use crate::export::{export, ExportFormat, ExportOptions};
+    use crate::pack::bin_pack;
+    use crate::validate_mig;
+
+    /// NVIDIA's MIG User Guide ("Getting Started with MIG", "Creating GPU Instances") creates GPU
+    /// instances by profile only — "`sudo nvidia-smi mig -cgi 9,3g.20gb -C`", "we purposefully use
+    /// profile ID and short profile name to showcase how either option can be used" — and gives no
+    /// placement form; its one ordering rule: "Due to a known issue with the APIs, the profile ID 9
+    /// or `3g.20gb` must be specified first in order." So the commands name profiles only, say why
+    /// they give no placement, and on an A100-40GB every layout holding a 3g.20gb creates it first.
+    #[test]
+    fn commands_name_profiles_only_and_create_3g_first_on_a100() {
+        let a100 = find_model("A100-SXM4-40GB").unwrap();
+        let plain: Vec<&str> = a100
+            .profiles
+            .iter()
+            .filter(|p| p.is_plain())
+            .map(|p| p.name)
+            .collect();
+        // Every multiset of up to 7 plain instances that fits, with at least one 3g.20gb.
+        let mut layouts: Vec<Vec<&str>> = vec![vec![]];
+        for _ in 0..7 {
+            let mut next = Vec::new();
+            for l in &layouts {
+                let from = l
+                    .last()
+                    .map_or(0, |last| plain.iter().position(|p| p == last).unwrap());
+                for p in &plain[from..] {
+                    let mut longer = l.clone();
+                    longer.push(p);
+                    next.push(longer);
+                }
+            }
+            layouts.extend(next.iter().cloned());
+            layouts.sort();
+            layouts.dedup();
+        }
+        let mut checked = 0;
+        for l in layouts.iter().filter(|l| l.contains(&"3g.20gb")) {
+            let v = validate_mig(a100, l).unwrap();
+            if !v.valid {
+                continue;
+            }
+            checked += 1;
+            let cgi = v.commands[0].split(" -cgi ").nth(1).unwrap();
+            let cgi = cgi.strip_suffix(" -C").unwrap();
+            assert!(!cgi.contains(':'), "{}", v.commands[0]);
+            assert!(
+                cgi.starts_with("3g.20gb") || cgi.starts_with("4g.20gb"),
+                "{l:?}: {}",
+                v.commands[0]
+            );
+        }
+        assert!(checked > 5, "{checked}");
+        let asks: Vec<FractionalAsk> = ["x:3g.20gb", "y:2g.10gb", "z:1g.5gb", "w:1g.5gb"]
+            .iter()
+            .map(|s| FractionalAsk::parse_spec(s).unwrap())
+            .collect();
+        let caps = ClusterGpuCaps {
+            supports_mig: true,
+            ..Default::default()
+        };
+        let r = bin_pack(&asks, Some(1), &caps).unwrap();
+        let text = export(
+            &r,
+            &asks,
+            ExportFormat::MigCommands,
+            &ExportOptions::default(),
+        )
+        .unwrap();
+        assert!(
+            text.contains("nvidia-smi mig -i 0 -cgi 3g.20gb,2g.10gb,1g.5gb,1g.5gb -C\n"),
+            "{text}"
+        );
+        assert!(
+            text.replace("\n# ", " ")
+                .contains("NVIDIA's MIG User Guide shows -cgi only with profile names or IDs"),
+            "{text}"
+        );
+    }
 }
