@@ -156,7 +156,9 @@ pub fn select_resolved(ask: &FractionalAsk, caps: &ResolvedCaps) -> Choice {
             if caps.mig {
                 if let Some(m) = model {
                     if let Some(p) = best_profile(m, &caps.allowed_profiles, *f) {
-                        return mig_choice(ask, m, p, *f);
+                        let mut c = mig_choice(ask, m, p, *f);
+                        warn_of_waste(&mut c, caps);
+                        return c;
                     }
                 }
             }
@@ -227,7 +229,9 @@ pub fn alternatives(ask: &FractionalAsk, caps: &ResolvedCaps) -> Vec<Choice> {
     let mut out = Vec::new();
     if let (true, Some(m)) = (caps.mig, model) {
         if let Some(p) = best_profile(m, &caps.allowed_profiles, f) {
-            out.push(mig_choice(ask, m, p, f));
+            let mut c = mig_choice(ask, m, p, f);
+            warn_of_waste(&mut c, caps);
+            out.push(c);
         }
     }
     if caps.mps {
@@ -274,6 +278,30 @@ fn base(
         notes: Vec::new(),
         warnings: Vec::new(),
     }
+}
+
+/// A MIG instance that wastes more than this share of itself (percent) gets a ⚠.
+pub const WASTE_WARNING_PERCENT: u64 = 50;
+
+/// Warns when a fractional ask's MIG instance is mostly waste, and names the cheaper mechanism
+/// the cluster also offers (the plan keeps MIG for its isolation; the user decides).
+fn warn_of_waste(c: &mut Choice, caps: &ResolvedCaps) {
+    let percent = c.wasted_fraction.percent_of(c.allocated_fraction);
+    if percent <= WASTE_WARNING_PERCENT {
+        return;
+    }
+    let cheaper = if caps.mps {
+        format!("MPS would allocate just {}", c.requested_fraction)
+    } else if caps.timeslicing {
+        format!("time-slicing would allocate just {}", c.requested_fraction)
+    } else {
+        "the cluster offers no cheaper mechanism".to_string()
+    };
+    let profile = c.mig_profile.as_deref().unwrap_or("the instance");
+    c.warnings.push(format!(
+        "{percent}% of {profile} wasted: the smallest allowed profile covering {} is {:.2} of the GPU; {cheaper}, with weaker isolation.",
+        c.requested_fraction, c.allocated_fraction
+    ));
 }
 
 fn mig_choice(

@@ -164,3 +164,37 @@ fn whole_gpus_for_one_or_more() {
         ["17% GPU capacity wasted by rounding up to whole GPUs."]
     );
 }
+
+/// Issue #13, rule 11: a 0.1 ask given only 3g.71gb and 7g.141gb on an H200 gets a 3g.71gb —
+/// 0.5 of the GPU, 80% of it wasted — while time-slicing was available: the plan keeps MIG's
+/// isolation but warns, and names the cheaper mechanism.
+#[test]
+fn mostly_wasted_mig_instances_warn_and_name_the_cheaper_mechanism() {
+    let caps = ClusterGpuCaps {
+        supports_mig: true,
+        supports_timeslicing: true,
+        gpu_model: Some("H200".into()),
+        mig_profiles: Some(vec!["3g.71gb".into(), "7g.141gb".into()]),
+        ..Default::default()
+    };
+    let c = select_mechanism(&FractionalAsk::parse_spec("small:0.1").unwrap(), &caps).unwrap();
+    assert_eq!(c.mig_profile.as_deref(), Some("3g.71gb"));
+    let w = c.warnings.iter().find(|w| w.contains("wasted")).expect("a waste warning");
+    assert!(w.starts_with("80% of 3g.71gb wasted"), "{w}");
+    assert!(w.contains("time-slicing would allocate just 0.1"), "{w}");
+    // Without a cheaper mechanism it still warns, and says there is none.
+    let only_mig = ClusterGpuCaps {
+        supports_timeslicing: false,
+        ..caps.clone()
+    };
+    let c = select_mechanism(&FractionalAsk::parse_spec("small:0.1").unwrap(), &only_mig).unwrap();
+    assert!(c.warnings.iter().any(|w| w.contains("offers no cheaper mechanism")));
+    // A close fit does not warn: 0.25 on an A100-40GB takes 2g.10gb, 12.5% over.
+    let a100 = ClusterGpuCaps {
+        supports_mig: true,
+        supports_timeslicing: true,
+        ..Default::default()
+    };
+    let c = select_mechanism(&FractionalAsk::parse_spec("q:0.25").unwrap(), &a100).unwrap();
+    assert!(!c.warnings.iter().any(|w| w.contains("wasted")), "{:?}", c.warnings);
+}
