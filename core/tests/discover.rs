@@ -720,3 +720,77 @@ fn the_table_groups_compute_instances_by_gpu_instance_id() {
         ]
     );
 }
+
+#[test]
+fn table_devices_are_named_from_the_boards_sm_counts_or_not_at_all() {
+    // The H200 table alone: GPU instance 3 shows 33280 MiB (2 of 8 memory slices: 1g.35gb or 2g.35gb)
+    // and 32 SMs. `nvidia-smi mig -lgip` on an H200 (NVIDIA/mig-parted#120) lists
+    // `MIG 1g.35gb  15  4/4  32.25  No  26` and `MIG 2g.35gb  14  3/3  32.25  No  32`: 32 SMs is 2g.35gb.
+    let inv = detect(H200_TABLE).unwrap();
+    let g = &inv.gpus[0];
+    let profiles: Vec<(&str, Option<u32>)> = g
+        .mig_devices
+        .iter()
+        .map(|d| (d.profile.as_str(), d.gpu_instance_id))
+        .collect();
+    // GPU instance 2 shows 71424 MiB (3g.71gb or 4g.71gb, 60 or 64 SMs) through two compute
+    // instances of 16 and 32 SMs: the table cannot tell which, so it is not guessed.
+    assert_eq!(
+        profiles,
+        [
+            ("unknown", Some(2)),
+            ("2g.35gb", Some(3)),
+            ("1g.18gb", Some(9)),
+            ("1g.18gb", Some(10))
+        ]
+    );
+    let notes = inv.notes.join("\n");
+    assert!(
+        notes.contains("GPU 0 GPU instance 2: profile unknown, not guessed: 71424 MiB fits 3g.71gb or 4g.71gb; it holds 2 compute instances (16 + 32 SMs)"),
+        "{notes}"
+    );
+    assert!(!notes.contains("; assumed"), "{notes}");
+
+    // An H100 PCIe has other SM counts than the SXM board of the same catalogue model: a real
+    // `nvidia-smi mig -lgip` on one (driver 570.169, public notes) lists `MIG 1g.20gb  15  4/4  19.62
+    // No  14` and `MIG 2g.20gb  14  3/3  19.62  No  30`, where the SXM's (stackhpc/ansible-slurm-appliance)
+    // has 26 and 32. A table in the format of that capture's (its header and GPU row, with one
+    // 2g.20gb row written by hand, 20096 MiB as in the H100 capture's table):
+    let pcie = "\
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 570.169                Driver Version: 570.169        CUDA Version: 12.8     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|                                         |                        |               MIG M. |
+|=========================================+========================+======================|
+|   0  NVIDIA H100 PCIe               Off |   00000000:01:00.0 Off |                   On |
+| N/A   40C    P0             54W /  350W |     102MiB /  81559MiB |     N/A      Default |
+|                                         |                        |              Enabled |
++-----------------------------------------+------------------------+----------------------+
+
++-----------------------------------------------------------------------------------------+
+| MIG devices:                                                                            |
++------------------+----------------------------------+-----------+-----------------------+
+| GPU  GI  CI  MIG |                     Memory-Usage |        Vol|        Shared         |
+|      ID  ID  Dev |                       BAR1-Usage | SM     Unc| CE ENC  DEC  OFA  JPG |
+|                  |                                  |        ECC|                       |
+|==================+==================================+===========+=======================|
+|  0    3   0   0  |              15MiB / 20096MiB    | 30      0 |  2   0    2    0    2 |
+|                  |                 0MiB / 32767MiB  |           |                       |
++------------------+----------------------------------+-----------+-----------------------+
+";
+    let inv = detect(pcie).unwrap();
+    assert_eq!(inv.gpus[0].model.as_deref(), Some("H100-80GB-HBM3"));
+    assert_eq!(inv.gpus[0].mig_devices[0].profile, "2g.20gb");
+    // Its counts come from one capture whose repository is unknown: the note says so.
+    assert!(
+        inv.notes.iter().any(|n| n.contains("named 2g.20gb from its 30 SMs") && n.contains("uncertain")),
+        "{:?}",
+        inv.notes
+    );
+    // The same row on the SXM board matches none of its counts (26, 32): not guessed.
+    let sxm = pcie.replace("NVIDIA H100 PCIe   ", "NVIDIA H100 80GB HBM3");
+    let inv = detect(&sxm).unwrap();
+    assert_eq!(inv.gpus[0].mig_devices[0].profile, "unknown");
+}

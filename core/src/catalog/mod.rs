@@ -56,6 +56,45 @@ pub struct MigGeometry {
     pub memory_slices: u8,
 }
 
+/// The multiprocessors (SMs) of each GPU-instance profile on one board, from the SM column of a real
+/// `nvidia-smi mig -lgip` on it (docs/hardware-facts.md §1.3). Boards of one catalogue model can differ
+/// (an H100 SXM's 1g profile has 16 SMs, an H100 PCIe's 14), so the table is keyed by the product name
+/// nvidia-smi prints, not by model. Discovery uses it to name a MIG device shown only by memory and SMs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MigMultiprocessors {
+    /// The product name nvidia-smi prints for the board (`NVIDIA H100 80GB HBM3`).
+    pub board: &'static str,
+    /// (profile, SMs) for each profile a source shows; a profile left out is not known.
+    pub profiles: &'static [(&'static str, u32)],
+    pub certainty: Certainty,
+    /// Where the counts come from.
+    pub source: &'static str,
+}
+
+impl MigMultiprocessors {
+    /// The SMs of `profile` on this board, if known.
+    pub fn of(&self, profile: &str) -> Option<u32> {
+        self.profiles
+            .iter()
+            .find(|(p, _)| p.eq_ignore_ascii_case(profile.trim()))
+            .map(|&(_, n)| n)
+    }
+}
+
+/// The per-profile SM counts of the board nvidia-smi names `product_name` (compared like
+/// [`find_model`]: ignoring case, spaces, `-`, `_` and a leading `NVIDIA`), where a source gives them.
+pub fn mig_multiprocessors(product_name: &str) -> Option<&'static MigMultiprocessors> {
+    let key = normalise(product_name);
+    let key = key.strip_prefix("nvidia").unwrap_or(&key);
+    if key.is_empty() {
+        return None;
+    }
+    models::MIG_MULTIPROCESSORS.iter().find(|t| {
+        let n = normalise(t.board);
+        n.strip_prefix("nvidia").unwrap_or(&n) == key
+    })
+}
+
 /// The model assumed when MIG is asked for and neither a model nor telling profile names are given.
 pub const DEFAULT_MIG_MODEL: &str = "A100-SXM4-40GB";
 

@@ -1,7 +1,7 @@
 //! The catalogue's data: every model with its source (sections of docs/hardware-facts.md).
 
 use super::profile::{eight_slice, four_slice, ProfileClass::*};
-use super::{Certainty, Certainty::*, GpuModel, MigGeometry, MigProfile};
+use super::{Certainty, Certainty::*, GpuModel, MigGeometry, MigMultiprocessors, MigProfile};
 
 const SEVEN_EIGHT: Option<MigGeometry> = Some(MigGeometry {
     compute_slices: 7,
@@ -262,4 +262,63 @@ pub(super) static ALL: &[GpuModel] = &[
     model("V100-SXM2-16GB", &["Tesla V100-SXM2-16GB"], &["v100", "v100-16gb"],
         16384, None, None, NONE, Uncertain("memory total from the board's nominal size, not from a real capture"),
         "no public source recorded"),
+];
+
+const fn sms(
+    board: &'static str,
+    profiles: &'static [(&'static str, u32)],
+    certainty: Certainty,
+    source: &'static str,
+) -> MigMultiprocessors {
+    MigMultiprocessors {
+        board,
+        profiles,
+        certainty,
+        source,
+    }
+}
+
+// SMs per GPU-instance profile, board by board, docs/hardware-facts.md §1.3: each from the SM column of a
+// real `nvidia-smi mig -lgip` on that board. Profiles no source shows are left out.
+pub(super) static MIG_MULTIPROCESSORS: &[MigMultiprocessors] = &[
+    sms("NVIDIA A100-SXM4-40GB",
+        &[("1g.5gb", 14), ("1g.5gb+me", 14), ("1g.10gb", 14), ("2g.10gb", 28), ("3g.20gb", 42), ("4g.20gb", 56), ("7g.40gb", 98)],
+        Known,
+        "a real nvidia-smi mig -lgip (A100-SXM4-40GB, driver 580.126.09) in a public blog post; the NVIDIA MIG User Guide's A100 profile table gives the same fractions of SMs (1/7 … 7/7 of 98)"),
+    sms("NVIDIA H100 80GB HBM3",
+        &[("1g.10gb", 16), ("1g.10gb+me", 16), ("1g.20gb", 26), ("2g.20gb", 32), ("3g.40gb", 60), ("4g.40gb", 64), ("7g.80gb", 132)],
+        Known,
+        "a real nvidia-smi mig -lgip in stackhpc/ansible-slurm-appliance docs/mig.md; 3g.40gb with 60 SMs and 2g.20gb with 32 also in utkuozdemir/nvidia_gpu_exporter's H100 MIG capture"),
+    sms("NVIDIA H100 PCIe",
+        &[("1g.10gb", 14), ("1g.10gb+me", 14), ("1g.20gb", 14), ("2g.20gb", 30), ("3g.40gb", 46), ("4g.40gb", 62), ("7g.80gb", 114)],
+        Uncertain("from a single real nvidia-smi mig -lgip (H100 PCIe, driver 570.169) in public notes whose repository could not be identified"),
+        "a real nvidia-smi mig -lgip on an H100 PCIe (driver 570.169) in public notes"),
+    sms("NVIDIA H100 NVL",
+        &[("1g.12gb", 16), ("1g.12gb+me", 16), ("1g.24gb", 26), ("2g.24gb", 32), ("3g.47gb", 60), ("4g.47gb", 64), ("7g.94gb", 132)],
+        Known,
+        "real nvidia-smi mig -lgip in NVIDIA/gpu-operator#900 and AlizeeChen11/mig-and-mps"),
+    sms("NVIDIA GH200 480GB",
+        &[("1g.12gb", 16), ("1g.24gb", 26), ("2g.24gb", 32), ("3g.48gb", 60), ("4g.48gb", 64), ("7g.96gb", 132)],
+        Uncertain("the product name nvidia-smi prints for this board is not captured"),
+        "a real nvidia-smi mig -lgip in kf-cuanschutz's Grace Hopper benchmarking logs"),
+    sms("NVIDIA H200",
+        &[("1g.18gb", 16), ("1g.18gb+me", 16), ("1g.35gb", 26), ("2g.35gb", 32), ("3g.71gb", 60), ("4g.71gb", 64)],
+        Known,
+        "a real nvidia-smi mig -lgip in NVIDIA/mig-parted#120; 2g.35gb with 32 SMs also in utkuozdemir/nvidia_gpu_exporter's H200 MIG capture"),
+    sms("NVIDIA GH200 144G HBM3e",
+        &[("1g.18gb", 16), ("1g.18gb+me", 16), ("1g.36gb", 26), ("2g.36gb", 32)],
+        Known,
+        "a real nvidia-smi mig -lgip in NVIDIA/mig-parted#139"),
+    sms("NVIDIA B200",
+        &[("1g.23gb", 18), ("1g.23gb+me", 18), ("1g.45gb", 30), ("2g.45gb", 36)],
+        Known,
+        "a real nvidia-smi mig -lgip in NVIDIA/mig-parted#166"),
+    sms("NVIDIA GB200",
+        &[("1g.23gb", 18), ("1g.23gb+me", 18), ("1g.47gb", 32), ("2g.47gb", 38)],
+        Known,
+        "a real nvidia-smi mig -lgip in NVIDIA/mig-parted#227"),
+    sms("NVIDIA A30",
+        &[("1g.6gb", 14), ("1g.6gb+me", 14), ("2g.12gb", 28), ("4g.24gb", 56)],
+        Known,
+        "a real nvidia-smi mig -lgip in Summer-Lo/Docker_configuration 000-MIG/README.md"),
 ];

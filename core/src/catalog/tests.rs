@@ -152,3 +152,28 @@ fn profiles_identify_models() {
     assert_eq!(h200, ["H200"]);
     assert!(models_with_profiles(["3g.40gb"]).len() > 1);
 }
+
+#[test]
+fn multiprocessor_tables_name_catalogue_profiles() {
+    for t in models::MIG_MULTIPROCESSORS {
+        let m = find_model(t.board).unwrap_or_else(|| panic!("{} is no catalogue model", t.board));
+        for (p, n) in t.profiles {
+            assert!(m.profile(p).is_some(), "{}: {p}", t.board);
+            assert!(*n > 0, "{}: {p}", t.board);
+        }
+        assert_eq!(mig_multiprocessors(t.board), Some(t));
+    }
+    // One model, two boards: the H100 SXM and PCIe differ (docs/hardware-facts.md §1.3).
+    let sxm = mig_multiprocessors("NVIDIA H100 80GB HBM3").unwrap();
+    let pcie = mig_multiprocessors("nvidia h100 pcie").unwrap();
+    assert_eq!(
+        (sxm.of("1g.10gb"), pcie.of("1g.10gb")),
+        (Some(16), Some(14))
+    );
+    assert_eq!(
+        find_model(sxm.board).map(|m| m.name),
+        find_model(pcie.board).map(|m| m.name)
+    );
+    assert!(mig_multiprocessors("NVIDIA").is_none());
+    assert!(mig_multiprocessors("Tesla T4").is_none());
+}

@@ -135,7 +135,7 @@ pub(super) fn settle(raw: Vec<RawGpu>, notes: &mut Vec<String>) -> Vec<Discovere
             Some(MigMode::Disabled) => Some(false),
             _ => None,
         };
-        let mig_devices = settle_devices(r.index, &devices, model, r.memory_mib, notes);
+        let mig_devices = settle_devices(r.index, &devices, &name, model, r.memory_mib, notes);
         gpus.push(DiscoveredGpu {
             node: None,
             index: r.index,
@@ -318,6 +318,7 @@ fn group_devices<'a>(devices: &'a [RawDevice], notes: &mut DeviceNotes) -> Vec<G
 fn settle_devices(
     gpu: u64,
     devices: &[RawDevice],
+    board: &str,
     model: Option<&'static GpuModel>,
     gpu_memory_mib: Option<u64>,
     notes: &mut Vec<String>,
@@ -341,32 +342,28 @@ fn settle_devices(
         };
         let named = g.members.iter().find_map(|d| d.profile.as_deref());
         let memory_mib = g.members.iter().find_map(|d| d.memory_mib);
-        let sms = match g.members.as_slice() {
-            [only] => only.multiprocessors,
-            _ => None,
-        };
+        let sms: Vec<u32> = g.members.iter().filter_map(|d| d.multiprocessors).collect();
         let profile = match (named, model, memory_mib) {
             (Some(p), _, _) => gi_profile(p),
-            (None, Some(m), Some(mem)) => match profile::derive(m, gpu_memory_mib, mem, sms) {
-                Ok(Derived::Sure(p)) => p.to_string(),
-                Ok(Derived::Chosen {
-                    name,
-                    others,
-                    by_sms,
-                }) => {
-                    if !by_sms {
-                        notes.push(format!(
-                            "{which}: {mem} MiB fits {name} or {}; assumed {name} (add `nvidia-smi -L` output for the names)",
-                            others.join(" or ")
+            (None, Some(m), Some(mem)) => {
+                match profile::derive(m, board, gpu_memory_mib, mem, &sms) {
+                    Ok(Derived { name, uncertain }) => {
+                        if let Some(why) = uncertain {
+                            notes.push(format!(
+                            "{which}: named {name} from its {} SMs, a count that is uncertain: {why}",
+                            sms.first().copied().unwrap_or_default()
                         ));
+                        }
+                        name.to_string()
                     }
-                    name.to_string()
+                    Err(why) => {
+                        notes.push(format!(
+                        "{which}: profile unknown, not guessed: {why} (the output of nvidia-smi -L names it)"
+                    ));
+                        "unknown".to_string()
+                    }
                 }
-                Err(why) => {
-                    notes.push(format!("{which}: profile unknown ({why})"));
-                    "unknown".to_string()
-                }
-            },
+            }
             (None, _, _) => {
                 notes.push(format!(
                     "{which}: profile unknown (neither a name nor a known model and memory size)"
