@@ -64,15 +64,8 @@ impl std::error::Error for CliError {}
 
 /// The core's structured hint in the CLI's words: the flag that gives the input.
 fn hint_words(hint: &gpu_share_core::Hint) -> String {
-    use gpu_share_core::{Hint, Input};
-    let Hint::Give { input } = hint;
-    let flag = match input {
-        Input::GpuModel => "--gpu-model",
-        Input::GpuCount => "--gpus",
-        Input::MigProfiles => "--mig-profiles",
-        Input::Image => "--image",
-    };
-    format!("give {flag}")
+    let gpu_share_core::Hint::Give { input } = hint;
+    format!("give {}", crate::args::flags::giving(*input))
 }
 
 impl From<gpu_share_core::Error> for CliError {
