@@ -77,9 +77,11 @@ impl Isolation {
                 "own SMs, memory and memory bandwidth; faults stay inside the instance"
             }
             Isolation::Partial => {
-                "thread-percentage and pinned-memory limits; no error isolation between clients"
+                "a thread-percentage ceiling (not a reservation) and a pinned-memory limit per client; no error isolation between clients"
             }
-            Isolation::Soft => "turns on the whole GPU; no memory or fault isolation",
+            Isolation::Soft => {
+                "own CUDA contexts, taking turns on the whole GPU; no memory limit, compute share or fault isolation"
+            }
             Isolation::Exclusive => "the whole GPU for this workload alone",
         }
     }
@@ -359,7 +361,7 @@ fn mps_choice(ask: &FractionalAsk, fraction: Share, model: Option<&GpuModel>) ->
         .map(|mib| format!(", CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0={mib}M"))
         .unwrap_or_default();
     c.notes.push(format!(
-        "MPS client limits: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE={percent}{memory}"
+        "MPS client limits: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE={percent}{memory}; the thread percentage is a ceiling, not a reservation (NVIDIA MPS docs)"
     ));
     c.warnings.push(
         "MPS has no error isolation: a fault in one client can end every client on the GPU".into(),
@@ -372,7 +374,9 @@ fn timeslice_choice(ask: &FractionalAsk, fraction: Share, model: Option<&GpuMode
     c.notes.push(format!(
         "time-sliced: {fraction} of a GPU is a planning share, taken in turns and not enforced"
     ));
-    c.warnings.push("time-slicing has no memory or fault isolation: a neighbour can take all GPU memory or crash the shared context".into());
+    // Each process keeps its own context; what is missing is limits, shares and a separate fault
+    // domain (docs/hardware-facts.md §2).
+    c.warnings.push("time-slicing sets no memory limit, compute share or fault isolation: each process keeps its own CUDA context and memory protection, but any one can take all GPU memory, all take turns on the whole GPU, and they share one fault domain (NVIDIA k8s-device-plugin docs)".into());
     c
 }
 

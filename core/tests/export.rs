@@ -35,7 +35,8 @@ fn scenarios() -> Vec<Scenario> {
     let ts = asks(&["a:0.5", "b:0.3", "c:0.4", "d:1/3", "e:0.125"]);
     let whole = asks(&["w:1", "v:2", "u:0.5"]);
     let optimized = asks(&["o1:0.6", "o2:0.4", "o3:0.3", "o4:0.7", "o5:0.5", "o6:0.5"]);
-    let unplaced = asks(&["p:0.75", "r:0.75", "huge:3"]);
+    // MPS asks of at most half a GPU, which the device plugin's equal shares can serve.
+    let unplaced = asks(&["p:0.5", "r:0.5", "s:0.5", "huge:3"]);
     let mut out = vec![
         Scenario {
             name: "mig",
@@ -474,22 +475,21 @@ fn mps_replicas_never_give_a_client_less_than_its_ask() {
         unwrapped(&text).contains("need at least 2 GPUs, not the plan's 1"),
         "{text}"
     );
-    // An ask above one half cannot be served by the plugin's MPS at all: said, not hidden.
+    // An ask above one half cannot be served by the plugin's MPS at all: an error naming the ask
+    // in every format that relies on the plugin's config, never a config with a comment.
     let a = asks(&["huge:0.75"]);
     let result = bin_pack(&a, None, &caps(false, true, false, "h100")).unwrap();
-    let text = run(&result, &a, ExportFormat::DevicePlugin);
-    assert!(
-        unwrapped(&text).contains("⚠ \"huge\" asks 0.75 of a GPU"),
-        "{text}"
-    );
-    let k8s = run(&result, &a, ExportFormat::Kubernetes);
-    assert!(
-        unwrapped(&k8s).contains("⚠ the ask needs 75% of the threads"),
-        "{k8s}"
-    );
-    assert!(
-        documents(&k8s)[0]["spec"]["template"]["spec"]["containers"][0]
-            .get("env")
-            .is_none()
-    );
+    for format in [
+        ExportFormat::DevicePlugin,
+        ExportFormat::Kubernetes,
+        ExportFormat::KServe,
+    ] {
+        let e = export(&result, &a, format, &ExportOptions::default()).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("asks[0]"), "{format}");
+        assert!(
+            e.message.contains("\"huge\" asks 0.75 of an MPS GPU"),
+            "{}",
+            e.message
+        );
+    }
 }

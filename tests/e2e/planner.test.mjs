@@ -22,7 +22,7 @@ test('the seed pack link draws two lanes: a and c on GPU 0, b on GPU 1', async (
   const plan = await page.textContent('[data-testid="plan-table"]');
   assert.match(plan, /timeslice/);
   assert.match(plan, /soft/);
-  assert.match(plan, /no memory or fault isolation/);
+  assert.match(plan, /no memory limit, compute share or fault isolation/);
   // The page loaded under its own CSP, served from its own origin only.
   const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
   assert.match(csp, /default-src 'self'/);

@@ -60,7 +60,7 @@ fn seed_plan_timeslice_and_named_profile() {
         ts.starts_with("JPCP: timeslice (isolation: soft) — 0.50 GPU\n"),
         "{ts}"
     );
-    assert!(ts.contains("⚠ time-slicing has no memory or fault isolation"));
+    assert!(ts.contains("⚠ time-slicing sets no memory limit, compute share or fault isolation"));
     let mig = json(gpu_share(&l).args([
         "plan",
         "JPCP",

@@ -109,7 +109,7 @@ fn kserve_device_plugin_and_slurm() {
         plugin.contains("config lab: time-sliced GPUs 0, 1"),
         "{plugin}"
     );
-    assert!(plugin.contains("no memory or fault isolation"));
+    assert!(plugin.contains("no memory limit (any pod can take all"));
 
     let slurm = stdout(gpu_share_in(dir.path()).args(["export", "slurm"]).args(ts));
     assert!(slurm.contains("GresTypes=gpu,shard\n"), "{slurm}");

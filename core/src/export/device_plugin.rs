@@ -6,6 +6,7 @@
 
 use super::yaml::{self, Map, Value};
 use super::{gpu_list, ExportOptions, MigStrategy, Plan};
+use crate::error::{Error, ErrorKind, Result};
 use crate::pack::MPS_CLIENTS_PER_GPU;
 use crate::plan::{Choice, Mechanism};
 use crate::units::Share;
@@ -23,8 +24,27 @@ pub(crate) struct Sharing {
     pub client_percent: u32,
 }
 
+/// Whether the equal share the device plugin's MPS daemon gives every client at `replicas` covers
+/// an ask of `fraction`: `100/replicas` percent of the threads, rounded down as the daemon computes
+/// it, at least the exact fraction; and `total/replicas` MiB of pinned memory, rounded down, at
+/// least the ask's memory in whole MiB (the daemon's limits are whole MiB, so half a MiB cannot be
+/// given), docs/hardware-facts.md §3.
+pub(crate) fn equal_share_covers(replicas: u32, fraction: Share, memory_mib: Option<u64>) -> bool {
+    let one = u128::from(Share::ONE.units());
+    let f = u128::from(fraction.units());
+    let replicas = replicas.max(1);
+    let threads = u128::from(100 / replicas) * one >= f * 100;
+    let memory = memory_mib
+        .is_none_or(|mib| u128::from(mib / u64::from(replicas)) >= u128::from(mib) * f / one);
+    threads && memory
+}
+
 /// The sharing of the plan's GPUs of `mechanism` (MPS or time-slicing), if it has any.
-pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Option<Sharing> {
+///
+/// # Errors
+/// `OutOfRange` naming the ask (`asks[i]`) when an MPS ask is larger than the equal share every
+/// client gets at the plugin's minimum of 2 replicas: the plugin cannot give it its ask.
+pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Result<Option<Sharing>> {
     let gpus: Vec<&crate::pack::GpuLayout> = plan
         .result
         .gpus
@@ -32,7 +52,7 @@ pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Option<Sharing> {
         .filter(|g| g.mechanism == mechanism)
         .collect();
     if gpus.is_empty() {
-        return None;
+        return Ok(None);
     }
     let choices: BTreeMap<&str, &Choice> = plan
         .result
@@ -40,9 +60,12 @@ pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Option<Sharing> {
         .iter()
         .map(|c| (c.name.as_str(), c))
         .collect();
-    let busiest = gpus
+    let Some(busiest) = gpus
         .iter()
-        .max_by_key(|g| (g.asks.len(), std::cmp::Reverse(g.index)))?;
+        .max_by_key(|g| (g.asks.len(), std::cmp::Reverse(g.index)))
+    else {
+        return Ok(None);
+    };
     let most = busiest.asks.len().max(1) as u32;
     let clients: Vec<&Choice> = gpus
         .iter()
@@ -70,26 +93,56 @@ pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Option<Sharing> {
         why.push(format!(
             "What replicas do: each GPU is advertised {replicas} times as nvidia.com/gpu.shared (renameByDefault); a pod takes one replica, and a pod asking for more fails (failRequestsGreaterThanOne)."
         ));
-        why.push("What they do not: time-slicing has no memory or fault isolation, and a replica is not a share of compute: every pod on a GPU takes turns on all of it (NVIDIA k8s-device-plugin docs). The plan's fractions are planning shares, enforced by nothing.".into());
+        why.push("What they do not: each pod keeps its own CUDA context and memory protection, but time-slicing sets no memory limit (any pod can take all the GPU's memory), gives no share of compute (a replica is not a share: every pod on a GPU takes turns on all of it) and no fault isolation (the pods on a GPU share one fault domain: NVIDIA k8s-device-plugin docs). The plan's fractions are planning shares, enforced by nothing.".into());
         why.push(format!(
             "The scheduler counts replicas, not fractions: it may put any {replicas} of these pods on one GPU whatever their fractions."
         ));
     } else {
         let one = Share::ONE.units();
         let largest_units = largest.map_or(one, |c| c.allocated_fraction.units().max(1));
-        // The most replicas that still give every client at least its share: 100/R >= fraction.
-        let fair = u32::try_from(one / largest_units)
-            .unwrap_or(u32::MAX)
-            .min(MPS_CLIENTS_PER_GPU);
         let (name, fraction) = largest.map_or((String::new(), Share::ONE), |c| {
             (yaml::quoted(&c.name), c.allocated_fraction)
         });
+        let memory_mib = plan.model.map(|m| m.memory_mib);
+        // The most replicas whose equal share still covers the largest ask (and so every ask).
+        let mut fair = u32::try_from(one / largest_units)
+            .unwrap_or(u32::MAX)
+            .min(MPS_CLIENTS_PER_GPU);
+        while fair >= 2 && !equal_share_covers(fair, fraction, memory_mib) {
+            fair -= 1;
+        }
+        if fair < 2 {
+            let index = largest
+                .and_then(|c| plan.placed.iter().find(|a| a.name == c.name))
+                .map(|a| a.index);
+            let memory = plan
+                .model
+                .map(|m| {
+                    format!(
+                        " and {} MiB of the {}'s {} MiB",
+                        m.memory_mib / 2,
+                        m.name,
+                        m.memory_mib
+                    )
+                })
+                .unwrap_or_default();
+            let e = Error::new(
+                ErrorKind::OutOfRange,
+                format!(
+                    "{name} asks {fraction} of an MPS GPU, but the NVIDIA device plugin gives every MPS client the same 100/replicas of the threads and total/replicas of the memory, with at least 2 replicas: at most 50% of the threads{memory}, less than the ask. Plan it as a whole GPU or a MIG instance; nothing exported"
+                ),
+            );
+            return Err(match index {
+                Some(i) => e.in_field(format!("asks[{i}]")),
+                None => e,
+            });
+        }
         if most.max(2) <= fair {
             replicas = most.max(2);
             why.push(format!(
                 "replicas: {replicas} = {per_gpu}, at least 2 (the plugin's minimum)."
             ));
-        } else if fair >= 2 {
+        } else {
             replicas = fair;
             let n = clients.len() as u64;
             let needed = n.div_ceil(u64::from(replicas));
@@ -100,12 +153,7 @@ pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Option<Sharing> {
                 format!("its {n} MPS asks are spread at most {replicas} to a GPU, not as planned ({needed} GPUs suffice)")
             };
             why.push(format!(
-                "replicas: {replicas}, the most that give the largest ask ({name}, {fraction} of a GPU) its share. The plan puts up to {most} asks on one GPU, but with equal replicas only {replicas} fit: {spread}."
-            ));
-        } else {
-            replicas = 2;
-            why.push(format!(
-                "replicas: 2, the plugin's minimum. ⚠ {name} asks {fraction} of a GPU, more than the 50% the plugin gives any MPS client with 2 replicas: it would get less than asked; plan it as a whole GPU instead."
+                "replicas: {replicas}, the most that give the largest ask ({name}, {fraction} of a GPU) its share of threads and memory. The plan puts up to {most} asks on one GPU, but with equal replicas only {replicas} fit: {spread}."
             ));
         }
         client_percent = 100 / replicas;
@@ -113,7 +161,7 @@ pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Option<Sharing> {
             .model
             .map(|m| {
                 format!(
-                    " and {} MiB of pinned memory (total/replicas, {})",
+                    " and {} MiB of pinned memory (total/replicas, rounded down, {})",
                     m.memory_mib / u64::from(replicas),
                     m.name
                 )
@@ -122,17 +170,17 @@ pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Option<Sharing> {
                 " and total/replicas of the GPU's memory as its pinned-memory limit".into()
             });
         why.push(format!(
-            "What replicas do: each GPU is advertised {replicas} times as nvidia.com/gpu.shared; the plugin's MPS daemon gives every client {client_percent}% of the threads (100/replicas){memory} (NVIDIA k8s-device-plugin)."
+            "What replicas do: each GPU is advertised {replicas} times as nvidia.com/gpu.shared; the plugin's MPS daemon gives every client {client_percent}% of the threads (100/replicas, rounded down){memory} (NVIDIA k8s-device-plugin). The thread percentage is a ceiling, not a reservation: it limits what a client may use and reserves nothing, so clients' kernels may share SMs (NVIDIA MPS docs)."
         ));
         why.push("What they do not: MPS has no error isolation: a fault in one client can end every client on the GPU. MPS in the plugin is experimental (since v0.15.0) and not supported on MIG-enabled GPUs (NVIDIA MPS and k8s-device-plugin docs).".into());
     }
-    Some(Sharing {
+    Ok(Some(Sharing {
         mechanism,
         gpus: indices,
         replicas,
         why,
         client_percent,
-    })
+    }))
 }
 
 struct Config {
@@ -144,7 +192,10 @@ struct Config {
 }
 
 /// The device-plugin configs for the plan, one YAML document each.
-pub(crate) fn configs(plan: &Plan, options: &ExportOptions) -> String {
+///
+/// # Errors
+/// An MPS ask the plugin's equal shares cannot give its ask (see [`sharing`]).
+pub(crate) fn configs(plan: &Plan, options: &ExportOptions) -> Result<String> {
     let mig = plan.gpus_of(Mechanism::Mig);
     let whole = plan.gpus_of(Mechanism::Whole);
     let mut list = Vec::new();
@@ -198,7 +249,7 @@ pub(crate) fn configs(plan: &Plan, options: &ExportOptions) -> String {
         (Mechanism::Timeslice, "time-slicing"),
         (Mechanism::Mps, "mps"),
     ] {
-        if let Some(s) = sharing(plan, mechanism) {
+        if let Some(s) = sharing(plan, mechanism)? {
             list.push(Config {
                 role,
                 gpus: s.gpus.clone(),
@@ -279,5 +330,130 @@ pub(crate) fn configs(plan: &Plan, options: &ExportOptions) -> String {
         }
         out.push_str(&yaml::document(&doc));
     }
-    out
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ask::FractionalAsk;
+    use crate::caps::ClusterGpuCaps;
+    use crate::catalog::find_model;
+    use crate::error::ErrorKind;
+    use crate::export::{export, ExportFormat, ExportOptions};
+    use crate::pack::bin_pack;
+
+    fn mps_export(specs: &[&str], model: Option<&str>, format: ExportFormat) -> Result<String> {
+        let asks: Vec<FractionalAsk> = specs
+            .iter()
+            .map(|s| FractionalAsk::parse_spec(s).unwrap())
+            .collect();
+        let caps = ClusterGpuCaps {
+            supports_mps: true,
+            gpu_model: model.map(Into::into),
+            ..Default::default()
+        };
+        let r = bin_pack(&asks, None, &caps).unwrap();
+        export(&r, &asks, format, &ExportOptions::default())
+    }
+
+    fn replicas(text: &str) -> u32 {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix("replicas: "))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{text}"))
+    }
+
+    /// The plugin's MPS daemon (NVIDIA/k8s-device-plugin
+    /// `cmd/mps-control-daemon/mps/daemon.go`) gives every client the same share:
+    /// `activeThreadPercentage`: `return fmt.Sprintf("%d", 100/replicasPerDevice)` and
+    /// `perDevicePinnedDeviceMemoryLimits`: `limits[index] = fmt.Sprintf("%vM",
+    /// totalMemory/replicas/1024/1024)` — integer divisions, rounded down. An ask the plugin cannot
+    /// give its share at the minimum of 2 replicas ("replicas must be at least 2", README) is an
+    /// error naming the ask, never a config with a comment; and the replicas chosen give every
+    /// client at least its ask.
+    #[test]
+    fn no_mps_client_gets_less_than_its_ask() {
+        // 0.75 of a GPU: with 2 replicas the plugin gives 50%. An error in every format that
+        // relies on the plugin's config, naming the ask.
+        for format in [
+            ExportFormat::DevicePlugin,
+            ExportFormat::Kubernetes,
+            ExportFormat::KServe,
+        ] {
+            let e = mps_export(&["small:0.2", "big:0.75"], Some("l4"), format).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::OutOfRange, "{format}");
+            assert_eq!(e.field.as_deref(), Some("asks[1]"), "{format}");
+            assert!(e.message.contains("100/replicas"), "{}", e.message);
+            assert!(!e.message.contains("--"), "names no flag: {}", e.message);
+        }
+        // Slurm's MPS counts do not go through the plugin.
+        assert!(mps_export(&["big:0.75"], Some("l4"), ExportFormat::Slurm).is_ok());
+
+        // 1/3 each: 100/3 = 33% of the threads is less than a third (34% asked): 2 replicas.
+        let text = mps_export(
+            &["a:1/3", "b:1/3", "c:1/3"],
+            None,
+            ExportFormat::DevicePlugin,
+        )
+        .unwrap();
+        assert_eq!(replicas(&text), 2, "{text}");
+
+        // 0.3 each: 100/3 = 33% of the threads covers 30%; 81559/3 = 27186 MiB covers the 24467
+        // MiB asked: 3 replicas. A quarter each on an H100 80GB: 25% and 81559/4 = 20389 MiB, the
+        // whole MiB of the 20389.75 asked: 4 replicas.
+        let text = mps_export(
+            &["a:0.3", "b:0.3", "c:0.3"],
+            Some("h100"),
+            ExportFormat::DevicePlugin,
+        )
+        .unwrap();
+        assert_eq!(replicas(&text), 3, "{text}");
+        let four: Vec<String> = (0..4).map(|i| format!("q{i}:0.25")).collect();
+        let four: Vec<&str> = four.iter().map(String::as_str).collect();
+        let text = mps_export(&four, Some("h100"), ExportFormat::DevicePlugin).unwrap();
+        assert_eq!(replicas(&text), 4, "{text}");
+
+        // Every export that succeeds gives every MPS client at least its ask, under the daemon's
+        // own arithmetic.
+        let h100 = find_model("h100").unwrap();
+        for specs in [
+            &["a:0.5", "b:0.5"][..],
+            &["a:0.3", "b:0.3", "c:0.3"],
+            &["a:0.1", "b:0.45", "c:0.2", "d:0.05"],
+            &[
+                "a:1/7", "b:1/7", "c:1/7", "d:1/7", "e:1/7", "f:1/7", "g:1/7",
+            ],
+            &["a:0.49", "b:0.49", "c:0.02"],
+        ] {
+            for model in [None, Some("h100")] {
+                let Ok(text) = mps_export(specs, model, ExportFormat::DevicePlugin) else {
+                    continue;
+                };
+                let r = u64::from(replicas(&text));
+                for spec in specs.iter() {
+                    let a = FractionalAsk::parse_spec(spec).unwrap();
+                    let f = a.requested_fraction().unwrap();
+                    let one = u128::from(Share::ONE.units());
+                    let threads = u128::from(100 / r);
+                    assert!(threads * one >= u128::from(f.units()) * 100, "{spec} r={r}");
+                    if model.is_some() {
+                        let mib = h100.memory_mib;
+                        let given = u128::from(mib / r);
+                        assert!(given >= u128::from(mib) * u128::from(f.units()) / one);
+                    }
+                }
+            }
+        }
+    }
+
+    /// MPS's thread percentage is explained as a ceiling (NVIDIA MPS documentation: "Setting the
+    /// limit does not reserve dedicated resources for any MPS client context. It simply limits
+    /// how much resources can be used by a client context.").
+    #[test]
+    fn the_mps_config_calls_the_thread_percentage_a_ceiling() {
+        let text = mps_export(&["a:0.5", "b:0.3"], Some("l4"), ExportFormat::DevicePlugin).unwrap();
+        let flat = text.replace("\n# ", " ");
+        assert!(flat.contains("a ceiling, not a reservation"), "{text}");
+    }
 }

@@ -78,7 +78,7 @@ pub fn object_name(name: &str, max: usize, taken: &BTreeSet<String>) -> String {
 fn workloads(plan: &Plan, options: &ExportOptions, kserve: bool) -> Result<String> {
     let what = if kserve { "kserve" } else { "kubernetes" };
     let mut out = plan.header(what);
-    let mps = sharing(plan, Mechanism::Mps);
+    let mps = sharing(plan, Mechanism::Mps)?;
     if options.mig_strategy == MigStrategy::Single {
         for g in &plan.mig_gpus {
             let profiles = g.distinct_profiles();
@@ -219,7 +219,7 @@ fn workload(
                             .into(),
                     );
                     container_notes.push(format!(
-                        "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the ask's share, at most the {daemon}% the plugin's daemon gives each client (a client can only lower it: NVIDIA MPS docs)."
+                        "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the ask's share, at most the {daemon}% the plugin's daemon gives each client (a client can only lower it), and a ceiling, not a reservation: it limits what the client may use and reserves nothing (NVIDIA MPS docs)."
                     ));
                 }
                 Some(limits) => container_notes.push(format!(

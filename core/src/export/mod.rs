@@ -266,7 +266,9 @@ impl ExportOptions {
 /// # Errors
 /// Invalid options (see [`ExportOptions::validate`]); asks missing from the result or named
 /// twice; a MIG layout that breaks the catalogue's placement rules; a plan the format cannot
-/// express (the single MIG strategy with two profiles on one GPU).
+/// express (the single MIG strategy with two profiles on one GPU; in the device-plugin and
+/// Kubernetes formats, an MPS ask larger than the equal share the device plugin gives every
+/// client at its minimum of 2 replicas).
 pub fn export(
     result: &PackResult,
     asks: &[FractionalAsk],
@@ -278,7 +280,7 @@ pub fn export(
     match format {
         ExportFormat::Kubernetes => kubernetes::deployments(&plan, options),
         ExportFormat::KServe => kubernetes::inference_services(&plan, options),
-        ExportFormat::DevicePlugin => Ok(device_plugin::configs(&plan, options)),
+        ExportFormat::DevicePlugin => device_plugin::configs(&plan, options),
         ExportFormat::MigParted => Ok(mig_parted::mig_parted(&plan, options)),
         ExportFormat::MigCommands => Ok(mig_parted::mig_commands(&plan)),
         ExportFormat::Slurm => Ok(slurm::slurm(&plan)),
@@ -307,6 +309,8 @@ pub(crate) fn is_label_value(s: &str) -> bool {
 
 /// A placed ask, with where the plan put it.
 pub(crate) struct PlacedAsk<'a> {
+    /// Its position in the asks given (for error fields `asks[i]`).
+    pub index: usize,
     pub name: &'a str,
     pub choice: &'a Choice,
     /// The GPUs it is on (several for a multi-GPU whole ask).
@@ -398,6 +402,7 @@ impl<'a> Plan<'a> {
             };
             match (on.get(name), unplaced.get(name)) {
                 (Some(gpus), None) => placed.push(PlacedAsk {
+                    index: i,
                     name,
                     choice,
                     gpus: gpus.clone(),

@@ -131,7 +131,7 @@ fn mps_and_timeslice() {
         (Mechanism::Timeslice, Isolation::Soft)
     );
     assert_eq!(ts.allocated_fraction, share("0.5"));
-    assert!(ts.warnings[0].contains("no memory or fault isolation"));
+    assert!(ts.warnings[0].contains("no memory limit, compute share or fault isolation"));
 
     let mps = select_mechanism(
         &ask("m:0.25"),
@@ -179,7 +179,11 @@ fn mostly_wasted_mig_instances_warn_and_name_the_cheaper_mechanism() {
     };
     let c = select_mechanism(&FractionalAsk::parse_spec("small:0.1").unwrap(), &caps).unwrap();
     assert_eq!(c.mig_profile.as_deref(), Some("3g.71gb"));
-    let w = c.warnings.iter().find(|w| w.contains("wasted")).expect("a waste warning");
+    let w = c
+        .warnings
+        .iter()
+        .find(|w| w.contains("wasted"))
+        .expect("a waste warning");
     assert!(w.starts_with("80% of 3g.71gb wasted"), "{w}");
     assert!(w.contains("time-slicing would allocate just 0.1"), "{w}");
     // Without a cheaper mechanism it still warns, and says there is none.
@@ -188,7 +192,10 @@ fn mostly_wasted_mig_instances_warn_and_name_the_cheaper_mechanism() {
         ..caps.clone()
     };
     let c = select_mechanism(&FractionalAsk::parse_spec("small:0.1").unwrap(), &only_mig).unwrap();
-    assert!(c.warnings.iter().any(|w| w.contains("offers no cheaper mechanism")));
+    assert!(c
+        .warnings
+        .iter()
+        .any(|w| w.contains("offers no cheaper mechanism")));
     // A close fit does not warn: 0.25 on an A100-40GB takes 2g.10gb, 12.5% over.
     let a100 = ClusterGpuCaps {
         supports_mig: true,
@@ -196,5 +203,55 @@ fn mostly_wasted_mig_instances_warn_and_name_the_cheaper_mechanism() {
         ..Default::default()
     };
     let c = select_mechanism(&FractionalAsk::parse_spec("q:0.25").unwrap(), &a100).unwrap();
-    assert!(!c.warnings.iter().any(|w| w.contains("wasted")), "{:?}", c.warnings);
+    assert!(
+        !c.warnings.iter().any(|w| w.contains("wasted")),
+        "{:?}",
+        c.warnings
+    );
+}
+
+/// What time-slicing does and does not give, from its sources. NVIDIA k8s-device-plugin README
+/// ("Shared Access to GPUs"): "nothing special is done to isolate workloads that are granted
+/// replicas from the same underlying GPU, and each workload has access to the GPU memory and runs
+/// in the same fault-domain as of all the others". NVIDIA MPS documentation ("When to Use MPS"):
+/// "Without MPS, each CUDA processes using a GPU allocates separate storage and scheduling
+/// resources on the GPU", and the MIG User Guide ("Terminology") gives a GPU context "Fault
+/// isolation", "Individually scheduled", "Distinct address space". So each process keeps its own
+/// context and memory protection; what is missing is a memory limit, a compute share and a fault
+/// domain of its own — not the context.
+#[test]
+fn time_slicing_warning_says_what_is_missing_and_what_is_kept() {
+    let ts = select_mechanism(&ask("JPCP:0.5"), &caps(|c| c.supports_timeslicing = true)).unwrap();
+    let w = &ts.warnings[0];
+    for part in [
+        "no memory limit",
+        "compute share",
+        "fault isolation",
+        "own CUDA context and memory protection",
+        "one fault domain",
+    ] {
+        assert!(w.contains(part), "{part:?} missing: {w}");
+    }
+    assert!(!w.contains("shared context"), "{w}");
+    let explain = Isolation::Soft.explain();
+    assert!(explain.contains("own CUDA contexts"), "{explain}");
+    assert!(explain.contains("no memory limit, compute share or fault isolation"));
+}
+
+/// NVIDIA MPS documentation ("Volta MPS Execution Resource Provisioning"): "Setting the limit does
+/// not reserve dedicated resources for any MPS client context. It simply limits how much
+/// resources can be used by a client context." So where MPS is explained, the thread percentage
+/// is called a ceiling, not a reservation.
+#[test]
+fn mps_thread_percentage_is_a_ceiling_not_a_reservation() {
+    let mps = select_mechanism(&ask("m:0.25"), &caps(|c| c.supports_mps = true)).unwrap();
+    let note = mps
+        .notes
+        .iter()
+        .find(|n| n.contains("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=25"))
+        .unwrap();
+    assert!(note.contains("a ceiling, not a reservation"), "{note}");
+    assert!(Isolation::Partial
+        .explain()
+        .contains("ceiling (not a reservation)"));
 }
