@@ -785,7 +785,9 @@ fn table_devices_are_named_from_the_boards_sm_counts_or_not_at_all() {
     assert_eq!(inv.gpus[0].mig_devices[0].profile, "2g.20gb");
     // Its counts come from one capture whose repository is unknown: the note says so.
     assert!(
-        inv.notes.iter().any(|n| n.contains("named 2g.20gb from its 30 SMs") && n.contains("uncertain")),
+        inv.notes
+            .iter()
+            .any(|n| n.contains("named 2g.20gb from its 30 SMs") && n.contains("uncertain")),
         "{:?}",
         inv.notes
     );
@@ -793,4 +795,319 @@ fn table_devices_are_named_from_the_boards_sm_counts_or_not_at_all() {
     let sxm = pcie.replace("NVIDIA H100 PCIe   ", "NVIDIA H100 80GB HBM3");
     let inv = detect(&sxm).unwrap();
     assert_eq!(inv.gpus[0].mig_devices[0].profile, "unknown");
+}
+
+/// `nvidia-smi mig -lgi -i 3` as quoted in kubernetes-sigs/dra-driver-nvidia-gpu#933 (real output, three 1g.10gb
+/// GPU instances on GPU 3).
+const LGI_DRA_933: &str = "\
++---------------------------------------------------------+
+| GPU instances:                                          |
+| GPU   Name               Profile  Instance   Placement  |
+|                            ID       ID       Start:Size |
+|=========================================================|
+|   3  MIG 1g.10gb           19        7          0:1     |
++---------------------------------------------------------+
+|   3  MIG 1g.10gb           19        8          1:1     |
++---------------------------------------------------------+
+|   3  MIG 1g.10gb           19       12          5:1     |
++---------------------------------------------------------+
+";
+
+#[test]
+fn lgi_gives_each_gpu_instance_its_placement_and_id() {
+    // NVML: a placement is "Index of first occupied memory slice" and "Number of memory slices occupied"
+    // (nvmlGpuInstancePlacement_t); `nvidia-smi mig -lgi` prints it as `Placement Start:Size` beside the
+    // GPU index as nvidia-smi numbers it and the GPU instance ID. Real output from
+    // kubernetes-sigs/dra-driver-nvidia-gpu#933: GPU 3 holds 1g.10gb instances 7, 8 and 12 at 0:1, 1:1, 5:1.
+    let inv = detect(LGI_DRA_933).unwrap();
+    assert_eq!(inv.sources, vec![SourceFormat::SmiMigGpuInstances]);
+    let g = &inv.gpus[0];
+    assert_eq!(inv.gpus.len(), 1);
+    assert_eq!(g.index, 3);
+    assert!(g.mig_enabled);
+    let gis: Vec<(&str, Option<u8>, Option<u32>)> = g
+        .mig_devices
+        .iter()
+        .map(|d| (d.profile.as_str(), d.start, d.gpu_instance_id))
+        .collect();
+    assert_eq!(
+        gis,
+        [
+            ("1g.10gb", Some(0), Some(7)),
+            ("1g.10gb", Some(1), Some(8)),
+            ("1g.10gb", Some(5), Some(12))
+        ]
+    );
+    // -lgi names no GPU model, and 1g.10gb is a profile of several: said, not guessed.
+    assert_eq!(g.model, None);
+    assert!(
+        inv.notes
+            .iter()
+            .any(|n| n.contains("GPU 3: the input does not name the GPU")),
+        "{:?}",
+        inv.notes
+    );
+
+    // The same layout in real output quoted in NVIDIA/DCGM#138 (two GPUs, instances not in ID order).
+    let dcgm = "\
++-------------------------------------------------------+
+| GPU instances:                                        |
+| GPU   Name             Profile  Instance   Placement  |
+|                          ID       ID       Start:Size |
+|=======================================================|
+|   0  MIG 1g.10gb         19        9          2:1     |
++-------------------------------------------------------+
+|   0  MIG 1g.10gb         19       10          3:1     |
++-------------------------------------------------------+
+|   0  MIG 2g.20gb         14        3          0:2     |
++-------------------------------------------------------+
+|   0  MIG 3g.40gb          9        2          4:4     |
++-------------------------------------------------------+
+|   1  MIG 1g.10gb         19       13          2:1     |
++-------------------------------------------------------+
+|   1  MIG 1g.10gb         19       14          3:1     |
++-------------------------------------------------------+
+|   1  MIG 2g.20gb         14        5          0:2     |
++-------------------------------------------------------+
+|   1  MIG 3g.40gb          9        1          4:4     |
++-------------------------------------------------------+
+";
+    let inv = detect(dcgm).unwrap();
+    type Layout<'a> = (u64, Vec<(&'a str, Option<u8>, Option<u32>)>);
+    let layout: Vec<Layout> = inv
+        .gpus
+        .iter()
+        .map(|g| {
+            (
+                g.index,
+                g.mig_devices
+                    .iter()
+                    .map(|d| (d.profile.as_str(), d.start, d.gpu_instance_id))
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        layout,
+        [
+            (
+                0,
+                vec![
+                    ("1g.10gb", Some(2), Some(9)),
+                    ("1g.10gb", Some(3), Some(10)),
+                    ("2g.20gb", Some(0), Some(3)),
+                    ("3g.40gb", Some(4), Some(2))
+                ]
+            ),
+            (
+                1,
+                vec![
+                    ("1g.10gb", Some(2), Some(13)),
+                    ("1g.10gb", Some(3), Some(14)),
+                    ("2g.20gb", Some(0), Some(5)),
+                    ("3g.40gb", Some(4), Some(1))
+                ]
+            )
+        ]
+    );
+}
+
+/// `nvidia-smi mig -lgi` and `-lci` for the H200 MIG capture's GPU instances, written by hand in the format of
+/// the real outputs quoted in NVIDIA/DCGM#138 (-lgi; its GPU 0 has GPU instances 9, 10, 3 and 2 of sizes 1, 1, 2
+/// and 4 at 2:1, 3:1, 0:2 and 4:4, the IDs the H200 capture's table shows) and in NVIDIA's MIG User Guide
+/// ("Getting Started": `nvidia-smi mig -lci`, here with the `Placement Start:Size` column newer drivers add,
+/// as in real output on an A100-SXM4-40GB, driver 580.126.09, in a public blog post). The -lci placements are
+/// compute slices within each GPU instance.
+const H200_LGI: &str = "\
++---------------------------------------------------------+
+| GPU instances:                                          |
+| GPU   Name               Profile  Instance   Placement  |
+|                            ID       ID       Start:Size |
+|=========================================================|
+|   0  MIG 1g.18gb           19        9          2:1     |
++---------------------------------------------------------+
+|   0  MIG 1g.18gb           19       10          3:1     |
++---------------------------------------------------------+
+|   0  MIG 2g.35gb           14        3          0:2     |
++---------------------------------------------------------+
+|   0  MIG 3g.71gb            9        2          4:4     |
++---------------------------------------------------------+
+";
+const H200_LCI: &str = "\
++--------------------------------------------------------------------+
+| Compute instances:                                                 |
+| GPU     GPU       Name             Profile   Instance   Placement  |
+|       Instance                       ID        ID       Start:Size |
+|         ID                                                         |
+|====================================================================|
+|   0      9       MIG 1g.18gb          0         0          0:1     |
++--------------------------------------------------------------------+
+|   0     10       MIG 1g.18gb          0         0          0:1     |
++--------------------------------------------------------------------+
+|   0      3       MIG 2g.35gb          1         0          0:2     |
++--------------------------------------------------------------------+
+|   0      2       MIG 1c.3g.71gb       0         0          0:1     |
++--------------------------------------------------------------------+
+|   0      2       MIG 2c.3g.71gb       1         1          1:2     |
++--------------------------------------------------------------------+
+";
+
+/// GPU instances as (profile, start, GPU instance ID, compute instances as (name, device index, start)).
+type Placed<'a> = (
+    &'a str,
+    Option<u8>,
+    Option<u32>,
+    Vec<(Option<&'a str>, Option<u32>, Option<u8>)>,
+);
+
+fn placed(g: &DiscoveredGpu) -> Vec<Placed<'_>> {
+    g.mig_devices
+        .iter()
+        .map(|d| {
+            (
+                d.profile.as_str(),
+                d.start,
+                d.gpu_instance_id,
+                d.compute_instances
+                    .iter()
+                    .map(|c| (c.profile.as_deref(), c.device_index, c.start))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn lgi_and_lci_merge_with_the_other_formats() {
+    // Table + -L + -lgi + -lci in one capture: GPU instances by ID from the table, names from -L, placements
+    // from -lgi, compute instance placements from -lci (matched by GPU and compute instance IDs).
+    let capture = format!(
+        "{}\n# $ nvidia-smi mig -lgi\n{H200_LGI}\n# $ nvidia-smi mig -lci\n{H200_LCI}",
+        h200_capture()
+    );
+    let inv = detect(&capture).unwrap();
+    assert_eq!(
+        inv.sources,
+        vec![
+            SourceFormat::SmiTable,
+            SourceFormat::SmiList,
+            SourceFormat::SmiMigGpuInstances,
+            SourceFormat::SmiMigComputeInstances
+        ]
+    );
+    let g = &inv.gpus[0];
+    assert_eq!(g.model.as_deref(), Some("H200"));
+    let expected: Vec<Placed> = vec![
+        (
+            "3g.71gb",
+            Some(4),
+            Some(2),
+            vec![
+                (Some("1c.3g.71gb"), Some(0), Some(0)),
+                (Some("2c.3g.71gb"), Some(1), Some(1)),
+            ],
+        ),
+        (
+            "2g.35gb",
+            Some(0),
+            Some(3),
+            vec![(Some("2g.35gb"), Some(2), Some(0))],
+        ),
+        (
+            "1g.18gb",
+            Some(2),
+            Some(9),
+            vec![(Some("1g.18gb"), Some(3), Some(0))],
+        ),
+        (
+            "1g.18gb",
+            Some(3),
+            Some(10),
+            vec![(Some("1g.18gb"), Some(4), Some(0))],
+        ),
+    ];
+    assert_eq!(placed(g), expected);
+    assert_eq!(g.mig_devices[0].memory_mib, Some(71424));
+
+    // -L + -lgi (no IDs in -L): paired in order — MIG devices are numbered by GPU instance ID — because
+    // the profiles agree; the note says so.
+    let inv = detect_all(&[H200_LIST, H200_LGI]).unwrap();
+    let g = &inv.gpus[0];
+    let gis: Vec<(&str, Option<u8>, Option<u32>)> = g
+        .mig_devices
+        .iter()
+        .map(|d| (d.profile.as_str(), d.start, d.gpu_instance_id))
+        .collect();
+    assert_eq!(
+        inv.gpus.len(),
+        2,
+        "two inputs are two machines unless one capture holds both"
+    );
+    let merged = format!("# $ nvidia-smi -L\n{H200_LIST}\n# $ nvidia-smi mig -lgi\n{H200_LGI}");
+    let inv = detect(&merged).unwrap();
+    let g = &inv.gpus[0];
+    let gis_merged: Vec<(&str, Option<u8>, Option<u32>)> = g
+        .mig_devices
+        .iter()
+        .map(|d| (d.profile.as_str(), d.start, d.gpu_instance_id))
+        .collect();
+    assert_eq!(
+        gis_merged,
+        [
+            ("3g.71gb", Some(4), Some(2)),
+            ("2g.35gb", Some(0), Some(3)),
+            ("1g.18gb", Some(2), Some(9)),
+            ("1g.18gb", Some(3), Some(10))
+        ]
+    );
+    assert!(gis.iter().all(|(_, start, _)| start.is_none()));
+    assert!(
+        inv.notes
+            .iter()
+            .any(|n| n.contains("paired with the GPU instances of nvidia-smi mig -lgi in order")),
+        "{:?}",
+        inv.notes
+    );
+    // -L + -lci: paired in order too, by names.
+    let merged = format!("# $ nvidia-smi -L\n{H200_LIST}\n# $ nvidia-smi mig -lci\n{H200_LCI}");
+    let g = only_gpu(&merged);
+    assert_eq!(
+        g.mig_devices
+            .iter()
+            .map(|d| (
+                d.profile.as_str(),
+                d.gpu_instance_id,
+                d.compute_instances.len()
+            ))
+            .collect::<Vec<_>>(),
+        [
+            ("3g.71gb", Some(2), 2),
+            ("2g.35gb", Some(3), 1),
+            ("1g.18gb", Some(9), 1),
+            ("1g.18gb", Some(10), 1)
+        ]
+    );
+
+    // -lgi alone: the H200's profile names are its own, so the model follows from them (noted).
+    let inv = detect(H200_LGI).unwrap();
+    assert_eq!(inv.gpus[0].model.as_deref(), Some("H200"));
+    assert!(inv
+        .notes
+        .iter()
+        .any(|n| n.contains("only H200 has MIG profiles")));
+    // A placement the catalogue does not allow is noted (3g starts at 0 or 4).
+    let odd = H200_LGI.replace("4:4     |", "2:4     |");
+    let inv = detect(&odd).unwrap();
+    assert!(
+        inv.notes
+            .iter()
+            .any(|n| n
+                .contains("places 3g.71gb at 2:4, where the catalogue for H200 allows {0,4}:4")),
+        "{:?}",
+        inv.notes
+    );
+    // A malformed placement is an error with its line and column.
+    let bad = H200_LGI.replace("0:2     |", "0-2     |");
+    let e = detect(&bad).unwrap_err();
+    assert_eq!((e.line, e.field.as_deref()), (Some(10), Some("Placement")));
 }

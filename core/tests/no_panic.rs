@@ -54,7 +54,8 @@ fn grammar_text() -> impl Strategy<Value = String> {
     ]
 }
 
-/// Fragments of the discovery formats (nvidia-smi XML, CSV, `-L`, the table, `-lgip`, kubectl JSON, banners).
+/// Fragments of the discovery formats (nvidia-smi XML, CSV, `-L`, the table, `-lgip`, `-lgi`, `-lci`, kubectl
+/// JSON, banners).
 fn discovery_text() -> impl Strategy<Value = String> {
     let pieces = prop::sample::select(vec![
         "<?xml version=\"1.0\" ?>\n",
@@ -85,6 +86,16 @@ fn discovery_text() -> impl Strategy<Value = String> {
         "| GPU instance profiles: |\n",
         "|   0  MIG 1g.5gb  19  7/7  4.75  No  14  0  0  |\n",
         "GPU  0 Profile ID 19 Placements: {0,1,2}:1\n",
+        "| GPU instances: |\n",
+        "|   3  MIG 1g.10gb           19        7          0:1     |\n",
+        "|   0  MIG 3g.71gb            9        2          4:4     |\n",
+        "| Compute instances: |\n",
+        "|   0      2       MIG 1c.3g.71gb       0         0          0:1     |\n",
+        "|   0      2       MIG 2c.3g.71gb       1         1          1:2     |\n",
+        "  MIG 1c.3g.71gb  Device  0: (UUID: MIG-0)\n",
+        "No GPU instances found: Not Found\n",
+        "# $ nvidia-smi mig -lgi\n",
+        "# $ nvidia-smi mig -lci\n",
         "{\"kind\":\"Node\",\"metadata\":{\"name\":\"n\",\"labels\":{",
         "\"nvidia.com/gpu.count\":\"99999999999\"",
         "\"nvidia.com/gpu.product\":\"A100-SXM4-40GB-MIG-1g.5gb\"",
@@ -108,7 +119,8 @@ fn discovery_text() -> impl Strategy<Value = String> {
     ]
 }
 
-/// The smaller real captures, and sections of the larger ones, read once.
+/// The smaller real captures, sections of the larger ones, and the `-lgi`/`-lci`/`-L` fuzz seed (no real
+/// capture of those is among the fixtures; the seed is in their documented format), read once.
 fn fixtures() -> &'static [String] {
     static FIXTURES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     FIXTURES.get_or_init(|| {
@@ -118,10 +130,15 @@ fn fixtures() -> &'static [String] {
         // The capture from its -L section up to (not including) its -q text: -L, topo, the table, banners.
         let from = mig.find("# capabilities :: list (-L)").unwrap();
         let to = mig.find("# idle :: query (-q)").unwrap();
+        let seed = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fuzz/corpus-seeds/discover/mig-instances"
+        );
         vec![
             read("qx-a100.xml"),
             read("qx-t4.xml"),
             mig[from..to].to_string(),
+            std::fs::read_to_string(seed).unwrap(),
         ]
     })
 }
@@ -129,7 +146,7 @@ fn fixtures() -> &'static [String] {
 /// A real capture with a few bytes deleted, replaced or inserted, or cut short.
 fn mutated_fixture() -> impl Strategy<Value = String> {
     (
-        0..3usize,
+        0..4usize,
         prop::collection::vec((any::<prop::sample::Index>(), 0..4u8, any::<u8>()), 1..6),
     )
         .prop_map(|(which, edits)| {

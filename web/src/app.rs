@@ -1,4 +1,5 @@
-//! The page: builds the state from the URL and the stored ledger, keeps the URL in step, and lays out the components.
+//! The page: builds the scenario's state from the URL, keeps the URL in step, and lays out the
+//! components (the ledger component loads and keeps the stored ledger itself).
 
 use leptos::prelude::*;
 
@@ -6,19 +7,14 @@ use crate::components::{
     asks::AsksTable, caps::CapsForm, detect::DetectBox, diagram::Diagram, export::ExportPanel,
     ledger::Ledger, plan::PlanTable, share::ShareBar,
 };
-use crate::state::{now_unix, AppState};
-use crate::{storage, url};
+use crate::state::AppState;
+use crate::url;
 
 #[component]
 pub fn App() -> impl IntoView {
     let query = url::current_query();
     let embed = url::is_embed(&query);
-    let ledger = if embed {
-        Ok(Vec::new())
-    } else {
-        storage::load()
-    };
-    let state = AppState::new(&query, embed, ledger, now_unix());
+    let state = AppState::new(&query);
     provide_context(state);
 
     // The address bar follows the scenario (after the first edit, so a link that failed to
@@ -30,13 +26,6 @@ pub fn App() -> impl IntoView {
         }
         q
     });
-    // Open uses count up to now: refresh the clock twice a minute.
-    if !embed {
-        set_interval(
-            move || state.now.set(now_unix()),
-            std::time::Duration::from_secs(30),
-        );
-    }
 
     if embed {
         let full = Memo::new(move |_| url::link(&url::query_for(&state.scenario.get(), false)));

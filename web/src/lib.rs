@@ -1,4 +1,6 @@
-//! The gpu-share planner page: Leptos (client-side rendering) components over the pure core; this crate only presents, stores and downloads.
+//! The gpu-share planner page: Leptos (client-side rendering) components over the pure core; this
+//! crate only presents, stores and downloads. Every action turns the page's input into a request
+//! of the core's use-case layer (`gpu_share_core::api`), makes one call, and renders the response.
 
 pub mod app;
 pub mod clipboard;
@@ -11,6 +13,7 @@ pub mod layout;
 pub mod state;
 pub mod storage;
 pub mod url;
+pub mod words;
 
 /// Installs the panic hook and mounts the page on `<body>`.
 pub fn start() {

@@ -1,16 +1,13 @@
-//! The page's state: one signal per input, memos for the plan and the ledger summary, shared through context.
+//! The page's scenario: one signal per input, and memos for the request and the core's plan of it
+//! (`api::pack`), shared through context.
 
-use gpu_share_core::account::{resolve, summarize, Rates, Summary};
+use gpu_share_core::api::{self, Cluster, PackRequest, PackResponse};
 use gpu_share_core::catalog::{find_model, GpuModel, DEFAULT_MIG_MODEL};
-use gpu_share_core::pack::{bin_pack_with, optimize::Budget, PackOptions};
-use gpu_share_core::parse::parse_hours;
-use gpu_share_core::{
-    AskSize, ClusterGpuCaps, Error, FractionalAsk, LedgerEntry, PackResult, Scenario, Share, Usage,
-};
+use gpu_share_core::parse::{parse_hours, AskEntry};
+use gpu_share_core::{AskSize, ClusterGpuCaps, Error, FractionalAsk, Scenario, Share};
 use leptos::prelude::*;
 
-use crate::format;
-use crate::storage::LoadError;
+use crate::{format, words};
 
 /// Whether a row asks for a fraction or names a MIG profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,23 +121,8 @@ impl AskRow {
     }
 }
 
-/// The editable accounting rates, as typed.
-#[derive(Clone, Copy)]
-pub struct RateInputs {
-    pub cost: RwSignal<String>,
-    pub watts: RwSignal<String>,
-    pub pue: RwSignal<String>,
-    pub grid: RwSignal<String>,
-}
-
-/// A status line: an error or a confirmation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Notice {
-    Ok(String),
-    Error(String),
-}
-
-/// Everything the components share, all `Copy` handles.
+/// The scenario the page edits, and its plan, shared through context. The ledger is not here: it
+/// belongs to the ledger component (`components::ledger::LedgerState`).
 #[derive(Clone, Copy)]
 pub struct AppState {
     pub rows: RwSignal<Vec<AskRow>>,
@@ -154,47 +136,34 @@ pub struct AppState {
     pub timeslice: RwSignal<bool>,
     /// Search for a packing on fewer GPUs than first-fit-decreasing (`&optimize` in the link).
     pub optimize: RwSignal<bool>,
-    /// With `optimize`: (GPUs first-fit-decreasing used, whether the packing is proven optimal).
-    pub optimized: Memo<Option<(u64, bool)>>,
-    /// The compact view for iframes.
-    pub embed: bool,
     /// Why the link's scenario could not be read, if it could not.
     pub link_error: RwSignal<Option<String>>,
     /// The valid asks, in row order, with each row's duration (rows with errors are left out).
-    pub asks: Memo<Vec<(FractionalAsk, Option<u64>)>>,
+    pub asks: Memo<Vec<AskEntry>>,
     /// Rows left out of the plan because of an error in them.
     pub invalid_rows: Memo<usize>,
     pub gpu_count_error: Memo<Option<String>>,
     pub caps: Memo<ClusterGpuCaps>,
+    /// The scenario as the link carries it.
     pub scenario: Memo<Scenario>,
-    pub pack: Memo<Result<PackResult, Error>>,
+    /// The request the plan is made from; the export panel and "Record this plan" use it too.
+    pub request: Memo<PackRequest>,
+    /// The core's answer to `request`: the packing and, with `optimize`, how the optimizer did.
+    pub plan: Memo<Result<PackResponse, Error>>,
     /// The MIG-capable model whose profiles the pickers offer.
     pub profile_model: Memo<&'static GpuModel>,
-    pub ledger: RwSignal<Vec<LedgerEntry>>,
-    /// False when the stored ledger could not be read: it is then left alone until cleared.
-    pub ledger_writable: RwSignal<bool>,
-    pub ledger_notice: RwSignal<Option<Notice>>,
-    pub now: RwSignal<i64>,
-    pub rates_text: RateInputs,
-    pub rates: Memo<Result<Rates, String>>,
-    pub summary: Memo<Result<(Vec<Usage>, Summary), String>>,
 }
 
 /// The search budget of `optimize` in the page: about 100 ms of a native release build (the page
 /// stays responsive; most plans reach a proven optimum far sooner).
-const OPTIMIZE_MS: u64 = 100;
+pub const OPTIMIZE_MS: u64 = 100;
 
 /// The scenario the page opens with when the link carries none: the seed's pack example.
 pub const DEFAULT_QUERY: &str = "ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice";
 
 impl AppState {
-    /// State from the page's query string and the stored ledger.
-    pub fn new(
-        query: &str,
-        embed: bool,
-        ledger: Result<Vec<LedgerEntry>, LoadError>,
-        now: i64,
-    ) -> AppState {
+    /// State from the page's query string.
+    pub fn new(query: &str) -> AppState {
         let (scenario, link_error) = match Scenario::from_query(query) {
             Ok(s) if s == Scenario::default() => (
                 Scenario::from_query(DEFAULT_QUERY).unwrap_or_default(),
@@ -203,7 +172,10 @@ impl AppState {
             Ok(s) => (s, None),
             Err(e) => (
                 Scenario::default(),
-                Some(format!("The link's scenario could not be read: {e}")),
+                Some(format!(
+                    "The link's scenario could not be read: {}",
+                    words::error(&e)
+                )),
             ),
         };
         let rows: Vec<AskRow> = scenario
@@ -227,7 +199,12 @@ impl AppState {
         let asks = Memo::new(move |_| {
             rows.with(|rows| {
                 rows.iter()
-                    .filter_map(|r| Some((r.ask().ok()?, r.seconds().ok().flatten())))
+                    .filter_map(|r| {
+                        Some(AskEntry {
+                            ask: r.ask().ok()?,
+                            seconds: r.seconds().ok().flatten(),
+                        })
+                    })
                     .collect::<Vec<_>>()
             })
         });
@@ -243,86 +220,28 @@ impl AppState {
             gpu_count: format::gpu_count(&gpu_count.get()).ok().flatten(),
         });
         let scenario = Memo::new(move |_| Scenario {
-            asks: asks.with(|a| a.iter().map(|(ask, _)| ask.clone()).collect()),
+            asks: asks.with(|a| a.iter().map(|e| e.ask.clone()).collect()),
             caps: caps.get(),
             optimize: optimize.get(),
         });
-        let packed = Memo::new(move |_| {
-            scenario.with(|s| {
-                let options = PackOptions {
-                    optimize: s.optimize.then(|| Budget::from_millis(OPTIMIZE_MS)),
-                };
-                bin_pack_with(&s.asks, None, &s.caps, &options)
-            })
+        let request = Memo::new(move |_| PackRequest {
+            asks: asks.get(),
+            cluster: Cluster::Given(caps.get()),
+            optimize_ms: optimize.get().then_some(OPTIMIZE_MS),
         });
-        let pack = Memo::new(move |_| {
-            packed.with(|p| p.as_ref().map(|p| p.result.clone()).map_err(Clone::clone))
-        });
-        let optimized = Memo::new(move |_| {
-            let on = scenario.with(|s| s.optimize);
-            packed.with(|p| {
-                p.as_ref()
-                    .ok()
-                    .filter(|_| on)
-                    .map(|p| (p.ffd_gpus, p.proven_optimal))
-            })
-        });
+        let plan = Memo::new(move |_| request.with(api::pack));
         let profile_model = Memo::new(move |_| {
-            let from_pack = pack.with(|p| {
+            let from_plan = plan.with(|p| {
                 p.as_ref()
                     .ok()
-                    .and_then(|p| p.gpu_model.as_deref().and_then(find_model))
+                    .and_then(|p| p.result.gpu_model.as_deref().and_then(find_model))
             });
             let from_caps = caps.with(|c| c.gpu_model.as_deref().and_then(find_model));
-            from_pack
+            from_plan
                 .filter(|m| m.is_mig_capable())
                 .or(from_caps.filter(|m| m.is_mig_capable()))
                 .or_else(|| find_model(DEFAULT_MIG_MODEL))
                 .unwrap_or(&gpu_share_core::models()[0])
-        });
-
-        let (entries, writable, notice) = match ledger {
-            Ok(e) => (e, true, None),
-            // The page works without storage; it says at once that the ledger will not persist.
-            Err(LoadError::Unavailable(why)) => (
-                Vec::new(),
-                true,
-                Some(Notice::Error(format!(
-                    "{why}, so the ledger will not persist: what you record is kept in this page \
-                     only until it is closed or reloaded. Download it (Ledger JSON lines) to keep it."
-                ))),
-            ),
-            Err(LoadError::Unreadable(e)) => (
-                Vec::new(),
-                false,
-                Some(Notice::Error(format!(
-                    "{e}. It is left untouched; clear it to start a new one."
-                ))),
-            ),
-        };
-        let ledger = RwSignal::new(entries);
-        let now = RwSignal::new(now);
-        let rates_text = RateInputs {
-            cost: RwSignal::new(String::new()),
-            watts: RwSignal::new(String::new()),
-            pue: RwSignal::new(Rates::default().pue.to_string()),
-            grid: RwSignal::new(Rates::default().grid_g_co2e_per_kwh.to_string()),
-        };
-        let rates = Memo::new(move |_| {
-            build_rates(
-                &rates_text.cost.get(),
-                &rates_text.watts.get(),
-                &rates_text.pue.get(),
-                &rates_text.grid.get(),
-            )
-        });
-        let summary = Memo::new(move |_| {
-            let rates = rates.get()?;
-            let usages = ledger
-                .with(|l| resolve(l, now.get()))
-                .map_err(|e| e.to_string())?;
-            let summary = summarize(&usages, &rates);
-            Ok((usages, summary))
         });
         AppState {
             rows,
@@ -335,23 +254,15 @@ impl AppState {
             mps,
             timeslice,
             optimize,
-            optimized,
-            embed,
             link_error: RwSignal::new(link_error),
             asks,
             invalid_rows,
             gpu_count_error,
             caps,
             scenario,
-            pack,
+            request,
+            plan,
             profile_model,
-            ledger,
-            ledger_writable: RwSignal::new(writable),
-            ledger_notice: RwSignal::new(notice),
-            now,
-            rates_text,
-            rates,
-            summary,
         }
     }
 
@@ -367,26 +278,6 @@ impl AppState {
         let rows: Vec<AskRow> = texts.into_iter().map(|t| self.new_row(t)).collect();
         self.rows.set(rows);
     }
-}
-
-/// Rates from the form's text, validated by the core.
-pub fn build_rates(cost: &str, watts: &str, pue: &str, grid: &str) -> Result<Rates, String> {
-    let field =
-        |name: &str, text: &str| format::optional_number(text).map_err(|e| format!("{name}: {e}"));
-    let defaults = Rates::default();
-    let rates = Rates {
-        cost_per_gpu_hour: field("cost per GPU-hour", cost)?,
-        watts: field("watts", watts)?,
-        pue: field("PUE", pue)?.unwrap_or(defaults.pue),
-        grid_g_co2e_per_kwh: field("grid intensity", grid)?.unwrap_or(defaults.grid_g_co2e_per_kwh),
-    };
-    rates.validate().map_err(|e| e.to_string())?;
-    Ok(rates)
-}
-
-/// The page's clock, in Unix seconds.
-pub fn now_unix() -> i64 {
-    (js_sys::Date::now() / 1000.0).floor() as i64
 }
 
 #[cfg(test)]
@@ -462,34 +353,40 @@ mod tests {
     }
 
     #[test]
-    fn without_storage_the_ledger_still_works_and_says_it_will_not_persist() {
-        let why = "local storage is not available in this browser (SecurityError: denied)";
-        let s = AppState::new("", false, Err(LoadError::Unavailable(why.into())), 0);
-        assert!(s.ledger_writable.get_untracked());
-        let Some(Notice::Error(n)) = s.ledger_notice.get_untracked() else {
-            panic!("no notice");
-        };
-        assert!(n.starts_with(why) && n.contains("will not persist"), "{n}");
-        // An unreadable stored ledger is another matter: it is left alone until cleared.
-        let s = AppState::new("", false, Err(LoadError::Unreadable("line 2".into())), 0);
-        assert!(!s.ledger_writable.get_untracked());
+    fn the_plan_is_the_cores_answer_to_the_pages_request() {
+        let s =
+            AppState::new("ask=a:0.5&ask=b:0.4&ask=c:0.4&ask=d:0.3&ask=e:0.2&ask=f:0.2&timeslice");
+        s.rows.with_untracked(|rows| rows[0].hours.set("2".into()));
+        let request = s.request.get_untracked();
+        assert_eq!(request.asks.len(), 6);
+        assert_eq!(request.asks[0].seconds, Some(7200));
+        assert_eq!(request.asks[1].seconds, None);
+        assert_eq!(request.optimize_ms, None);
+        let plan = s.plan.get_untracked().unwrap();
+        assert_eq!(plan, api::pack(&request).unwrap());
+        assert_eq!((plan.result.gpus_used, plan.optimize), (3, None));
+        // Optimize: the request carries the page's budget; the response says how it did.
+        s.optimize.set(true);
+        let request = s.request.get_untracked();
+        assert_eq!(request.optimize_ms, Some(OPTIMIZE_MS));
+        let plan = s.plan.get_untracked().unwrap();
+        assert_eq!(plan.result.gpus_used, 2);
+        let report = plan.optimize.unwrap();
+        assert_eq!((report.ffd_gpus, report.proven_optimal), (3, true));
+        // A row with an error is left out of the request.
+        s.rows
+            .with_untracked(|rows| rows[1].fraction.set("zero".into()));
+        assert_eq!(s.request.get_untracked().asks.len(), 5);
+        assert_eq!(s.invalid_rows.get_untracked(), 1);
     }
 
     #[test]
-    fn durations_and_rates() {
+    fn durations() {
         assert_eq!(build_seconds(""), Ok(None));
         assert_eq!(build_seconds("2"), Ok(Some(7200)));
         assert_eq!(
             build_seconds("-1").unwrap_err().field.as_deref(),
             Some("hours")
         );
-        let r = build_rates("2.5", "", "1.2", "").unwrap();
-        assert_eq!(r.cost_per_gpu_hour, Some(2.5));
-        assert_eq!(r.watts, None);
-        assert_eq!(r.grid_g_co2e_per_kwh, Rates::default().grid_g_co2e_per_kwh);
-        assert!(build_rates("", "", "0.5", "").unwrap_err().contains("pue"));
-        assert!(build_rates("cheap", "", "", "")
-            .unwrap_err()
-            .contains("cost"));
     }
 }

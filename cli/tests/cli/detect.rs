@@ -379,3 +379,53 @@ fn detect_lists_gpu_instances_with_their_compute_instances() {
         "{text}"
     );
 }
+
+#[test]
+fn detect_reads_placements_from_mig_lgi() {
+    // `nvidia-smi mig -lgi -i 3`, real output quoted in kubernetes-sigs/dra-driver-nvidia-gpu#933. Its
+    // `Placement Start:Size` column is NVML's placement of each GPU instance: the index of its first
+    // memory slice and how many it occupies (nvmlGpuInstancePlacement_t).
+    let lgi = "\
++---------------------------------------------------------+
+| GPU instances:                                          |
+| GPU   Name               Profile  Instance   Placement  |
+|                            ID       ID       Start:Size |
+|=========================================================|
+|   3  MIG 1g.10gb           19        7          0:1     |
++---------------------------------------------------------+
+|   3  MIG 1g.10gb           19        8          1:1     |
++---------------------------------------------------------+
+|   3  MIG 1g.10gb           19       12          5:1     |
++---------------------------------------------------------+
+";
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("lgi.txt");
+    std::fs::write(&file, lgi).unwrap();
+    let file = file.to_str().unwrap();
+    let v = json(gpu_share(no_ledger()).args(["detect", "--json", "--from", file]));
+    let g = &v["gpus"][0];
+    assert_eq!(g["index"], 3);
+    let gis: Vec<(&str, u64, u64)> = g["mig_devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["profile"].as_str().unwrap(),
+                d["start"].as_u64().unwrap(),
+                d["gpu_instance_id"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        gis,
+        [("1g.10gb", 0, 7), ("1g.10gb", 1, 8), ("1g.10gb", 5, 12)]
+    );
+    assert_eq!(v["sources"][0], "smi_mig_gpu_instances");
+    let text = stdout(gpu_share(no_ledger()).args(["detect", "--from", file]));
+    assert!(
+        text.starts_with("1 GPU from nvidia-smi mig -lgi\n"),
+        "{text}"
+    );
+    assert!(text.contains("1g.10gb@0 1g.10gb@1 1g.10gb@5"), "{text}");
+}

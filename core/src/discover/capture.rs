@@ -99,6 +99,12 @@ pub(super) fn command_format(command: &str) -> Option<SourceFormat> {
         return None;
     }
     if args.first() == Some(&"mig") {
+        if has("-lgi") || has("--list-gpu-instances") {
+            return Some(SourceFormat::SmiMigGpuInstances);
+        }
+        if has("-lci") || has("--list-compute-instances") {
+            return Some(SourceFormat::SmiMigComputeInstances);
+        }
         let lists = args.iter().any(|a| {
             matches!(
                 *a,
@@ -137,8 +143,9 @@ pub(super) fn command_format(command: &str) -> Option<SourceFormat> {
 }
 
 /// Reads every section whose command gpu-share knows. GPU facts come from the best section
-/// (`-q -x` > `--query-gpu` CSV > table > `-L`; the first of each kind, e.g. the idle one of an
-/// idle/load pair), filled in from the others; MIG devices from the table get their names from `-L`.
+/// (`-q -x` > `--query-gpu` CSV > table > `-L` > `mig -lgi` > `mig -lci`; the first of each kind, e.g. the
+/// idle one of an idle/load pair), filled in from the others; MIG devices from the table get their names
+/// from `-L`, GPU instances their placements from `mig -lgi`.
 pub(super) fn read(text: &str) -> Result<Parsed> {
     let mut pieces: Vec<(SourceFormat, Vec<RawGpu>)> = Vec::new();
     let mut parsed = Parsed::default();
@@ -232,7 +239,15 @@ mod tests {
             command_format("nvidia-smi mig -lgipp"),
             Some(SourceFormat::SmiMigProfiles)
         );
-        assert_eq!(command_format("nvidia-smi mig -lgi"), None);
+        assert_eq!(
+            command_format("sudo nvidia-smi mig -i 0 -lgi"),
+            Some(SourceFormat::SmiMigGpuInstances)
+        );
+        assert_eq!(
+            command_format("nvidia-smi mig -lci"),
+            Some(SourceFormat::SmiMigComputeInstances)
+        );
+        assert_eq!(command_format("nvidia-smi mig -lcip"), None);
         assert_eq!(
             command_format("kubectl get nodes -o json"),
             Some(SourceFormat::KubectlNodes)

@@ -19,17 +19,23 @@ pub enum SourceFormat {
     SmiTable,
     /// `nvidia-smi mig -lgip` (and `-lgipp`).
     SmiMigProfiles,
+    /// `nvidia-smi mig -lgi`: the GPU instances, with their placements.
+    SmiMigGpuInstances,
+    /// `nvidia-smi mig -lci`: the compute instances, with their GPU instances' IDs.
+    SmiMigComputeInstances,
     /// `kubectl get nodes -o json` (a NodeList or one Node).
     KubectlNodes,
 }
 
 impl SourceFormat {
     /// Every format, in the order detection prefers them for GPU facts.
-    pub const ALL: [SourceFormat; 6] = [
+    pub const ALL: [SourceFormat; 8] = [
         SourceFormat::SmiXml,
         SourceFormat::SmiQueryCsv,
         SourceFormat::SmiTable,
         SourceFormat::SmiList,
+        SourceFormat::SmiMigGpuInstances,
+        SourceFormat::SmiMigComputeInstances,
         SourceFormat::SmiMigProfiles,
         SourceFormat::KubectlNodes,
     ];
@@ -42,6 +48,8 @@ impl SourceFormat {
             SourceFormat::SmiList => "nvidia-smi -L",
             SourceFormat::SmiTable => "nvidia-smi",
             SourceFormat::SmiMigProfiles => "nvidia-smi mig -lgip",
+            SourceFormat::SmiMigGpuInstances => "nvidia-smi mig -lgi",
+            SourceFormat::SmiMigComputeInstances => "nvidia-smi mig -lci",
             SourceFormat::KubectlNodes => "kubectl get nodes -o json",
         }
     }
@@ -103,7 +111,8 @@ pub struct DiscoveredMigDevice {
     /// The GPU-instance profile (`3g.40gb`); read where the input names it, else derived from the
     /// device's memory (and multiprocessors) against the catalogue, with a note; `unknown` when neither works.
     pub profile: String,
-    /// The first memory slice, when the input gives the placement (nvidia-smi's tables and XML do not).
+    /// The first memory slice, when the input gives the placement: only `nvidia-smi mig -lgi` does
+    /// (its `Start:Size` column); the table, the XML and `-L` do not.
     pub start: Option<u8>,
     pub gpu_instance_id: Option<u32>,
     pub memory_mib: Option<u64>,
@@ -125,6 +134,9 @@ pub struct DiscoveredComputeInstance {
     pub device_index: Option<u32>,
     /// Its multiprocessors (SMs), where the input shows them.
     pub multiprocessors: Option<u32>,
+    /// Its first compute slice within the GPU instance, where the input gives the placement
+    /// (`nvidia-smi mig -lci`).
+    pub start: Option<u8>,
 }
 
 /// One Kubernetes node with NVIDIA GPUs, from its GPU Feature Discovery labels and allocatable resources.

@@ -2,7 +2,8 @@
 //!
 //! [`detect`] recognises one input by its content: `nvidia-smi -q -x` (XML), `nvidia-smi --query-gpu=…
 //! --format=csv` (with or without header and units), `nvidia-smi -L`, the `nvidia-smi` summary table,
-//! `nvidia-smi mig -lgip`/`-lgipp`, `kubectl get nodes -o json`, or a capture of several nvidia-smi
+//! `nvidia-smi mig -lgi`/`-lci` (GPU and compute instances, with placements), `nvidia-smi mig
+//! -lgip`/`-lgipp`, `kubectl get nodes -o json`, or a capture of several nvidia-smi
 //! commands each under a `# $ nvidia-smi …` banner. [`detect_all`] merges several inputs (one machine
 //! or cluster listing each, e.g. nodes + `-lgip`). [`Inventory::caps`] turns the result into the
 //! [`ClusterGpuCaps`](crate::ClusterGpuCaps) the planner takes, and the inventory's notes say what was
@@ -28,6 +29,7 @@ mod inventory;
 #[cfg(feature = "serde")]
 mod kubectl;
 mod list;
+mod mig_instances;
 mod mig_profiles;
 mod profile;
 mod query_csv;
@@ -49,7 +51,7 @@ use raw::RawGpu;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// What the error for unrecognised input lists.
-const ACCEPTED: &str = "nvidia-smi -q -x (XML), nvidia-smi --query-gpu=… --format=csv, nvidia-smi -L, nvidia-smi (the summary table), nvidia-smi mig -lgip / -lgipp, or kubectl get nodes -o json — or a capture of several of them, each under a `# $ nvidia-smi …` banner";
+const ACCEPTED: &str = "nvidia-smi -q -x (XML), nvidia-smi --query-gpu=… --format=csv, nvidia-smi -L, nvidia-smi (the summary table), nvidia-smi mig -lgi / -lci, nvidia-smi mig -lgip / -lgipp, or kubectl get nodes -o json — or a capture of several of them, each under a `# $ nvidia-smi …` banner";
 
 /// Reads one input in any supported format (recognised by its content) into an inventory.
 ///
@@ -201,6 +203,9 @@ fn read_piece(format: SourceFormat, text: &str, first_line: usize) -> Result<Pie
         SourceFormat::SmiList => Piece::Gpus(list::parse(text, first_line)?),
         SourceFormat::SmiTable => Piece::Gpus(table::parse(text, first_line)?),
         SourceFormat::SmiMigProfiles => Piece::Profiles(mig_profiles::parse(text, first_line)?),
+        SourceFormat::SmiMigGpuInstances | SourceFormat::SmiMigComputeInstances => {
+            Piece::Gpus(mig_instances::parse(text, first_line)?)
+        }
         #[cfg(feature = "serde")]
         SourceFormat::KubectlNodes => Piece::Nodes(kubectl::parse(text, first_line)?),
         #[cfg(not(feature = "serde"))]
@@ -225,6 +230,9 @@ fn sniff(text: &str) -> Option<SourceFormat> {
     }
     if table::looks_like(text) {
         return Some(SourceFormat::SmiTable);
+    }
+    if mig_instances::looks_like(text) {
+        return mig_instances::formats(text).first().copied();
     }
     if mig_profiles::looks_like(text) {
         return Some(SourceFormat::SmiMigProfiles);
@@ -262,7 +270,15 @@ fn read(text: &str) -> Result<Parsed> {
         )
         .at_line(line));
     };
-    Ok(Parsed::from_piece(format, read_piece(format, text, 1)?))
+    let piece = read_piece(format, text, 1)?;
+    Ok(match (format, piece) {
+        // One input may hold both the -lgi and the -lci table.
+        (
+            SourceFormat::SmiMigGpuInstances | SourceFormat::SmiMigComputeInstances,
+            Piece::Gpus(raw),
+        ) => Parsed::from_gpus(&mig_instances::formats(text), raw),
+        (format, piece) => Parsed::from_piece(format, piece),
+    })
 }
 
 /// Names `-lgipp` placements, checks them against the catalogue, and settles the inventory with its caps notes.

@@ -192,6 +192,7 @@ fn mig_devices(lines: &[(usize, &str)]) -> Result<Option<Vec<(u64, usize, RawDev
                 compute_instance_id: values::number(ci).map_err(|m| err("CI ID", m))?,
                 memory_mib,
                 multiprocessors,
+                start: None,
             },
         ));
     }

@@ -105,6 +105,7 @@ fn read_gpu(doc: &Document, g: Node, i: usize, first_line: usize) -> Result<RawG
                     &["device_attributes", "shared", "multiprocessor_count"],
                     "device_attributes.shared.multiprocessor_count",
                 )?,
+                start: None,
             });
         }
         gpu.devices = Some(list);

@@ -5,6 +5,7 @@ use gpu_share_core::parse::parse_asks;
 use leptos::prelude::*;
 
 use crate::state::{AppState, AskRow, RowText, SizeKind};
+use crate::words;
 
 /// The error text for `field`, when the row's error is about that field.
 fn field_error(row: AskRow, field: &'static str) -> impl Fn() -> Option<String> + Copy {
@@ -14,7 +15,7 @@ fn field_error(row: AskRow, field: &'static str) -> impl Fn() -> Option<String> 
             _ => row.ask().err(),
         }?;
         let f = err.field.as_deref().unwrap_or("");
-        (f == field || (field == "name" && f.is_empty())).then_some(err.message)
+        (f == field || (field == "name" && f.is_empty())).then(|| words::message(&err))
     }
 }
 
@@ -162,7 +163,7 @@ fn load_list(state: AppState, text: &str, message: RwSignal<Option<Result<String
                 if n == 1 { "" } else { "s" }
             ))));
         }
-        Err(e) => message.set(Some(Err(format!("{e}; nothing changed")))),
+        Err(e) => message.set(Some(Err(format!("{}; nothing changed", words::error(&e))))),
     }
 }
 

@@ -1,16 +1,16 @@
-//! The discovery box: paste (or pick a file of) nvidia-smi / kubectl output; the core's `discover`
-//! reads it and the capabilities form is filled from the inventory's caps, with a summary of what was found.
+//! The discovery box: paste (or pick a file of) nvidia-smi / kubectl output; the core's
+//! `api::detect` reads it, the capabilities form is filled from the caps it implies, and the
+//! response's own summary (GPU groups, facts, caps line, notes) is shown as it is.
 //!
 //! The pasted text stays in this component (it can be large); only the caps it fills reach the link.
 
-use std::collections::BTreeMap;
-
-use gpu_share_core::discover::{detect, Inventory};
+use gpu_share_core::api::{self, DetectInput, DetectResponse};
 use gpu_share_core::ClusterGpuCaps;
 use leptos::prelude::*;
 
 use crate::file_input::{pasted_text, read_chosen_text};
 use crate::state::AppState;
+use crate::words;
 
 /// What the last attempt produced: the summary of a filled form, or the error (nothing changed).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,153 +19,35 @@ pub enum Outcome {
     Failed(String),
 }
 
-/// The summary shown after filling the form.
+/// The parts of the core's detect response the box shows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
     /// One line per group of like GPUs, e.g. `8 × H100-80GB-HBM3, MIG capable (disabled)`.
     pub gpus: Vec<String>,
     /// Other facts: nodes, existing MIG devices, listed profiles, what was read.
     pub facts: Vec<String>,
-    /// What the form now says.
+    /// The caps the form was filled with, in one line.
     pub filled: String,
     /// The inventory's notes: what was assumed or skipped.
     pub notes: Vec<String>,
 }
 
-/// `1 × a` / `2 × a, 1 × b` from counts, in first-seen order.
-fn counted(items: impl IntoIterator<Item = String>) -> String {
-    let mut order: Vec<(String, usize)> = Vec::new();
-    for item in items {
-        match order.iter_mut().find(|(k, _)| *k == item) {
-            Some((_, n)) => *n += 1,
-            None => order.push((item, 1)),
+impl From<DetectResponse> for Report {
+    fn from(r: DetectResponse) -> Report {
+        Report {
+            gpus: r.gpu_groups,
+            facts: r.facts,
+            filled: r.summary,
+            notes: r.inventory.notes,
         }
-    }
-    order
-        .into_iter()
-        .map(|(k, n)| format!("{n} × {k}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// At most `max` names, then how many more.
-fn some_of(names: &[String], max: usize) -> String {
-    if names.len() <= max {
-        names.join(", ")
-    } else {
-        format!("{} and {} more", names[..max].join(", "), names.len() - max)
     }
 }
 
-/// The caps in one line, as the form now shows them.
-pub fn caps_line(caps: &ClusterGpuCaps) -> String {
-    let mut parts = Vec::new();
-    match (&caps.gpu_model, caps.gpu_count) {
-        (Some(m), Some(n)) => parts.push(format!("{n} × {m}")),
-        (Some(m), None) => parts.push(m.clone()),
-        (None, Some(n)) => parts.push(format!("{n} GPUs")),
-        (None, None) => {}
-    }
-    let mut mechanisms = Vec::new();
-    if caps.supports_mig {
-        mechanisms.push(match &caps.mig_profiles {
-            Some(p) => format!("MIG ({})", p.join(", ")),
-            None => "MIG".to_string(),
-        });
-    }
-    if caps.supports_mps {
-        mechanisms.push("MPS".into());
-    }
-    if caps.supports_timeslicing {
-        mechanisms.push("time-slicing".into());
-    }
-    if mechanisms.is_empty() {
-        mechanisms.push("whole GPUs only".into());
-    }
-    parts.push(mechanisms.join(", "));
-    parts.join("; ")
-}
+/// The label the core names this box's input by, in its errors.
+pub const PASTED: &str = "pasted text";
 
-/// The summary of an inventory for people.
-pub fn report(inv: &Inventory) -> Report {
-    // GPUs grouped by model (or reported name) and MIG capability, in first-seen order.
-    let mut groups: Vec<((String, bool), (usize, usize))> = Vec::new();
-    for g in &inv.gpus {
-        let key = (
-            g.model.clone().unwrap_or_else(|| g.name.clone()),
-            g.mig_capable,
-        );
-        let enabled = usize::from(g.mig_enabled);
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, (n, e))) => {
-                *n += 1;
-                *e += enabled;
-            }
-            None => groups.push((key, (1, enabled))),
-        }
-    }
-    let gpus = groups
-        .into_iter()
-        .map(|((name, capable), (n, enabled))| {
-            let mig = match (capable, enabled) {
-                (false, _) => "no MIG".to_string(),
-                (true, 0) => "MIG capable (disabled)".to_string(),
-                (true, e) if e == n => "MIG enabled".to_string(),
-                (true, e) => format!("MIG enabled on {e} of {n}"),
-            };
-            format!("{n} × {name}, {mig}")
-        })
-        .collect();
-
-    let mut facts = Vec::new();
-    if !inv.nodes.is_empty() {
-        let names: Vec<String> = inv.nodes.iter().map(|n| n.name.clone()).collect();
-        facts.push(format!(
-            "{} node{}: {}",
-            names.len(),
-            if names.len() == 1 { "" } else { "s" },
-            some_of(&names, 8)
-        ));
-    }
-    let mut devices: Vec<String> = Vec::new();
-    for g in &inv.gpus {
-        devices.extend(g.mig_devices.iter().map(|d| d.profile.clone()));
-    }
-    if !devices.is_empty() {
-        facts.push(format!("existing MIG devices: {}", counted(devices)));
-    } else {
-        // Kubernetes nodes report MIG devices as counts per profile.
-        let mut per_profile: BTreeMap<&str, u64> = BTreeMap::new();
-        for n in &inv.nodes {
-            for (p, c) in &n.mig_device_counts {
-                *per_profile.entry(p.as_str()).or_default() += c;
-            }
-        }
-        if !per_profile.is_empty() {
-            let list: Vec<String> = per_profile
-                .into_iter()
-                .map(|(p, c)| format!("{c} × {p}"))
-                .collect();
-            facts.push(format!("existing MIG devices: {}", list.join(", ")));
-        }
-    }
-    if !inv.mig_profiles.is_empty() {
-        facts.push(format!(
-            "MIG profiles listed: {}",
-            some_of(&inv.mig_profiles, 20)
-        ));
-    }
-    if !inv.sources.is_empty() {
-        let read: Vec<&str> = inv.sources.iter().map(|s| s.command()).collect();
-        facts.push(format!("read from: {}", read.join(", ")));
-    }
-    Report {
-        gpus,
-        facts,
-        filled: caps_line(&inv.caps()),
-        notes: inv.notes.clone(),
-    }
-}
+/// The label of a picked file's text.
+pub const PICKED: &str = "the chosen file";
 
 /// Sets the capabilities form from discovered caps. Booleans are always set; the model and count
 /// only when the input gave them; a profile limit when profiles were listed (else every profile
@@ -189,14 +71,19 @@ pub fn fill_form(state: &AppState, caps: &ClusterGpuCaps) {
     }
 }
 
-/// Reads `text` with the core; on success fills the form, on error changes nothing.
-pub fn run(state: &AppState, text: &str) -> Outcome {
-    match detect(text) {
-        Ok(inv) => {
-            fill_form(state, &inv.caps());
-            Outcome::Filled(report(&inv))
+/// Reads `text` (named `label` in errors) with the core; on success fills the form, on error
+/// changes nothing.
+pub fn run(state: &AppState, label: &str, text: &str) -> Outcome {
+    let input = DetectInput {
+        label: label.into(),
+        text: text.into(),
+    };
+    match api::detect(&[input]) {
+        Ok(response) => {
+            fill_form(state, &response.caps);
+            Outcome::Filled(response.into())
         }
-        Err(e) => Outcome::Failed(format!("{e}; the form is unchanged")),
+        Err(e) => Outcome::Failed(format!("{}; the form is unchanged", words::error(&e))),
     }
 }
 
@@ -206,13 +93,13 @@ pub fn DetectBox() -> impl IntoView {
     let text = RwSignal::new(String::new());
     let outcome: RwSignal<Option<Outcome>> = RwSignal::new(None);
     let fill = move |_| {
-        let result = text.with_untracked(|t| run(&state, t));
+        let result = text.with_untracked(|t| run(&state, PASTED, t));
         outcome.set(Some(result));
     };
     let on_file = move |ev: leptos::ev::Event| {
         read_chosen_text(&ev, move |file| match file {
             Ok(file) => {
-                let result = run(&state, &file);
+                let result = run(&state, PICKED, &file);
                 text.set(file);
                 outcome.set(Some(result));
             }
@@ -279,30 +166,6 @@ mod tests {
     use super::*;
     use crate::state::AppState;
 
-    #[test]
-    fn counts_read_well() {
-        assert_eq!(
-            counted(["a".to_string(), "b".into(), "a".into()]),
-            "2 × a, 1 × b"
-        );
-        let names: Vec<String> = (0..10).map(|i| format!("n{i}")).collect();
-        assert_eq!(some_of(&names[..2], 8), "n0, n1");
-        assert!(some_of(&names, 8).ends_with("and 2 more"));
-    }
-
-    #[test]
-    fn caps_lines_say_what_the_form_shows() {
-        let caps = ClusterGpuCaps {
-            supports_mig: true,
-            supports_timeslicing: true,
-            gpu_model: Some("H100-80GB-HBM3".into()),
-            gpu_count: Some(8),
-            ..Default::default()
-        };
-        assert_eq!(caps_line(&caps), "8 × H100-80GB-HBM3; MIG, time-slicing");
-        assert_eq!(caps_line(&ClusterGpuCaps::default()), "whole GPUs only");
-    }
-
     const TWO_A100: &str = r#"<?xml version="1.0" ?>
 <nvidia_smi_log>
 <gpu id="00000000:06:00.0">
@@ -321,7 +184,7 @@ mod tests {
 
     #[test]
     fn a_capture_fills_the_form_and_garbage_changes_nothing() {
-        let state = AppState::new("ask=a:0.5&gpus=3&timeslice", false, Ok(Vec::new()), 0);
+        let state = AppState::new("ask=a:0.5&gpus=3&timeslice");
         let form = |s: &AppState| {
             (
                 s.gpu_model.get_untracked(),
@@ -333,13 +196,14 @@ mod tests {
             )
         };
         let before = form(&state);
-        let Outcome::Failed(e) = run(&state, "this is not nvidia-smi output") else {
+        let Outcome::Failed(e) = run(&state, PASTED, "this is not nvidia-smi output") else {
             panic!("garbage was read");
         };
         assert!(e.ends_with("the form is unchanged"), "{e}");
+        assert!(e.contains("(in pasted text)"), "{e}");
         assert_eq!(form(&state), before);
 
-        let Outcome::Filled(r) = run(&state, TWO_A100) else {
+        let Outcome::Filled(r) = run(&state, PASTED, TWO_A100) else {
             panic!("the capture was refused");
         };
         assert_eq!(r.gpus, vec!["2 × A100-SXM4-40GB, MIG capable (disabled)"]);
@@ -348,8 +212,15 @@ mod tests {
             "{:?}",
             r.facts
         );
+        // The same words as every other front end: the core's detect response, shown as it is.
+        let core = api::detect(&[DetectInput {
+            label: PASTED.into(),
+            text: TWO_A100.into(),
+        }])
+        .unwrap();
+        assert_eq!(r, Report::from(core));
         assert!(
-            r.filled.starts_with("2 × A100-SXM4-40GB; MIG"),
+            r.filled.starts_with("A100-SXM4-40GB ×2; MIG"),
             "{}",
             r.filled
         );

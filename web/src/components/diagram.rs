@@ -51,9 +51,11 @@ fn LaneView(lane: Lane) -> impl IntoView {
 pub fn Diagram() -> impl IntoView {
     let state = expect_context::<AppState>();
     let all = Memo::new(move |_| {
-        state
-            .pack
-            .with(|p| p.as_ref().map(layout::lanes).unwrap_or_default())
+        state.plan.with(|p| {
+            p.as_ref()
+                .map(|p| layout::lanes(&p.result))
+                .unwrap_or_default()
+        })
     });
     // A page with a lane per GPU for tens of thousands of whole GPUs would freeze: draw the first ones.
     let lanes =
@@ -62,21 +64,31 @@ pub fn Diagram() -> impl IntoView {
     let height = move || (lanes.with(Vec::len) as u32 * LANE_HEIGHT + 4).to_string();
     let stat = move |f: fn(&gpu_share_core::PackResult) -> String| {
         move || {
-            state
-                .pack
-                .with(|p| p.as_ref().map(f).unwrap_or_else(|_| "–".into()))
+            state.plan.with(|p| {
+                p.as_ref()
+                    .map(|p| f(&p.result))
+                    .unwrap_or_else(|_| "–".into())
+            })
         }
     };
     let unplaced = Memo::new(move |_| {
+        state.plan.with(|p| {
+            p.as_ref()
+                .map(|p| p.result.unplaced.clone())
+                .unwrap_or_default()
+        })
+    });
+    // With optimize on: how the optimizer did against first-fit-decreasing.
+    let optimized = Memo::new(move |_| {
         state
-            .pack
-            .with(|p| p.as_ref().map(|p| p.unplaced.clone()).unwrap_or_default())
+            .plan
+            .with(|p| p.as_ref().ok().and_then(|p| p.optimize))
     });
     let legend = Memo::new(move |_| {
-        state.pack.with(|p| {
+        state.plan.with(|p| {
             let mut names: Vec<String> = Vec::new();
             if let Ok(p) = p {
-                for g in &p.gpus {
+                for g in &p.result.gpus {
                     for a in &g.asks {
                         if !names.contains(a) {
                             names.push(a.clone());
@@ -96,9 +108,9 @@ pub fn Diagram() -> impl IntoView {
                 <span>"limit: "<strong>{stat(|p| p.gpu_count.map_or("unlimited".into(), |n| n.to_string()))}</strong></span>
                 <span>"utilisation: "<strong data-testid="utilisation">{stat(|p| layout::share_percent(p.utilisation()))}</strong></span>
                 <span>"model: "<strong>{stat(|p| p.gpu_model.clone().unwrap_or_else(|| "not specified".into()))}</strong></span>
-                {move || state.optimized.get().map(|(ffd, proven)| view! {
-                    <span data-testid="optimized">"first-fit-decreasing: "<strong>{ffd.to_string()}</strong>
-                        {if proven { " · proven optimal" } else { " · not proven optimal" }}</span>
+                {move || optimized.get().map(|report| view! {
+                    <span data-testid="optimized">"first-fit-decreasing: "<strong>{report.ffd_gpus.to_string()}</strong>
+                        {if report.proven_optimal { " · proven optimal" } else { " · not proven optimal" }}</span>
                 })}
             </p>
             <div class="diagram-scroll" tabindex="0" aria-label="Packing diagram, scrollable">

@@ -1,85 +1,39 @@
-//! The export panel: the current plan (the same pack result the diagram draws) as Kubernetes,
-//! KServe, device plugin, mig-parted, nvidia-smi or Slurm configuration, through the core's
-//! `export`; copy it or download it.
+//! The export panel: the current plan as Kubernetes, KServe, device plugin, mig-parted, nvidia-smi
+//! or Slurm configuration through the core's `api::export`, made from the same request the plan
+//! is (so the text describes the packing the diagram draws); copy it or download it.
 
-use gpu_share_core::export::{export, ExportFormat, ExportOptions, MigStrategy};
-use gpu_share_core::{Error, FractionalAsk, PackResult};
+use gpu_share_core::api::{self, ExportRequest, PackRequest};
+use gpu_share_core::export::{ExportFormat, ExportOptions, MigStrategy, DEFAULT_IMAGE};
 use leptos::prelude::*;
 
 use crate::clipboard::copy;
 use crate::download::download;
 use crate::state::AppState;
+use crate::words;
 
-/// One choice of the format selector.
-pub struct FormatChoice {
-    pub format: ExportFormat,
-    /// The `<option>` value (and a stable test hook).
-    pub key: &'static str,
-    pub label: &'static str,
-    pub filename: &'static str,
-    pub mime: &'static str,
+/// The `<option>` value of a format (and a stable test hook): `k8s`, `kserve`, `device-plugin`, …
+pub fn key(format: ExportFormat) -> &'static str {
+    match format {
+        ExportFormat::Kubernetes => "k8s",
+        other => other.as_str(),
+    }
 }
 
-/// The formats offered, in the selector's order.
-pub const FORMATS: [FormatChoice; 6] = [
-    FormatChoice {
-        format: ExportFormat::Kubernetes,
-        key: "k8s",
-        label: "Kubernetes Deployments",
-        filename: "gpu-share-k8s.yaml",
-        mime: "application/yaml",
-    },
-    FormatChoice {
-        format: ExportFormat::KServe,
-        key: "kserve",
-        label: "KServe InferenceServices",
-        filename: "gpu-share-kserve.yaml",
-        mime: "application/yaml",
-    },
-    FormatChoice {
-        format: ExportFormat::DevicePlugin,
-        key: "device-plugin",
-        label: "NVIDIA device plugin config",
-        filename: "gpu-share-device-plugin.yaml",
-        mime: "application/yaml",
-    },
-    FormatChoice {
-        format: ExportFormat::MigParted,
-        key: "mig-parted",
-        label: "mig-parted config",
-        filename: "gpu-share-mig-parted.yaml",
-        mime: "application/yaml",
-    },
-    FormatChoice {
-        format: ExportFormat::MigCommands,
-        key: "mig-commands",
-        label: "nvidia-smi mig commands",
-        filename: "gpu-share-mig.sh",
-        mime: "text/x-shellscript",
-    },
-    FormatChoice {
-        format: ExportFormat::Slurm,
-        key: "slurm",
-        label: "Slurm (gres.conf, GRES lines, --gres options)",
-        filename: "gpu-share-slurm.txt",
-        mime: "text/plain",
-    },
-];
-
-/// The choice with this option value (the first one for an unknown value).
-pub fn choice(key: &str) -> &'static FormatChoice {
-    FORMATS.iter().find(|c| c.key == key).unwrap_or(&FORMATS[0])
+/// The format with this option value (the first one for an unknown value).
+pub fn format_of(key: &str) -> ExportFormat {
+    key.parse().unwrap_or(ExportFormat::ALL[0])
 }
 
 /// What the panel shows for the current plan and settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Exported {
-    Text(String),
-    /// An error about one of the panel's fields (`namespace`, `image`): shown next to it.
-    FieldError {
-        field: String,
-        message: String,
+    Text {
+        text: String,
+        file_name: &'static str,
+        media_type: &'static str,
     },
+    /// An error about one of the panel's fields (`namespace`, `image`): shown next to it.
+    FieldError { field: String, message: String },
     /// Any other error of the export.
     Error(String),
     /// The plan itself has an error (shown in the plan card); nothing to export.
@@ -90,41 +44,57 @@ pub enum Exported {
 const PANEL_FIELDS: [&str; 2] = ["namespace", "image"];
 
 /// The options from the panel's fields: a blank namespace is none; a blank image the default.
-pub fn options(strategy: &str, namespace: &str, image: &str) -> ExportOptions {
+/// Formats that write no workloads take neither (their fields are hidden).
+pub fn options(
+    format: ExportFormat,
+    strategy: &str,
+    namespace: &str,
+    image: &str,
+) -> ExportOptions {
     let defaults = ExportOptions::default();
+    let workloads = format.uses_workload_options();
     ExportOptions {
         mig_strategy: if strategy == "single" {
             MigStrategy::Single
         } else {
             MigStrategy::Mixed
         },
-        namespace: Some(namespace.trim().to_string()).filter(|n| !n.is_empty()),
+        namespace: Some(namespace.trim().to_string()).filter(|n| workloads && !n.is_empty()),
         image: Some(image.trim().to_string())
-            .filter(|i| !i.is_empty())
+            .filter(|i| workloads && !i.is_empty())
             .unwrap_or(defaults.image.clone()),
         ..defaults
     }
 }
 
-/// The export of a pack result (the page's `state.pack`) and the asks it packed, in the format
-/// with option value `key`; errors sorted for display.
+/// The export of the plan's request in `format`, through the core; errors sorted for display.
+/// `plan_ok` says whether the plan of the same request succeeded (else there is nothing to export).
 pub fn render(
-    pack: &Result<PackResult, Error>,
-    asks: &[FractionalAsk],
-    key: &str,
-    options: &ExportOptions,
+    request: &PackRequest,
+    plan_ok: bool,
+    format: ExportFormat,
+    options: ExportOptions,
 ) -> Exported {
-    let Ok(pack) = pack else {
+    if !plan_ok {
         return Exported::NoPlan;
+    }
+    let request = ExportRequest {
+        format,
+        pack: request.clone(),
+        options,
     };
-    match export(pack, asks, choice(key).format, options) {
-        Ok(text) => Exported::Text(text),
+    match api::export(&request) {
+        Ok(r) => Exported::Text {
+            text: r.text,
+            file_name: r.file_name,
+            media_type: r.media_type,
+        },
         Err(e) => match e.field.as_deref() {
             Some(f) if PANEL_FIELDS.contains(&f) => Exported::FieldError {
                 field: f.to_string(),
-                message: e.message,
+                message: words::message(&e),
             },
-            _ => Exported::Error(e.to_string()),
+            _ => Exported::Error(words::error(&e)),
         },
     }
 }
@@ -132,33 +102,35 @@ pub fn render(
 #[component]
 pub fn ExportPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let format = RwSignal::new(FORMATS[0].key.to_string());
+    let format = RwSignal::new(ExportFormat::ALL[0]);
     let strategy = RwSignal::new("mixed".to_string());
     let namespace = RwSignal::new(String::new());
     let image = RwSignal::new(String::new());
     let status = RwSignal::new(String::new());
     let output_ref = NodeRef::<leptos::html::Textarea>::new();
 
-    // The same pack result the diagram draws (`state.pack`), with the asks it packed.
+    // The same request the plan is made from (`state.request`), so the text is the diagram's packing.
     let exported = Memo::new(move |_| {
-        let options = options(&strategy.get(), &namespace.get(), &image.get());
-        let key = format.get();
-        state.pack.with(|pack| {
-            state
-                .scenario
-                .with(|s| render(pack, &s.asks, &key, &options))
-        })
+        let format = format.get();
+        let options = options(format, &strategy.get(), &namespace.get(), &image.get());
+        let plan_ok = state.plan.with(Result::is_ok);
+        state
+            .request
+            .with(|request| render(request, plan_ok, format, options))
     });
+    let workload_fields = move || format.get().uses_workload_options();
     // Each change of the output clears the last copy status.
     Effect::new(move |_| {
         exported.track();
         status.set(String::new());
     });
-    let text = move || match exported.get() {
-        Exported::Text(t) => t,
-        _ => String::new(),
+    let text = move || {
+        exported.with(|e| match e {
+            Exported::Text { text, .. } => text.clone(),
+            _ => String::new(),
+        })
     };
-    let has_text = move || exported.with(|e| matches!(e, Exported::Text(_)));
+    let has_text = move || exported.with(|e| matches!(e, Exported::Text { .. }));
     let field_error = move |field: &'static str| {
         move || {
             exported.with(|e| match e {
@@ -170,7 +142,7 @@ pub fn ExportPanel() -> impl IntoView {
     let namespace_error = field_error("namespace");
     let image_error = field_error("image");
     let on_copy = move |_| {
-        let Exported::Text(t) = exported.get_untracked() else {
+        let Exported::Text { text: t, .. } = exported.get_untracked() else {
             return;
         };
         leptos::task::spawn_local(async move {
@@ -190,20 +162,23 @@ pub fn ExportPanel() -> impl IntoView {
         });
     };
     let on_download = move |_| {
-        let Exported::Text(t) = exported.get_untracked() else {
+        let Exported::Text {
+            text,
+            file_name,
+            media_type,
+        } = exported.get_untracked()
+        else {
             return;
         };
-        let c = choice(&format.get_untracked());
-        match download(c.filename, c.mime, &t) {
-            Ok(()) => status.set(format!("Downloaded {}.", c.filename)),
+        match download(file_name, media_type, &text) {
+            Ok(()) => status.set(format!("Downloaded {file_name}.")),
             Err(e) => status.set(e),
         }
     };
-    let format_options = FORMATS
-        .iter()
-        .map(|c| view! { <option value=c.key selected=move || format.get() == c.key>{c.label}</option> })
+    let format_options = ExportFormat::ALL
+        .into_iter()
+        .map(|f| view! { <option value=key(f) selected=move || format.get() == f>{f.label()}</option> })
         .collect_view();
-    let default_image = ExportOptions::default().image;
     view! {
         <section class="card export" aria-labelledby="export-h">
             <h2 id="export-h">"Export"</h2>
@@ -211,7 +186,7 @@ pub fn ExportPanel() -> impl IntoView {
             <div class="export-fields">
                 <label>"Format"
                     <select id="export-format" data-testid="export-format"
-                        on:change=move |ev| format.set(event_target_value(&ev))>{format_options}</select>
+                        on:change=move |ev| format.set(format_of(&event_target_value(&ev)))>{format_options}</select>
                 </label>
                 <label>"MIG strategy"
                     <select id="export-strategy" data-testid="export-strategy"
@@ -220,6 +195,7 @@ pub fn ExportPanel() -> impl IntoView {
                         <option value="single" selected=move || strategy.get() == "single">"single"</option>
                     </select>
                 </label>
+                <Show when=workload_fields>
                 <label>"Namespace"
                     <input type="text" id="export-namespace" data-testid="export-namespace" placeholder="none"
                         autocomplete="off" spellcheck="false"
@@ -228,12 +204,13 @@ pub fn ExportPanel() -> impl IntoView {
                     {move || namespace_error().map(|e| view! { <span class="field-error" role="alert" data-testid="export-namespace-error">{e}</span> })}
                 </label>
                 <label>"Image"
-                    <input type="text" id="export-image" data-testid="export-image" placeholder=default_image
+                    <input type="text" id="export-image" data-testid="export-image" placeholder=DEFAULT_IMAGE
                         autocomplete="off" spellcheck="false"
                         aria-invalid=move || if image_error().is_some() { "true" } else { "false" }
                         prop:value=move || image.get() on:input=move |ev| image.set(event_target_value(&ev)) />
                     {move || image_error().map(|e| view! { <span class="field-error" role="alert" data-testid="export-image-error">{e}</span> })}
                 </label>
+                </Show>
             </div>
             {move || exported.with(|e| match e {
                 Exported::Error(m) => Some(view! { <p class="error banner" role="alert" data-testid="export-error">{m.clone()}</p> }.into_any()),
@@ -246,7 +223,7 @@ pub fn ExportPanel() -> impl IntoView {
             <div class="buttons">
                 <button type="button" data-testid="export-copy" on:click=on_copy disabled=move || !has_text()>"Copy"</button>
                 <button type="button" data-testid="export-download" on:click=on_download disabled=move || !has_text()>
-                    {move || format!("Download {}", choice(&format.get()).filename)}</button>
+                    {move || format!("Download {}", format.get().file_name())}</button>
                 <span class="status" role="status" data-testid="export-status">{move || status.get()}</span>
             </div>
         </section>
@@ -259,62 +236,87 @@ mod tests {
     use crate::state::AppState;
 
     #[test]
-    fn every_format_has_its_own_key_and_file() {
-        for (i, a) in FORMATS.iter().enumerate() {
-            assert_eq!(choice(a.key).filename, a.filename);
-            for b in &FORMATS[i + 1..] {
-                assert_ne!(a.key, b.key);
-                assert_ne!(a.filename, b.filename);
-            }
+    fn every_format_has_its_option_value() {
+        for f in ExportFormat::ALL {
+            assert_eq!(format_of(key(f)), f);
         }
-        assert_eq!(choice("nonsense").key, "k8s");
+        // The values the page has always offered (links and tests use them).
+        let keys: Vec<&str> = ExportFormat::ALL.into_iter().map(key).collect();
+        assert_eq!(
+            keys,
+            [
+                "k8s",
+                "kserve",
+                "device-plugin",
+                "mig-parted",
+                "mig-commands",
+                "slurm"
+            ]
+        );
+        assert_eq!(format_of("nonsense"), ExportFormat::Kubernetes);
     }
 
     #[test]
-    fn blank_fields_take_the_defaults() {
-        let o = options("mixed", "  ", "");
+    fn blank_fields_take_the_defaults_and_hidden_fields_count_for_nothing() {
+        let k8s = ExportFormat::Kubernetes;
+        let o = options(k8s, "mixed", "  ", "");
         assert_eq!(o.namespace, None);
         assert_eq!(o.image, ExportOptions::default().image);
         assert_eq!(o.mig_strategy, MigStrategy::Mixed);
-        let o = options("single", " ml ", "img:1");
+        let o = options(k8s, "single", " ml ", "img:1");
         assert_eq!(o.namespace.as_deref(), Some("ml"));
         assert_eq!(o.image, "img:1");
+        assert_eq!(o.mig_strategy, MigStrategy::Single);
+        // mig-parted writes no workloads: its panel hides the fields, and what they hold is ignored.
+        let o = options(ExportFormat::MigParted, "single", "Bad_NS", "img:1");
+        assert_eq!(o.namespace, None);
+        assert_eq!(o.image, ExportOptions::default().image);
         assert_eq!(o.mig_strategy, MigStrategy::Single);
     }
 
     #[test]
-    fn the_page_state_exports_its_plan() {
-        let state = AppState::new(
-            "ask=x:3g.20gb&ask=y:2g.10gb&gpus=1&mig-capable",
-            false,
-            Ok(Vec::new()),
-            0,
-        );
-        let asks = state.scenario.with_untracked(|s| s.asks.clone());
-        let pack = state.pack.get_untracked();
-        let mixed = options("mixed", "", "");
-        let Exported::Text(k8s) = render(&pack, &asks, "k8s", &mixed) else {
+    fn the_page_exports_its_plans_request() {
+        let state = AppState::new("ask=x:3g.20gb&ask=y:2g.10gb&gpus=1&mig-capable");
+        let request = state.request.get_untracked();
+        let ok = state.plan.with_untracked(Result::is_ok);
+        let export = |format: ExportFormat, namespace: &str| {
+            render(
+                &request,
+                ok,
+                format,
+                options(format, "mixed", namespace, ""),
+            )
+        };
+        let Exported::Text {
+            text: k8s,
+            file_name,
+            media_type,
+        } = export(ExportFormat::Kubernetes, "")
+        else {
             panic!("no Kubernetes export");
         };
         assert!(k8s.contains("nvidia.com/mig-3g.20gb"), "{k8s}");
-        let Exported::Text(parted) = render(&pack, &asks, "mig-parted", &mixed) else {
+        assert_eq!(
+            (file_name, media_type),
+            ("gpu-share-k8s.yaml", "application/yaml")
+        );
+        let Exported::Text { text: parted, .. } = export(ExportFormat::MigParted, "Bad_NS") else {
             panic!("no mig-parted export");
         };
         assert!(parted.contains("mig-devices"), "{parted}");
         // A bad namespace is an error about that field, shown next to it.
-        match render(&pack, &asks, "k8s", &options("mixed", "Bad_NS", "")) {
+        match export(ExportFormat::Kubernetes, "Bad_NS") {
             Exported::FieldError { field, .. } => assert_eq!(field, "namespace"),
             other => panic!("{other:?}"),
         }
         // No plan, nothing to export.
-        let broken = AppState::new(
-            "ask=a:0.5&gpu-model=nonsense&mig-capable",
-            false,
-            Ok(Vec::new()),
-            0,
+        let broken = AppState::new("ask=a:0.5&gpu-model=nonsense&mig-capable");
+        assert!(broken.plan.get_untracked().is_err());
+        let request = broken.request.get_untracked();
+        let k8s = ExportFormat::Kubernetes;
+        assert_eq!(
+            render(&request, false, k8s, options(k8s, "mixed", "", "")),
+            Exported::NoPlan
         );
-        let pack = broken.pack.get_untracked();
-        assert!(pack.is_err());
-        assert_eq!(render(&pack, &[], "k8s", &mixed), Exported::NoPlan);
     }
 }

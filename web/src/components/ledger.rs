@@ -1,141 +1,294 @@
-//! Accounting: record the plan into the browser's ledger, the ledger table, the summary with editable rates, downloads and import.
+//! Accounting: record the plan into the browser's ledger, the ledger table, the summary with
+//! editable rates, downloads and import. Every action is one call to the core's use-case layer
+//! (`api::record_pack`, `release`, `import`, `summarise`); this component owns the ledger's state —
+//! the stored entries, its notices, the rates and the clock — and loads the stored ledger itself.
 
-use crate::file_input::read_chosen_text;
 use gpu_share_core::account::{
-    ledger_csv, ledger_document, parse_ledger_any, resolve, summary_csv, SummaryRow,
+    ledger_csv, ledger_document, summary_csv, Rates, RatesInput, SummaryRow, UsageStatus,
 };
-use gpu_share_core::{LedgerEntry, UsageRecord};
+use gpu_share_core::api::{
+    self, PackRequest, PackResponse, Recording, SummaryRequest, SummaryResponse,
+};
+use gpu_share_core::{Error, LedgerEntry};
 use leptos::prelude::*;
 
 use crate::download::download;
+use crate::file_input::read_chosen_text;
 use crate::format;
-use crate::state::{now_unix, AppState, Notice};
-use crate::storage;
+use crate::state::AppState;
+use crate::storage::{self, LoadError};
+use crate::words;
 
 /// The most ledger rows the table shows (the newest); downloads always hold everything.
 const SHOWN_ROWS: usize = 200;
 
+/// How often open uses are counted up to the clock again.
+const CLOCK_TICK: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The page's clock, in Unix seconds.
+pub fn now_unix() -> i64 {
+    (js_sys::Date::now() / 1000.0).floor() as i64
+}
+
+/// A status line: an error or a confirmation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    Ok(String),
+    Error(String),
+}
+
+/// The editable accounting rates, as typed.
+#[derive(Clone, Copy)]
+pub struct RateInputs {
+    pub cost: RwSignal<String>,
+    pub watts: RwSignal<String>,
+    pub pue: RwSignal<String>,
+    pub grid: RwSignal<String>,
+}
+
+/// The ledger component's own state, all `Copy` handles.
+#[derive(Clone, Copy)]
+pub struct LedgerState {
+    /// The ledger as shown (and, when storage works, as stored).
+    pub entries: RwSignal<Vec<LedgerEntry>>,
+    /// False when the stored ledger could not be read: it is then left alone until cleared.
+    pub writable: RwSignal<bool>,
+    pub notice: RwSignal<Option<Notice>>,
+    /// The time open uses are counted up to.
+    pub now: RwSignal<i64>,
+    pub rates_text: RateInputs,
+    pub rates: Memo<Result<Rates, String>>,
+    /// The core's summary of the ledger at `now` with the rates.
+    pub summary: Memo<Result<SummaryResponse, String>>,
+}
+
+impl LedgerState {
+    /// The state for the stored ledger as `storage::load` read it, at `now`.
+    pub fn new(stored: Result<Vec<LedgerEntry>, LoadError>, now: i64) -> LedgerState {
+        let (entries, writable, notice) = match stored {
+            Ok(e) => (e, true, None),
+            // The page works without storage; it says at once that the ledger will not persist.
+            Err(LoadError::Unavailable(why)) => (
+                Vec::new(),
+                true,
+                Some(Notice::Error(format!(
+                    "{why}, so the ledger will not persist: what you record is kept in this page \
+                     only until it is closed or reloaded. Download it (Ledger JSON lines) to keep it."
+                ))),
+            ),
+            Err(LoadError::Unreadable(e)) => (
+                Vec::new(),
+                false,
+                Some(Notice::Error(format!(
+                    "{e}. It is left untouched; clear it to start a new one."
+                ))),
+            ),
+        };
+        let entries = RwSignal::new(entries);
+        let now = RwSignal::new(now);
+        let defaults = Rates::default();
+        let rates_text = RateInputs {
+            cost: RwSignal::new(String::new()),
+            watts: RwSignal::new(String::new()),
+            pue: RwSignal::new(defaults.pue().to_string()),
+            grid: RwSignal::new(defaults.grid_g_co2e_per_kwh().to_string()),
+        };
+        let rates = Memo::new(move |_| {
+            build_rates(
+                &rates_text.cost.get(),
+                &rates_text.watts.get(),
+                &rates_text.pue.get(),
+                &rates_text.grid.get(),
+            )
+        });
+        let summary = Memo::new(move |_| {
+            let rates = rates.get()?;
+            let now = now.get();
+            entries
+                .with(|entries| {
+                    api::summarise(&SummaryRequest {
+                        entries,
+                        now,
+                        rates,
+                    })
+                })
+                .map_err(|e| words::error(&e))
+        });
+        LedgerState {
+            entries,
+            writable: RwSignal::new(writable),
+            notice: RwSignal::new(notice),
+            now,
+            rates_text,
+            rates,
+            summary,
+        }
+    }
+}
+
+/// Rates from the form's text: each box read as a number (or blank), then checked by the core,
+/// whose errors are said in the form's words.
+pub fn build_rates(cost: &str, watts: &str, pue: &str, grid: &str) -> Result<Rates, String> {
+    let number =
+        |name: &str, text: &str| format::optional_number(text).map_err(|e| format!("{name}: {e}"));
+    let input = RatesInput {
+        cost_per_gpu_hour: number("cost per GPU-hour", cost)?,
+        watts: number("watts", watts)?,
+        pue: number("PUE", pue)?,
+        grid_g_co2e_per_kwh: number("grid intensity", grid)?,
+    };
+    Rates::new(&input).map_err(|e| words::error(&e))
+}
+
+/// A new ledger and what to say about it, or why nothing changed.
+pub type Change = Result<(Vec<LedgerEntry>, String), String>;
+
+/// The ledger with the plan recorded at `now`: one use per placed ask, each for its row's hours
+/// (a finished run that started that long ago), or open from `now` when the row has none.
+pub fn recorded(
+    entries: &[LedgerEntry],
+    request: &PackRequest,
+    plan: &Result<PackResponse, Error>,
+    now: i64,
+) -> Change {
+    let Ok(response) = plan else {
+        return Err("the plan has an error; fix it before recording".into());
+    };
+    let when = Recording::new(now, None).map_err(|e| words::error(&e))?;
+    let new = api::record_pack(request, response, when);
+    if new.is_empty() {
+        return Err("no placed ask to record".into());
+    }
+    let n = new.len();
+    let unplaced = response.result.unplaced.len();
+    let skipped = if unplaced == 0 {
+        String::new()
+    } else {
+        format!(" ({unplaced} unplaced left out)")
+    };
+    let mut all = entries.to_vec();
+    all.extend(new);
+    Ok((
+        all,
+        format!("recorded {n} use{}{skipped}", if n == 1 { "" } else { "s" }),
+    ))
+}
+
+/// The ledger with `ask`'s open use released at `now`.
+pub fn released(entries: &[LedgerEntry], ask: &str, now: i64) -> Change {
+    let release = api::release(entries, ask, now).map_err(|e| words::error(&e))?;
+    let mut all = entries.to_vec();
+    all.push(release);
+    Ok((all, format!("released {ask}")))
+}
+
+/// The ledger merged with the one in `text`; entries it already holds are not added twice. `None`
+/// for the ledger when the import added nothing.
+pub fn imported(
+    entries: &[LedgerEntry],
+    text: &str,
+    now: i64,
+) -> Result<(Option<Vec<LedgerEntry>>, String), String> {
+    let merged = api::import(entries, text, now)
+        .map_err(|e| format!("import failed, nothing changed: {}", words::error(&e)))?;
+    let n = merged.added;
+    let mut said = format!("imported {n} entr{}", if n == 1 { "y" } else { "ies" });
+    if merged.already_present > 0 {
+        said.push_str(&format!(
+            ", {} already present (not added twice)",
+            merged.already_present
+        ));
+    }
+    Ok(((n > 0).then_some(merged.entries), said))
+}
+
 /// Stores `entries` as the new ledger and shows them. When the browser cannot store them (its
 /// storage is full or unavailable) the page still shows them and says so, error and remedy: they
 /// last only until the page is closed or reloaded unless downloaded.
-fn commit(state: AppState, entries: Vec<LedgerEntry>, ok: String) {
+fn commit(ledger: LedgerState, entries: Vec<LedgerEntry>, ok: String) {
     let saved = storage::save(&entries);
-    state.ledger.set(entries);
+    ledger.entries.set(entries);
     match saved {
         Ok(()) => {
-            state.ledger_writable.set(true);
-            state.ledger_notice.set(Some(Notice::Ok(ok)));
+            ledger.writable.set(true);
+            ledger.notice.set(Some(Notice::Ok(ok)));
         }
-        Err(e) => state.ledger_notice.set(Some(Notice::Error(format!(
+        Err(e) => ledger.notice.set(Some(Notice::Error(format!(
             "{ok}, but {e}. The ledger shown is kept in this page only until it is closed or \
              reloaded: download it (Ledger JSON lines) to keep it."
         )))),
     }
 }
 
-fn record(state: AppState) {
-    if !state.ledger_writable.get_untracked() {
-        state.ledger_notice.set(Some(Notice::Error(
+/// Shows a change, or why there was none.
+fn apply(ledger: LedgerState, change: Change) {
+    match change {
+        Ok((entries, ok)) => commit(ledger, entries, ok),
+        Err(e) => ledger.notice.set(Some(Notice::Error(e))),
+    }
+}
+
+fn record(ledger: LedgerState, state: AppState) {
+    if !ledger.writable.get_untracked() {
+        ledger.notice.set(Some(Notice::Error(
             "the stored ledger could not be read; clear it before recording".into(),
         )));
         return;
     }
-    let Ok(pack) = state.pack.get_untracked() else {
-        state.ledger_notice.set(Some(Notice::Error(
-            "the plan has an error; fix it before recording".into(),
-        )));
-        return;
-    };
     let bad_hours = state
         .rows
         .with_untracked(|rows| rows.iter().filter(|r| r.seconds().is_err()).count());
     if bad_hours > 0 {
-        state.ledger_notice.set(Some(Notice::Error(format!(
+        ledger.notice.set(Some(Notice::Error(format!(
             "{bad_hours} row(s) have an invalid duration; nothing was recorded"
         ))));
         return;
     }
     let now = now_unix();
-    let seconds: std::collections::HashMap<String, Option<u64>> = state
-        .asks
-        .with_untracked(|a| a.iter().map(|(ask, s)| (ask.name.clone(), *s)).collect());
-    let unplaced: Vec<&str> = pack.unplaced.iter().map(|u| u.name.as_str()).collect();
-    let new: Vec<LedgerEntry> = pack
-        .choices
-        .iter()
-        .filter(|c| !unplaced.contains(&c.name.as_str()))
-        .map(|c| {
-            LedgerEntry::Usage(UsageRecord::from_choice(
-                c,
-                now,
-                seconds.get(&c.name).copied().flatten(),
-            ))
+    ledger.now.set(now);
+    let change = state.request.with_untracked(|request| {
+        state.plan.with_untracked(|plan| {
+            ledger
+                .entries
+                .with_untracked(|entries| recorded(entries, request, plan, now))
         })
-        .collect();
-    if new.is_empty() {
-        state
-            .ledger_notice
-            .set(Some(Notice::Error("no placed ask to record".into())));
+    });
+    apply(ledger, change);
+}
+
+fn release(ledger: LedgerState, ask: &str) {
+    let now = now_unix();
+    ledger.now.set(now);
+    let change = ledger
+        .entries
+        .with_untracked(|entries| released(entries, ask, now));
+    apply(ledger, change);
+}
+
+fn import(ledger: LedgerState, text: &str) {
+    if !ledger.writable.get_untracked() {
+        ledger.notice.set(Some(Notice::Error(
+            "import failed, nothing changed: the stored ledger could not be read; clear it before importing"
+                .into(),
+        )));
         return;
     }
-    let n = new.len();
-    let mut entries = state.ledger.get_untracked();
-    entries.extend(new);
-    let skipped = if unplaced.is_empty() {
-        String::new()
-    } else {
-        format!(" ({} unplaced left out)", unplaced.len())
-    };
-    state.now.set(now);
-    commit(
-        state,
-        entries,
-        format!("recorded {n} use{}{skipped}", if n == 1 { "" } else { "s" }),
-    );
-}
-
-fn release(state: AppState, ask: String) {
     let now = now_unix();
-    let mut entries = state.ledger.get_untracked();
-    entries.push(LedgerEntry::Release {
-        ask: ask.clone(),
-        at: now,
-    });
-    state.now.set(now);
-    commit(state, entries, format!("released {ask}"));
+    ledger.now.set(now);
+    match ledger
+        .entries
+        .with_untracked(|entries| imported(entries, text, now))
+    {
+        Ok((Some(entries), ok)) => commit(ledger, entries, ok),
+        Ok((None, ok)) => ledger.notice.set(Some(Notice::Ok(ok))),
+        Err(e) => ledger.notice.set(Some(Notice::Error(e))),
+    }
 }
 
-fn import(state: AppState, text: &str) {
-    let fail = |why: String| {
-        state.ledger_notice.set(Some(Notice::Error(format!(
-            "import failed, nothing changed: {why}"
-        ))))
-    };
-    let imported = match parse_ledger_any(text) {
-        Ok(e) if e.is_empty() => return fail("the file holds no ledger entries".into()),
-        Ok(e) => e,
-        Err(e) => return fail(e.to_string()),
-    };
-    if !state.ledger_writable.get_untracked() {
-        return fail("the stored ledger could not be read; clear it before importing".into());
-    }
-    let n = imported.len();
-    let mut entries = state.ledger.get_untracked();
-    entries.extend(imported);
-    if let Err(e) = resolve(&entries, now_unix()) {
-        return fail(e.to_string());
-    }
-    commit(
-        state,
-        entries,
-        format!("imported {n} entr{}", if n == 1 { "y" } else { "ies" }),
-    );
-}
-
-fn offer(state: AppState, name: &str, mime: &str, text: Result<String, String>) {
+fn offer(ledger: LedgerState, name: &str, mime: &str, text: Result<String, String>) {
     let result = text.and_then(|t| download(name, mime, &t));
     if let Err(e) = result {
-        state.ledger_notice.set(Some(Notice::Error(e)));
+        ledger.notice.set(Some(Notice::Error(e)));
     }
 }
 
@@ -177,26 +330,38 @@ fn RateInput(
 #[component]
 pub fn Ledger() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let summary = state.summary;
+    // The stored ledger is read here, where it is used (the embed view never shows it).
+    let ledger = LedgerState::new(storage::load(), now_unix());
+    // Open uses count up to now: refresh the clock twice a minute.
+    if let Ok(tick) = set_interval_with_handle(move || ledger.now.set(now_unix()), CLOCK_TICK) {
+        on_cleanup(move || tick.clear());
+    }
+    let summary = ledger.summary;
     let csv = move || {
         summary.with_untracked(|s| {
             s.as_ref()
-                .map(|(_, s)| summary_csv(s))
+                .map(|r| summary_csv(&r.summary))
                 .map_err(Clone::clone)
         })
     };
     // The summary and the entries in one document, which "import" reads back.
     let json = move || {
         summary.with_untracked(|s| {
-            s.as_ref()
-                .map_err(Clone::clone)
-                .map(|(_, s)| state.ledger.with_untracked(|l| ledger_document(l, Some(s))))
+            s.as_ref().map_err(Clone::clone).map(|r| {
+                ledger
+                    .entries
+                    .with_untracked(|l| ledger_document(l, Some(&r.summary)))
+            })
         })
     };
     let ledger_as_csv = move || {
-        summary.with_untracked(|s| s.as_ref().map(|(u, _)| ledger_csv(u)).map_err(Clone::clone))
+        summary.with_untracked(|s| {
+            s.as_ref()
+                .map(|r| ledger_csv(&r.records))
+                .map_err(Clone::clone)
+        })
     };
-    let ledger_as_jsonl = move || Ok(state.ledger.with_untracked(|l| storage::to_text(l)));
+    let ledger_as_jsonl = move || Ok(ledger.entries.with_untracked(|l| storage::to_text(l)));
     let clear = move |_| {
         let sure = window()
             .confirm_with_message(
@@ -204,18 +369,19 @@ pub fn Ledger() -> impl IntoView {
             )
             .unwrap_or(false);
         if sure {
-            commit(state, Vec::new(), "ledger cleared".into());
+            commit(ledger, Vec::new(), "ledger cleared".into());
         }
     };
     let on_import = move |ev: leptos::ev::Event| {
         read_chosen_text(&ev, move |text| match text {
-            Ok(text) => import(state, &text),
-            Err(why) => state.ledger_notice.set(Some(Notice::Error(format!(
+            Ok(text) => import(ledger, &text),
+            Err(why) => ledger.notice.set(Some(Notice::Error(format!(
                 "import failed, nothing changed: {why}"
             )))),
         });
     };
-    let usages = move || summary.with(|s| s.as_ref().map(|(u, _)| u.clone()).unwrap_or_default());
+    let usages =
+        move || summary.with(|s| s.as_ref().map(|r| r.records.clone()).unwrap_or_default());
     let table = move || {
         let all = usages();
         let total = all.len();
@@ -235,7 +401,7 @@ pub fn Ledger() -> impl IntoView {
                 </tr></thead>
                 <tbody>
                     {shown.into_iter().map(|u| {
-                        let running = u.status == gpu_share_core::account::UsageStatus::Running;
+                        let running = u.status == UsageStatus::Running;
                         let ask = u.record.ask.clone();
                         let mech = match &u.record.mig_profile {
                             Some(p) => format!("{} {p}", u.record.mechanism),
@@ -252,7 +418,7 @@ pub fn Ledger() -> impl IntoView {
                                 <td class="num">{u.allocated_gpu_hours().to_fixed(2)}</td>
                                 <td>{running.then(|| view! {
                                     <span class="running">"running "</span>
-                                    <button type="button" class="small" on:click=move |_| release(state, ask.clone())>"Release"</button>
+                                    <button type="button" class="small" on:click=move |_| release(ledger, &ask)>"Release"</button>
                                 })}</td>
                             </tr>
                         }
@@ -266,21 +432,21 @@ pub fn Ledger() -> impl IntoView {
             <h2 id="ledger-h">"Accounting"</h2>
             <p class="hint">"Record the current plan with each ask's hours into a ledger kept in this browser (local storage). Blank hours record an open use that counts until released."</p>
             <div class="buttons">
-                <button type="button" class="primary" data-testid="record" on:click=move |_| record(state)>"Record this plan"</button>
+                <button type="button" class="primary" data-testid="record" on:click=move |_| record(ledger, state)>"Record this plan"</button>
                 <button type="button" class="danger" data-testid="clear-ledger" on:click=clear>"Clear ledger…"</button>
                 <label class="file">"Import a ledger (JSON or JSON lines) "
                     <input type="file" data-testid="import-ledger" accept=".jsonl,.json,.txt,application/json" on:change=on_import /></label>
             </div>
-            {move || state.ledger_notice.get().map(|n| match n {
+            {move || ledger.notice.get().map(|n| match n {
                 Notice::Ok(t) => view! { <p class="ok" role="status" data-testid="ledger-notice">{t}</p> }.into_any(),
                 Notice::Error(t) => view! { <p class="error" role="alert" data-testid="ledger-notice">{t}</p> }.into_any(),
             })}
             <fieldset class="rates form-grid">
                 <legend>"Rates"</legend>
-                <RateInput id="rate-cost" label="Cost per GPU-hour" placeholder="none" value=state.rates_text.cost />
-                <RateInput id="rate-watts" label="Board power (W)" placeholder="per model" value=state.rates_text.watts />
-                <RateInput id="rate-pue" label="PUE" placeholder="1" value=state.rates_text.pue />
-                <RateInput id="rate-grid" label="Grid gCO2e/kWh" placeholder="475" value=state.rates_text.grid />
+                <RateInput id="rate-cost" label="Cost per GPU-hour" placeholder="none" value=ledger.rates_text.cost />
+                <RateInput id="rate-watts" label="Board power (W)" placeholder="per model" value=ledger.rates_text.watts />
+                <RateInput id="rate-pue" label="PUE" placeholder="1" value=ledger.rates_text.pue />
+                <RateInput id="rate-grid" label="Grid gCO2e/kWh" placeholder="475" value=ledger.rates_text.grid />
             </fieldset>
             {move || summary.with(|s| s.as_ref().err().map(|e| view! { <p class="error" role="alert">{e.clone()}</p> }))}
             <h3>"Summary"</h3>
@@ -293,7 +459,7 @@ pub fn Ledger() -> impl IntoView {
                         <th scope="col" class="num">"kWh"</th><th scope="col" class="num">"kg CO2e"</th>
                     </tr></thead>
                     <tbody>
-                        {move || summary.with(|s| s.as_ref().ok().map(|(_, s)| view! {
+                        {move || summary.with(|s| s.as_ref().ok().map(|r| &r.summary).map(|s| view! {
                             <SummaryRows group="mechanism" rows=s.by_mechanism.clone() />
                             <SummaryRows group="workload" rows=s.by_workload.clone() />
                             <SummaryRows group="total" rows=vec![s.totals.clone()] />
@@ -302,13 +468,193 @@ pub fn Ledger() -> impl IntoView {
                 </table>
             </div>
             <div class="buttons downloads">
-                <button type="button" data-testid="download-csv" on:click=move |_| offer(state, "gpu-share-summary.csv", "text/csv", csv())>"Summary CSV"</button>
-                <button type="button" data-testid="download-json" on:click=move |_| offer(state, "gpu-share-ledger.json", "application/json", json())>"Summary + ledger JSON"</button>
-                <button type="button" data-testid="download-ledger-csv" on:click=move |_| offer(state, "gpu-share-ledger.csv", "text/csv", ledger_as_csv())>"Ledger CSV"</button>
-                <button type="button" data-testid="download-ledger-json" on:click=move |_| offer(state, "gpu-share-ledger.jsonl", "application/x-ndjson", ledger_as_jsonl())>"Ledger JSON lines"</button>
+                <button type="button" data-testid="download-csv" on:click=move |_| offer(ledger, "gpu-share-summary.csv", "text/csv", csv())>"Summary CSV"</button>
+                <button type="button" data-testid="download-json" on:click=move |_| offer(ledger, "gpu-share-ledger.json", "application/json", json())>"Summary + ledger JSON"</button>
+                <button type="button" data-testid="download-ledger-csv" on:click=move |_| offer(ledger, "gpu-share-ledger.csv", "text/csv", ledger_as_csv())>"Ledger CSV"</button>
+                <button type="button" data-testid="download-ledger-json" on:click=move |_| offer(ledger, "gpu-share-ledger.jsonl", "application/x-ndjson", ledger_as_jsonl())>"Ledger JSON lines"</button>
             </div>
             <h3>"Ledger"</h3>
             <div class="table-scroll">{table}</div>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEED: &str = "ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice";
+    const NOW: i64 = 1_800_000_000;
+
+    fn usage(entry: &LedgerEntry) -> (&str, i64, Option<u64>) {
+        match entry {
+            LedgerEntry::Usage(r) => (r.ask.as_str(), r.started_at, r.seconds),
+            LedgerEntry::Release { .. } => panic!("a release: {entry:?}"),
+        }
+    }
+
+    /// Records the page's plan with these hours per row into `entries`.
+    fn record_seed(entries: &[LedgerEntry], hours: [&str; 3]) -> Change {
+        let state = AppState::new(SEED);
+        state.rows.with_untracked(|rows| {
+            for (row, h) in rows.iter().zip(hours) {
+                row.hours.set(h.into());
+            }
+        });
+        let request = state.request.get_untracked();
+        recorded(entries, &request, &state.plan.get_untracked(), NOW)
+    }
+
+    #[test]
+    fn without_storage_the_ledger_still_works_and_says_it_will_not_persist() {
+        let why = "local storage is not available in this browser (SecurityError: denied)";
+        let l = LedgerState::new(Err(LoadError::Unavailable(why.into())), 0);
+        assert!(l.writable.get_untracked());
+        let Some(Notice::Error(n)) = l.notice.get_untracked() else {
+            panic!("no notice");
+        };
+        assert!(n.starts_with(why) && n.contains("will not persist"), "{n}");
+        // An unreadable stored ledger is another matter: it is left alone until cleared.
+        let l = LedgerState::new(Err(LoadError::Unreadable("line 2".into())), 0);
+        assert!(!l.writable.get_untracked());
+        assert_eq!(
+            l.notice.get_untracked(),
+            Some(Notice::Error(
+                "line 2. It is left untouched; clear it to start a new one.".into()
+            ))
+        );
+        assert_eq!(l.entries.with_untracked(Vec::len), 0);
+    }
+
+    #[test]
+    fn a_recorded_run_started_its_hours_ago_and_a_use_without_hours_is_open() {
+        let (entries, said) = record_seed(&[], ["2", "", "0.5"]).unwrap();
+        assert_eq!(said, "recorded 3 uses");
+        let got: Vec<_> = entries.iter().map(usage).collect();
+        assert_eq!(
+            got,
+            [
+                ("a", NOW - 7200, Some(7200)),
+                ("b", NOW, None),
+                ("c", NOW - 1800, Some(1800)),
+            ]
+        );
+        // Recording again appends.
+        let (again, _) = record_seed(&entries, ["1", "1", "1"]).unwrap();
+        assert_eq!(again.len(), 6);
+        assert_eq!(again[..3], entries[..]);
+    }
+
+    #[test]
+    fn unplaced_asks_are_left_out_and_a_broken_plan_records_nothing() {
+        let state = AppState::new("ask=a:0.6&ask=b:0.6&gpus=1&timeslice");
+        let request = state.request.get_untracked();
+        let (entries, said) = recorded(&[], &request, &state.plan.get_untracked(), NOW).unwrap();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(said, "recorded 1 use (1 unplaced left out)");
+        let broken = AppState::new("ask=a:0.5&gpu-model=nonsense&mig-capable");
+        let request = broken.request.get_untracked();
+        assert_eq!(
+            recorded(&[], &request, &broken.plan.get_untracked(), NOW),
+            Err("the plan has an error; fix it before recording".into())
+        );
+    }
+
+    #[test]
+    fn only_an_open_use_is_released() {
+        let (entries, _) = record_seed(&[], ["2", "", "0.5"]).unwrap();
+        let (after, said) = released(&entries, "b", NOW + 60).unwrap();
+        assert_eq!(said, "released b");
+        assert_eq!(
+            after.last(),
+            Some(&LedgerEntry::Release {
+                ask: "b".into(),
+                at: NOW + 60
+            })
+        );
+        let e = released(&after, "b", NOW + 120).unwrap_err();
+        assert!(e.contains("no open allocation"), "{e}");
+    }
+
+    #[test]
+    fn importing_ones_own_backup_adds_nothing_twice() {
+        let (entries, _) = record_seed(&[], ["2", "1", "0.5"]).unwrap();
+        let backup = storage::to_text(&entries);
+        let (merged, said) = imported(&[], &backup, NOW).unwrap();
+        assert_eq!(merged.as_deref(), Some(&entries[..]));
+        assert_eq!(said, "imported 3 entries");
+        let (merged, said) = imported(&entries, &backup, NOW).unwrap();
+        assert_eq!(merged, None);
+        assert_eq!(
+            said,
+            "imported 0 entries, 3 already present (not added twice)"
+        );
+        let (more, _) = record_seed(&[], ["4", "4", "4"]).unwrap();
+        let (merged, said) = imported(&entries[..1], &storage::to_text(&more), NOW).unwrap();
+        assert_eq!(merged.map(|m| m.len()), Some(4));
+        assert_eq!(said, "imported 3 entries");
+        let e = imported(&entries, "this is not a ledger\n", NOW).unwrap_err();
+        assert!(
+            e.starts_with("import failed, nothing changed: line 1"),
+            "{e}"
+        );
+        let e = imported(&entries, "\n", NOW).unwrap_err();
+        assert!(e.contains("no ledger entries"), "{e}");
+    }
+
+    #[test]
+    fn rates_are_checked_by_the_core_and_worded_as_the_form_says_them() {
+        let r = build_rates("2.5", "", "1.2", "").unwrap();
+        assert_eq!(r.cost_per_gpu_hour(), Some(2.5));
+        assert_eq!(r.watts(), None);
+        assert_eq!(r.pue(), 1.2);
+        assert_eq!(
+            r.grid_g_co2e_per_kwh(),
+            Rates::default().grid_g_co2e_per_kwh()
+        );
+        assert_eq!(
+            build_rates("", "", "0.5", "").unwrap_err(),
+            "PUE: must be a number ≥ 1, got 0.5"
+        );
+        assert!(build_rates("-1", "", "", "")
+            .unwrap_err()
+            .starts_with("cost per GPU-hour: "));
+        assert!(build_rates("", "", "", "-5")
+            .unwrap_err()
+            .starts_with("grid intensity: "));
+        assert!(build_rates("", "-300", "", "")
+            .unwrap_err()
+            .starts_with("watts: "));
+        assert!(build_rates("cheap", "", "", "")
+            .unwrap_err()
+            .starts_with("cost per GPU-hour: expected a number"));
+    }
+
+    #[test]
+    fn the_summary_is_the_cores_at_the_components_clock() {
+        let (entries, _) = record_seed(&[], ["2", "", "0.5"]).unwrap();
+        let l = LedgerState::new(Ok(entries.clone()), NOW + 3600);
+        l.rates_text.cost.set("2".into());
+        let got = l.summary.get_untracked().unwrap();
+        let rates = build_rates("2", "", "1", "475").unwrap();
+        let want = api::summarise(&SummaryRequest {
+            entries: &entries,
+            now: NOW + 3600,
+            rates,
+        })
+        .unwrap();
+        assert_eq!(got, want);
+        assert_eq!(got.summary.totals.records, 3);
+        assert_eq!(got.summary.totals.running, 1);
+        // The open use counts up to the clock.
+        let open = |l: &LedgerState| l.summary.get_untracked().unwrap().records[1].seconds;
+        assert_eq!(open(&l), 3600);
+        l.now.set(NOW + 7200);
+        assert_eq!(open(&l), 7200);
+        l.rates_text.pue.set("0.5".into());
+        assert_eq!(
+            l.summary.get_untracked().unwrap_err(),
+            "PUE: must be a number ≥ 1, got 0.5"
+        );
     }
 }

@@ -2,10 +2,12 @@
 
 use std::collections::HashMap;
 
+use gpu_share_core::api::gpu_ranges;
 use gpu_share_core::{Choice, PackResult};
 use leptos::prelude::*;
 
 use crate::state::AppState;
+use crate::words;
 
 /// Where each ask ended up: its GPU indices, or `None` when unplaced.
 fn placements(pack: &PackResult) -> HashMap<String, Vec<u64>> {
@@ -18,19 +20,12 @@ fn placements(pack: &PackResult) -> HashMap<String, Vec<u64>> {
     map
 }
 
-/// `0, 1, 2` or `3–6` for a run.
+/// The GPUs an ask sits on as the core writes them (`0, 2-4, 7`), or `unplaced`.
 fn gpu_list(indices: &[u64]) -> String {
-    match indices {
-        [] => "unplaced".into(),
-        [one] => one.to_string(),
-        [first, .., last] if indices.windows(2).all(|w| w[1] == w[0] + 1) => {
-            format!("{first}–{last}")
-        }
-        many => many
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(", "),
+    if indices.is_empty() {
+        "unplaced".into()
+    } else {
+        gpu_ranges(indices)
     }
 }
 
@@ -78,10 +73,11 @@ fn ChoiceRow(choice: Choice, gpus: String) -> impl IntoView {
 pub fn PlanTable() -> impl IntoView {
     let state = expect_context::<AppState>();
     let rows = Memo::new(move |_| {
-        state.pack.with(|p| match p {
-            Ok(pack) => {
-                let placed = placements(pack);
-                pack.choices
+        state.plan.with(|p| match p {
+            Ok(plan) => {
+                let placed = placements(&plan.result);
+                plan.result
+                    .choices
                     .iter()
                     .map(|c| {
                         (
@@ -95,12 +91,13 @@ pub fn PlanTable() -> impl IntoView {
         })
     });
     let error = move || {
-        state.pack.with(|p| p.as_ref().err().map(|e| view! { <p class="error banner" role="alert" data-testid="plan-error">{e.to_string()}</p> }))
+        state.plan.with(|p| p.as_ref().err().map(|e| view! { <p class="error banner" role="alert" data-testid="plan-error">{words::error(e)}</p> }))
     };
     let notes = move || {
-        state.pack.with(|p| {
+        state.plan.with(|p| {
             p.as_ref().ok().map(|p| {
-                p.notes
+                p.result
+                    .notes
                     .iter()
                     .map(|n| view! { <p class="note">{n.clone()}</p> })
                     .collect_view()
@@ -114,7 +111,7 @@ pub fn PlanTable() -> impl IntoView {
             {move || state.link_error.get().map(|e| view! { <p class="error banner" role="alert">{e}</p> })}
             {notes}
             <Show when=move || !rows.with(Vec::is_empty)
-                fallback=move || view! { <p class="hint">{move || if state.pack.with(|p| p.is_ok()) { "Add an ask to see its plan." } else { "" }}</p> }>
+                fallback=move || view! { <p class="hint">{move || if state.plan.with(|p| p.is_ok()) { "Add an ask to see its plan." } else { "" }}</p> }>
                 <div class="table-scroll">
                     <table class="plan-table" data-testid="plan-table">
                         <thead>
@@ -141,7 +138,33 @@ mod tests {
     fn gpu_lists_read_well() {
         assert_eq!(gpu_list(&[]), "unplaced");
         assert_eq!(gpu_list(&[3]), "3");
-        assert_eq!(gpu_list(&[3, 4, 5]), "3–5");
+        assert_eq!(gpu_list(&[3, 4, 5]), "3-5");
         assert_eq!(gpu_list(&[1, 4]), "1, 4");
+        assert_eq!(gpu_list(&[7, 0, 2, 3, 4]), "0, 2-4, 7");
+    }
+
+    #[test]
+    fn each_ask_lists_its_gpus_or_unplaced() {
+        let state = AppState::new("ask=a:2&ask=b:0.5&ask=c:0.9&gpus=3&timeslice");
+        let plan = state.plan.get_untracked().unwrap();
+        let placed = placements(&plan.result);
+        let list = |name: &str| gpu_list(placed.get(name).map_or(&[][..], Vec::as_slice));
+        assert_eq!(
+            (list("a").as_str(), list("b").as_str(), list("c").as_str()),
+            ("0, 1", "unplaced", "2")
+        );
+    }
+
+    #[test]
+    fn a_plan_error_says_what_to_do_on_the_page() {
+        // No GPU model offers both profiles: the core's hint is to give one, said as the form says it.
+        let state = AppState::new("ask=a:1g.5gb&ask=b:1g.20gb&mig-capable");
+        let error = words::error(&state.plan.get_untracked().unwrap_err());
+        assert!(
+            error.starts_with("MIG profiles: no GPU model offers all of"),
+            "{error}"
+        );
+        assert!(error.ends_with("; choose the GPU model"), "{error}");
+        assert!(!error.contains("--"), "{error}");
     }
 }

@@ -1,0 +1,104 @@
+//! The core's errors in the page's words: fields named as the page labels them, and a hint said as
+//! what to do on the page ("choose the GPU model"), never as another front end's flag.
+
+use gpu_share_core::{Error, Hint, Input};
+
+/// What the page calls a field the core names, when the page shows it.
+pub fn field(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "cost_per_gpu_hour" => "cost per GPU-hour",
+        "watts" => "watts",
+        "pue" => "PUE",
+        "grid_g_co2e_per_kwh" => "grid intensity",
+        "gpu_model" => "GPU model",
+        "gpu_count" => "GPU count",
+        "mig_profiles" => "MIG profiles",
+        "mig_profile" => "MIG profile",
+        "supports_mig" => "MIG",
+        "namespace" => "Namespace",
+        "image" => "Image",
+        "name" => "name",
+        "fraction" => "fraction",
+        "hours" | "seconds" => "hours",
+        _ => return None,
+    })
+}
+
+/// What to do on the page about an error.
+pub fn hint(hint: &Hint) -> &'static str {
+    match hint {
+        Hint::Give { input } => match input {
+            Input::GpuModel => "choose the GPU model",
+            Input::GpuCount => "set the GPU count",
+            Input::MigProfiles => "choose the allowed MIG profiles",
+            Input::Image => "fill in the Image field",
+        },
+    }
+}
+
+/// The message and its hint, for an error shown next to the field it is about.
+pub fn message(e: &Error) -> String {
+    match &e.hint {
+        Some(h) => format!("{}; {}", e.message, hint(h)),
+        None => e.message.clone(),
+    }
+}
+
+/// The whole error in one line: `line 3, GPU model: …; choose the GPU model`. A field the page
+/// has no word for (a path in a file or a link) keeps the core's name, as the core writes it.
+pub fn error(e: &Error) -> String {
+    let field = e.field.as_deref().map(|f| match field(f) {
+        Some(word) => word.to_string(),
+        None => format!("field {f:?}"),
+    });
+    let place = match (e.line, field) {
+        (Some(line), Some(field)) => format!("line {line}, {field}: "),
+        (Some(line), None) => format!("line {line}: "),
+        (None, Some(field)) => format!("{field}: "),
+        (None, None) => String::new(),
+    };
+    format!("{place}{}", message(e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu_share_core::ErrorKind;
+
+    #[test]
+    fn fields_and_hints_are_named_in_the_pages_words() {
+        let e = Error::new(ErrorKind::UnknownProfile, "no GPU model offers all of a, b")
+            .in_field("mig_profiles")
+            .with_hint(Hint::Give {
+                input: Input::GpuModel,
+            });
+        assert_eq!(
+            error(&e),
+            "MIG profiles: no GPU model offers all of a, b; choose the GPU model"
+        );
+        assert_eq!(
+            message(&e),
+            "no GPU model offers all of a, b; choose the GPU model"
+        );
+        let e = Error::new(ErrorKind::OutOfRange, "must be a number ≥ 1, got 0.5").in_field("pue");
+        assert_eq!(error(&e), "PUE: must be a number ≥ 1, got 0.5");
+        for (input, said) in [
+            (Input::GpuCount, "set the GPU count"),
+            (Input::MigProfiles, "choose the allowed MIG profiles"),
+            (Input::Image, "fill in the Image field"),
+        ] {
+            assert_eq!(hint(&Hint::Give { input }), said);
+        }
+    }
+
+    #[test]
+    fn lines_and_unknown_fields_read_as_the_core_writes_them() {
+        let e = Error::new(ErrorKind::Syntax, "expected a value")
+            .in_field("ask")
+            .at_line(3);
+        assert_eq!(error(&e), e.to_string());
+        let e = Error::new(ErrorKind::Syntax, "not JSON").at_line(2);
+        assert_eq!(error(&e), "line 2: not JSON");
+        assert_eq!(error(&Error::new(ErrorKind::Ledger, "x")), "x");
+    }
+}
