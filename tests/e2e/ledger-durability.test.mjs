@@ -126,8 +126,11 @@ test('without local storage the page still plans and records, and says the ledge
   assert.match(await notice(page), /^recorded 3 uses, but the ledger could not be saved in this browser: local storage is not available in this browser/);
   const jsonl = await downloadText(page, '[data-testid="download-ledger-json"]');
   assert.deepEqual(jsonl.text.trim().split('\n').map((l) => JSON.parse(l).ask), ['a', 'b', 'c']);
-  // Importing works in the page too.
+  // Importing works in the page too: its own download adds nothing twice, another ledger's entries are added.
   await page.setInputFiles('[data-testid="import-ledger"]', { name: 'l.jsonl', mimeType: 'application/json', buffer: Buffer.from(jsonl.text) });
+  await waitForNotice(page, /^imported 0 entries, 3 already present/);
+  const other = jsonl.text.replaceAll('"ask":"', '"ask":"other-');
+  await page.setInputFiles('[data-testid="import-ledger"]', { name: 'other.jsonl', mimeType: 'application/json', buffer: Buffer.from(other) });
   await page.waitForSelector('[data-testid="ledger-table"][data-count="6"]');
   assert.match(await notice(page), /^imported 3 entries, but the ledger could not be saved/);
   await assertClean(assert, page, watch);
