@@ -20,11 +20,13 @@ pub enum AskSize {
 }
 
 /// One workload's ask. Build it with [`FractionalAsk::fraction`], [`FractionalAsk::mig`] or
-/// [`FractionalAsk::parse_spec`], which validate; the fields are public for reading.
+/// [`FractionalAsk::parse_spec`], which validate; the fields are private, so every ask in the
+/// program has a valid name and a size greater than zero. Read them with [`FractionalAsk::name`]
+/// and [`FractionalAsk::size`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FractionalAsk {
-    pub name: String,
-    pub size: AskSize,
+    name: String,
+    size: AskSize,
 }
 
 impl FractionalAsk {
@@ -100,6 +102,16 @@ impl FractionalAsk {
             AskSize::Fraction(f) => format!("{}:{}", self.name, f.to_exact_text()),
             AskSize::MigProfile(p) => format!("{}:{p}", self.name),
         }
+    }
+
+    /// The workload's name (trimmed, printable, at most [`MAX_NAME_CHARS`] characters).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the ask wants.
+    pub fn size(&self) -> &AskSize {
+        &self.size
     }
 
     /// The fraction asked for, when the ask is not a named profile.

@@ -44,6 +44,8 @@ pub const MAX_SECONDS: u64 = 10 * 366 * 24 * 3600;
 /// An ask with the duration it runs for, when the list gives one (for accounting).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct AskEntry {
     pub ask: FractionalAsk,
     pub seconds: Option<u64>,
@@ -377,7 +379,7 @@ mod tests {
         assert_eq!(plain.len(), 3);
         assert_eq!(plain[0].seconds, Some(7200));
         assert_eq!(plain[1].ask.mig_profile(), Some("3g.20gb"));
-        assert_eq!(plain[2].ask.name, "c, quoted");
+        assert_eq!(plain[2].ask.name(), "c, quoted");
         let headed = parse_asks("seconds,name,fraction\n60,x,1/3\n").unwrap();
         assert_eq!(headed[0].seconds, Some(60));
         assert_eq!(

@@ -11,6 +11,7 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Mechanism {
     /// Multi-Instance GPU: hardware partitions.
     Mig,
@@ -26,6 +27,7 @@ pub enum Mechanism {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Isolation {
     Hardware,
     Partial,
@@ -102,6 +104,8 @@ impl fmt::Display for Isolation {
 /// The limits the MPS control daemon would set for this client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct MpsLimits {
     /// `CUDA_MPS_ACTIVE_THREAD_PERCENTAGE`: the fraction as a whole percentage, rounded up.
     pub active_thread_percentage: u8,
@@ -113,6 +117,8 @@ pub struct MpsLimits {
 /// choice it was given, to record it.)
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct Choice {
     pub name: String,
     pub mechanism: Mechanism,
@@ -152,7 +158,7 @@ pub fn select_mechanism(ask: &FractionalAsk, caps: &ClusterGpuCaps) -> Result<Ch
 /// [`select_mechanism`] on caps already resolved (so a pack resolves them once).
 pub fn select_resolved(ask: &FractionalAsk, caps: &ResolvedCaps) -> Choice {
     let model = caps.model;
-    match &ask.size {
+    match &ask.size() {
         AskSize::Fraction(f) if *f >= Share::ONE => whole_gpus(ask, *f, model),
         AskSize::Fraction(f) => {
             if caps.mig {
@@ -221,7 +227,7 @@ pub fn select_resolved(ask: &FractionalAsk, caps: &ResolvedCaps) -> Choice {
 /// least-waste profile, MPS, time-slicing); empty for whole-GPU and named-profile asks, which have
 /// one way to run. The packer moves asks down this list when a GPU limit leaves some unplaced.
 pub fn alternatives(ask: &FractionalAsk, caps: &ResolvedCaps) -> Vec<Choice> {
-    let AskSize::Fraction(f) = ask.size else {
+    let &AskSize::Fraction(f) = ask.size() else {
         return Vec::new();
     };
     if f >= Share::ONE {
@@ -267,7 +273,7 @@ fn base(
     model: Option<&GpuModel>,
 ) -> Choice {
     Choice {
-        name: ask.name.clone(),
+        name: ask.name().to_string(),
         mechanism,
         isolation: mechanism.isolation(),
         requested_fraction: requested,

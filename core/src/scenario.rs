@@ -7,6 +7,8 @@ use crate::error::{Error, ErrorKind, Result};
 /// The asks and caps a plan or pack is made from, as the web page's URL and the CLI's flags say them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct Scenario {
     pub asks: Vec<FractionalAsk>,
     pub caps: ClusterGpuCaps,
@@ -204,7 +206,7 @@ mod tests {
     fn round_trips_odd_names_and_every_key() {
         let q = "ask=%3Cimg%20src%3Dx%3E:25%25&ask=x:3g.20gb&mig-capable&optimize&mps=false&gpu-model=NVIDIA+A100-SXM4-40GB&mig-profiles=1g.5gb,3g.20gb&embed";
         let s = Scenario::from_query(q).unwrap();
-        assert_eq!(s.asks[0].name, "<img src=x>");
+        assert_eq!(s.asks[0].name(), "<img src=x>");
         assert_eq!(s.caps.gpu_model.as_deref(), Some("NVIDIA A100-SXM4-40GB"));
         assert!(!s.caps.supports_mps);
         assert_eq!(Scenario::from_query(&s.to_query()).unwrap(), s);

@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(Share::parse(&exact), Ok(share), "{text:?} written {exact}");
     }
     if let Ok(ask) = FractionalAsk::parse_spec(&text) {
-        let name = &ask.name;
+        let name = ask.name();
         assert!(!name.is_empty() && name.chars().count() <= MAX_NAME_CHARS);
         assert_eq!(name.trim(), name);
         assert!(!name.chars().any(char::is_control), "{name:?}");

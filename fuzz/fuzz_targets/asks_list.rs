@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(entries) = parse_asks(&text) {
         assert!(entries.len() <= MAX_ASKS);
         for e in &entries {
-            let name = &e.ask.name;
+            let name = e.ask.name();
             assert!(!name.is_empty() && name.chars().count() <= MAX_NAME_CHARS);
             assert!(!name.chars().any(char::is_control), "{name:?}");
             if let Some(f) = e.ask.requested_fraction() {

@@ -27,7 +27,7 @@ fuzz_target!(|input: ExportIn| {
     let mut seen = BTreeSet::new();
     let asks: Vec<FractionalAsk> = asks
         .into_iter()
-        .filter(|a| seen.insert(a.name.clone()))
+        .filter(|a| seen.insert(a.name().to_string()))
         .take(64)
         .collect();
     // Small plans only: an export of 10⁵ whole GPUs is long to write, not interesting.

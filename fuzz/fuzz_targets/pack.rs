@@ -18,7 +18,7 @@ fuzz_target!(|input: PackIn| {
     let mut seen = BTreeSet::new();
     let unique: Vec<FractionalAsk> = asks
         .iter()
-        .filter(|a| seen.insert(a.name.clone()))
+        .filter(|a| seen.insert(a.name().to_string()))
         .cloned()
         .collect();
     match bin_pack(&asks, gpu_count, &caps) {

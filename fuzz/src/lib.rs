@@ -232,14 +232,14 @@ pub fn check_pack(asks: &[FractionalAsk], limit: Option<u64>, r: &PackResult) {
         *unplaced.entry(u.name.as_str()).or_default() += 1;
     }
     for (a, c) in asks.iter().zip(&r.choices) {
-        assert_eq!(a.name, c.name);
+        assert_eq!(a.name(), c.name);
         assert!(c.allocated_fraction >= c.requested_fraction, "{c:?}");
         assert_eq!(
             c.wasted_fraction.units(),
             c.allocated_fraction.units() - c.requested_fraction.units()
         );
-        let placed = on_gpus.get(a.name.as_str()).copied().unwrap_or(0);
-        let missing = unplaced.get(a.name.as_str()).copied().unwrap_or(0);
+        let placed = on_gpus.get(a.name()).copied().unwrap_or(0);
+        let missing = unplaced.get(a.name()).copied().unwrap_or(0);
         match missing {
             0 => {
                 let want = if c.mechanism == Mechanism::Whole {
@@ -247,10 +247,10 @@ pub fn check_pack(asks: &[FractionalAsk], limit: Option<u64>, r: &PackResult) {
                 } else {
                     1
                 };
-                assert_eq!(placed, want, "{} placed on {placed} GPUs", a.name);
+                assert_eq!(placed, want, "{} placed on {placed} GPUs", a.name());
             }
-            1 => assert_eq!(placed, 0, "{} both placed and unplaced", a.name),
-            n => panic!("{} reported unplaced {n} times", a.name),
+            1 => assert_eq!(placed, 0, "{} both placed and unplaced", a.name()),
+            n => panic!("{} reported unplaced {n} times", a.name()),
         }
     }
 }

@@ -42,12 +42,12 @@ pub struct RowText {
 impl RowText {
     /// The row for an ask read from a link or a file.
     pub fn from_ask(ask: &FractionalAsk, seconds: Option<u64>) -> RowText {
-        let (kind, fraction, profile) = match &ask.size {
+        let (kind, fraction, profile) = match &ask.size() {
             AskSize::Fraction(f) => (SizeKind::Fraction, f.to_string(), String::new()),
             AskSize::MigProfile(p) => (SizeKind::Mig, String::new(), p.clone()),
         };
         RowText {
-            name: ask.name.clone(),
+            name: ask.name().to_string(),
             kind,
             fraction,
             profile,

@@ -93,7 +93,7 @@ pub fn record_pack(
     let seconds: HashMap<&str, Option<u64>> = request
         .asks
         .iter()
-        .map(|e| (e.ask.name.as_str(), e.seconds))
+        .map(|e| (e.ask.name(), e.seconds))
         .collect();
     let placed = placements(response);
     let plan = plan_id(when.now, &placed);
@@ -176,6 +176,8 @@ pub fn release(entries: &[LedgerEntry], ask: &str, now: i64) -> Result<LedgerEnt
 /// A ledger merged with an imported one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct Imported {
     /// The whole ledger after the import: the existing entries, then the new ones.
     pub entries: Vec<LedgerEntry>,

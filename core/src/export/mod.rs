@@ -361,10 +361,10 @@ impl<'a> Plan<'a> {
     fn new(result: &'a PackResult, asks: &'a [FractionalAsk]) -> Result<Self> {
         let mut seen = BTreeSet::new();
         for (i, a) in asks.iter().enumerate() {
-            if !seen.insert(a.name.as_str()) {
+            if !seen.insert(a.name()) {
                 return Err(Error::new(
                     ErrorKind::DuplicateName,
-                    format!("two asks are named {:?}; names must be unique", a.name),
+                    format!("two asks are named {:?}; names must be unique", a.name()),
                 )
                 .in_field(format!("asks[{i}].name")));
             }
@@ -392,7 +392,7 @@ impl<'a> Plan<'a> {
         let mut placed = Vec::new();
         let mut missing = Vec::new();
         for (i, a) in asks.iter().enumerate() {
-            let name = a.name.as_str();
+            let name = a.name();
             let Some(&choice) = choices.get(name) else {
                 return Err(Error::new(
                     ErrorKind::Syntax,

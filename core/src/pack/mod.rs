@@ -89,7 +89,7 @@ fn check_unique_names(asks: &[FractionalAsk]) -> Result<()> {
     let mut names: Vec<(&str, usize)> = asks
         .iter()
         .enumerate()
-        .map(|(i, a)| (a.name.as_str(), i))
+        .map(|(i, a)| (a.name(), i))
         .collect();
     names.sort_unstable();
     for pair in names.windows(2) {

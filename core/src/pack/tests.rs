@@ -196,7 +196,7 @@ proptest! {
             }
         }
         seen.sort_unstable();
-        let mut names: Vec<&str> = asks.iter().map(|a| a.name.as_str()).collect();
+        let mut names: Vec<&str> = asks.iter().map(|a| a.name()).collect();
         names.sort_unstable();
         prop_assert_eq!(seen, names);
         prop_assert!(limit.is_none_or(|n| r.gpus_used <= n));

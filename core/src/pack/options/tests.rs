@@ -121,7 +121,7 @@ proptest! {
             }
         }
         seen.sort_unstable();
-        let mut names: Vec<&str> = asks.iter().map(|a| a.name.as_str()).collect();
+        let mut names: Vec<&str> = asks.iter().map(|a| a.name()).collect();
         names.sort_unstable();
         prop_assert_eq!(seen, names);
     }
@@ -195,7 +195,7 @@ proptest! {
         check_mig_layouts(&r.result);
         let mut placed: Vec<&str> = r.result.gpus.iter().flat_map(|g| g.asks.iter().map(String::as_str)).collect();
         placed.sort_unstable();
-        let mut all: Vec<&str> = asks.iter().map(|a| a.name.as_str()).collect();
+        let mut all: Vec<&str> = asks.iter().map(|a| a.name()).collect();
         all.sort_unstable();
         prop_assert_eq!(placed, all);
     }
