@@ -10,6 +10,8 @@ pub const MAX_GPU_COUNT: u64 = 1_000_000;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct ClusterGpuCaps {
     /// MIG-capable GPUs that may be partitioned.
     pub supports_mig: bool,
@@ -45,6 +47,12 @@ pub struct ResolvedCaps {
 }
 
 impl ClusterGpuCaps {
+    /// The same caps with a GPU count (`None`: as many as needed).
+    #[must_use]
+    pub fn with_gpu_count(self, gpu_count: Option<u64>) -> Self {
+        ClusterGpuCaps { gpu_count, ..self }
+    }
+
     /// Settles the GPU model and the allowed profiles. `asked_profiles` are profile names from
     /// the asks; they help infer a model when none is given.
     ///
@@ -136,8 +144,10 @@ impl ClusterGpuCaps {
     }
 }
 
-/// Picks the model that offers every named profile: the only one, or the default among several,
-/// or the first in catalogue order. With no names, the default.
+/// Picks the model that offers every named profile: the only one; among boards that share one
+/// profile table (an SXM board and its PCIe sibling), the first in catalogue order, saying which
+/// others fit; else the default among several, or the first in catalogue order. With no names,
+/// the default.
 fn infer_model(names: &[&str]) -> Result<(&'static GpuModel, String)> {
     let default =
         catalog::find_model(DEFAULT_MIG_MODEL).expect("the default model is in the catalogue");
@@ -177,6 +187,19 @@ fn infer_model(names: &[&str]) -> Result<(&'static GpuModel, String)> {
             only,
             format!("{} inferred from the profile names", only.name),
         )),
+        [first, rest @ ..] if rest.iter().all(|m| m.same_profiles(first)) => {
+            // Boards of one profile table differ in power (docs/hardware-facts.md §7): say so.
+            let others: Vec<&str> = rest.iter().map(|m| m.name).collect();
+            Ok((
+                first,
+                format!(
+                    "{} inferred from the profile names; {} {} the same profiles, give a GPU model to tell them apart",
+                    first.name,
+                    others.join(", "),
+                    if others.len() == 1 { "has" } else { "have" }
+                ),
+            ))
+        }
         several => {
             let chosen = several
                 .iter()
@@ -223,7 +246,29 @@ mod tests {
         let r = mig(&[]).resolve(&["1g.5gb"]).unwrap();
         assert_eq!(r.model.unwrap().name, "A100-SXM4-40GB");
         let r = mig(&["3g.40gb"]).resolve(&[]).unwrap();
+        assert_eq!(r.model.unwrap().name, "A100-SXM4-80GB");
         assert!(r.model_note.unwrap().contains("H100-80GB-HBM3"));
+        let r = mig(&["1g.12gb"]).resolve(&[]).unwrap();
+        assert_eq!(r.model.unwrap().name, "H100-NVL");
+    }
+
+    #[test]
+    fn boards_sharing_a_profile_table_are_named_in_the_note() {
+        // The A100-SXM4-40GB and the A100-PCIE-40GB offer the same profiles but not the same
+        // power (400 W and 250 W, docs/hardware-facts.md §7): the SXM4 board is taken, as before
+        // the PCIe board was a model of its own, and the note names the other.
+        let r = mig(&[]).resolve(&["2g.10gb"]).unwrap();
+        assert_eq!(r.model.unwrap().name, "A100-SXM4-40GB");
+        assert_eq!(
+            r.model_note.as_deref(),
+            Some("A100-SXM4-40GB inferred from the profile names; A100-PCIE-40GB has the same profiles, give a GPU model to tell them apart")
+        );
+        let r = mig(&["4g.71gb"]).resolve(&[]).unwrap();
+        assert_eq!(r.model.unwrap().name, "H200");
+        assert!(r
+            .model_note
+            .unwrap()
+            .contains("H200-NVL has the same profiles"));
     }
 
     #[test]

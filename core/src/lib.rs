@@ -13,8 +13,8 @@
 //! assert_eq!(choice.mig_profile.as_deref(), Some("2g.10gb"));
 //!
 //! let asks: Vec<_> = ["a:0.5", "b:0.3", "c:0.4"].iter().map(|s| FractionalAsk::parse_spec(s)).collect::<Result<_, _>>()?;
-//! let caps = ClusterGpuCaps { supports_timeslicing: true, ..Default::default() };
-//! let packed = bin_pack(&asks, Some(2), &caps)?;
+//! let caps = ClusterGpuCaps { supports_timeslicing: true, gpu_count: Some(2), ..Default::default() };
+//! let packed = bin_pack(&asks, &caps)?;
 //! assert_eq!(packed.gpus_used, 2);
 //! # Ok::<(), gpu_share_core::Error>(())
 //! ```
@@ -31,6 +31,8 @@ pub mod pack;
 pub mod parse;
 pub mod plan;
 pub mod scenario;
+#[cfg(feature = "ts")]
+mod ts;
 pub mod units;
 pub mod validate_mig;
 

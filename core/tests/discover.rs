@@ -751,7 +751,7 @@ fn table_devices_are_named_from_the_boards_sm_counts_or_not_at_all() {
     );
     assert!(!notes.contains("; assumed"), "{notes}");
 
-    // An H100 PCIe has other SM counts than the SXM board of the same catalogue model: a real
+    // An H100 PCIe has other SM counts than the SXM board of the same profile table: a real
     // `nvidia-smi mig -lgip` on one (driver 570.169, public notes) lists `MIG 1g.20gb  15  4/4  19.62
     // No  14` and `MIG 2g.20gb  14  3/3  19.62  No  30`, where the SXM's (stackhpc/ansible-slurm-appliance)
     // has 26 and 32. A table in the format of that capture's (its header and GPU row, with one
@@ -781,7 +781,7 @@ fn table_devices_are_named_from_the_boards_sm_counts_or_not_at_all() {
 +------------------+----------------------------------+-----------+-----------------------+
 ";
     let inv = detect(pcie).unwrap();
-    assert_eq!(inv.gpus[0].model.as_deref(), Some("H100-80GB-HBM3"));
+    assert_eq!(inv.gpus[0].model.as_deref(), Some("H100-PCIe"));
     assert_eq!(inv.gpus[0].mig_devices[0].profile, "2g.20gb");
     // Its counts come from one capture whose repository is unknown: the note says so.
     assert!(
@@ -1088,13 +1088,17 @@ fn lgi_and_lci_merge_with_the_other_formats() {
         ]
     );
 
-    // -lgi alone: the H200's profile names are its own, so the model follows from them (noted).
+    // -lgi alone: the H200's profile names are its own and its NVL board's, so the model follows
+    // from them, the first of the two, and the note names both.
     let inv = detect(H200_LGI).unwrap();
     assert_eq!(inv.gpus[0].model.as_deref(), Some("H200"));
-    assert!(inv
-        .notes
-        .iter()
-        .any(|n| n.contains("only H200 has MIG profiles")));
+    assert!(
+        inv.notes.iter().any(|n| n.contains(
+            "only H200 and H200-NVL (the same profiles) have MIG profiles 1g.18gb, 2g.35gb, 3g.71gb, so it is taken to be H200"
+        )),
+        "{:?}",
+        inv.notes
+    );
     // A placement the catalogue does not allow is noted (3g starts at 0 or 4).
     let odd = H200_LGI.replace("4:4     |", "2:4     |");
     let inv = detect(&odd).unwrap();

@@ -40,29 +40,28 @@ fn scenarios() -> Vec<Scenario> {
     let mut out = vec![
         Scenario {
             name: "mig",
-            result: bin_pack(&mig, None, &caps(true, false, false, "a100-40gb")).unwrap(),
+            result: bin_pack(&mig, &caps(true, false, false, "a100-40gb")).unwrap(),
             asks: mig,
         },
         Scenario {
             name: "mps",
-            result: bin_pack(&mps, None, &caps(false, true, false, "h100")).unwrap(),
+            result: bin_pack(&mps, &caps(false, true, false, "h100")).unwrap(),
             asks: mps,
         },
         Scenario {
             name: "timeslice",
-            result: bin_pack(&ts, None, &caps(false, false, true, "l4")).unwrap(),
+            result: bin_pack(&ts, &caps(false, false, true, "l4")).unwrap(),
             asks: ts,
         },
         Scenario {
             name: "whole",
-            result: bin_pack(&whole, None, &caps(false, false, false, "t4")).unwrap(),
+            result: bin_pack(&whole, &caps(false, false, false, "t4")).unwrap(),
             asks: whole,
         },
         Scenario {
             name: "optimized",
             result: bin_pack_with(
                 &optimized,
-                None,
                 &caps(false, false, true, "l40s"),
                 &PackOptions {
                     optimize: Some(gpu_share_core::pack::optimize::Budget::from_millis(20)),
@@ -74,7 +73,13 @@ fn scenarios() -> Vec<Scenario> {
         },
         Scenario {
             name: "unplaced",
-            result: bin_pack(&unplaced, Some(1), &caps(false, true, false, "a30")).unwrap(),
+            result: bin_pack(
+                &unplaced,
+                &(caps(false, true, false, "a30"))
+                    .clone()
+                    .with_gpu_count(Some(1)),
+            )
+            .unwrap(),
             asks: unplaced,
         },
     ];
@@ -86,8 +91,8 @@ fn scenarios() -> Vec<Scenario> {
 fn mps_and_timeslice() -> Scenario {
     let m = asks(&["m1:0.5", "m2:0.25"]);
     let t = asks(&["t1:0.5", "t2:0.5", "t3:0.2"]);
-    let mut result = bin_pack(&m, None, &caps(false, true, false, "h100")).unwrap();
-    let other = bin_pack(&t, None, &caps(false, false, true, "h100")).unwrap();
+    let mut result = bin_pack(&m, &caps(false, true, false, "h100")).unwrap();
+    let other = bin_pack(&t, &caps(false, false, true, "h100")).unwrap();
     for mut g in other.gpus {
         g.index += result.gpus.len() as u64;
         result.gpus.push(g);
@@ -148,23 +153,20 @@ fn check_workloads(s: &Scenario, strategy: MigStrategy, kserve: bool) {
     let placed: Vec<&FractionalAsk> = s
         .asks
         .iter()
-        .filter(|a| !unplaced.contains(a.name.as_str()))
+        .filter(|a| !unplaced.contains(a.name()))
         .collect();
     for (doc, ask) in docs.iter().zip(placed) {
         let choice = s
             .result
             .choices
             .iter()
-            .find(|c| c.name == ask.name)
+            .find(|c| c.name == ask.name())
             .unwrap();
         let name = doc["metadata"]["name"].as_str().unwrap();
         assert!(gpu_share_core::export::is_dns_label(name), "{name}");
         assert!(names.insert(name.to_string()), "duplicate {name}");
         assert_eq!(doc["metadata"]["namespace"], "team-a");
-        assert_eq!(
-            doc["metadata"]["annotations"]["gpu-share/ask"],
-            ask.name.as_str()
-        );
+        assert_eq!(doc["metadata"]["annotations"]["gpu-share/ask"], ask.name());
         if kserve {
             assert_eq!(doc["apiVersion"], "serving.kserve.io/v1beta1");
             assert_eq!(doc["kind"], "InferenceService");
@@ -439,7 +441,7 @@ fn single_strategy_works_for_uniform_gpus() {
     ]);
     let s = Scenario {
         name: "uniform",
-        result: bin_pack(&a, None, &caps(true, false, false, "h100")).unwrap(),
+        result: bin_pack(&a, &caps(true, false, false, "h100")).unwrap(),
         asks: a,
     };
     let options = ExportOptions {
@@ -451,13 +453,13 @@ fn single_strategy_works_for_uniform_gpus() {
         let (container, selector) = resource_of(&doc, false);
         assert_eq!(container["resources"]["limits"]["nvidia.com/gpu"], "1");
         assert_eq!(selector["nvidia.com/mig.strategy"], "single");
-        let products = &doc["spec"]["template"]["spec"]["affinity"]["nodeAffinity"]
-            ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
-            ["matchExpressions"][0];
-        assert_eq!(products["key"], "nvidia.com/gpu.product");
-        for v in products["values"].as_array().unwrap() {
-            assert!(v.as_str().unwrap().contains("-MIG-"), "{v}");
-        }
+        // The H100 80GB HBM3 is one board with one product name (its PCIe sibling is a model of
+        // its own), so the product is a plain node selector: <product>-MIG-<profile>.
+        let product = selector["nvidia.com/gpu.product"].as_str().unwrap();
+        assert!(
+            product.starts_with("NVIDIA-H100-80GB-HBM3-MIG-"),
+            "{product}"
+        );
     }
     check_workloads(&s, MigStrategy::Single, false);
 }
@@ -466,7 +468,7 @@ fn single_strategy_works_for_uniform_gpus() {
 fn mps_replicas_never_give_a_client_less_than_its_ask() {
     // Three clients on one GPU, the largest at 0.5: equal replicas of 3 would give it 33%.
     let a = asks(&["big:0.5", "s1:0.25", "s2:0.25"]);
-    let result = bin_pack(&a, None, &caps(false, true, false, "h100")).unwrap();
+    let result = bin_pack(&a, &caps(false, true, false, "h100")).unwrap();
     assert_eq!(result.gpus_used, 1);
     let text = run(&result, &a, ExportFormat::DevicePlugin);
     let docs = documents(&text);
@@ -478,7 +480,7 @@ fn mps_replicas_never_give_a_client_less_than_its_ask() {
     // An ask above one half cannot be served by the plugin's MPS at all: an error naming the ask
     // in every format that relies on the plugin's config, never a config with a comment.
     let a = asks(&["huge:0.75"]);
-    let result = bin_pack(&a, None, &caps(false, true, false, "h100")).unwrap();
+    let result = bin_pack(&a, &caps(false, true, false, "h100")).unwrap();
     for format in [
         ExportFormat::DevicePlugin,
         ExportFormat::Kubernetes,

@@ -36,7 +36,7 @@ fn hostile_names_round_trip_and_add_no_keys() {
         (caps(false, false, true, "a100-40gb"), "timeslice"),
         (caps(true, false, false, "a100-40gb"), "mig"),
     ] {
-        let result = bin_pack(&asks, None, &c).unwrap();
+        let result = bin_pack(&asks, &c).unwrap();
         for kserve in [false, true] {
             let format = if kserve {
                 ExportFormat::KServe
@@ -66,10 +66,7 @@ fn hostile_names_round_trip_and_add_no_keys() {
                     BTreeSet::from(["name", "labels", "annotations"])
                 };
                 assert_eq!(meta, expected);
-                assert_eq!(
-                    doc["metadata"]["annotations"]["gpu-share/ask"],
-                    ask.name()
-                );
+                assert_eq!(doc["metadata"]["annotations"]["gpu-share/ask"], ask.name());
             }
         }
         // Elsewhere names appear only in comments.
@@ -158,7 +155,7 @@ mod never_panics {
                 gpu_count: gpus,
                 ..Default::default()
             };
-            let Ok(mut result) = bin_pack(&asks, None, &caps) else { return Ok(()) };
+            let Ok(mut result) = bin_pack(&asks, &caps) else { return Ok(()) };
             if let Some((i, start)) = shift {
                 if let Some(inst) = result.gpus.iter_mut().flat_map(|g| g.instances.iter_mut()).nth(i) {
                     inst.start = start;

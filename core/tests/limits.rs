@@ -115,15 +115,15 @@ fn a_billion_gpus_is_out_of_range() {
         supports_timeslicing: true,
         ..Default::default()
     };
-    let err = bin_pack(&asks, Some(1_000_000_000), &caps).unwrap_err();
+    let err = bin_pack(&asks, &caps.clone().with_gpu_count(Some(1_000_000_000))).unwrap_err();
     assert_eq!(
         (err.kind, err.field.as_deref()),
         (ErrorKind::OutOfRange, Some("gpu_count"))
     );
     assert!(err.message.contains("between 1 and 1000000"), "{err}");
-    assert!(bin_pack(&asks, Some(MAX_GPU_COUNT), &caps).is_ok());
+    assert!(bin_pack(&asks, &caps.clone().with_gpu_count(Some(MAX_GPU_COUNT))).is_ok());
     let scenario = Scenario::from_query("ask=a:0.5&gpus=1000000000&timeslice").unwrap();
-    assert!(bin_pack(&scenario.asks, scenario.caps.gpu_count, &scenario.caps).is_err());
+    assert!(bin_pack(&scenario.asks, &scenario.caps).is_err());
 }
 
 /// Without a GPU limit, asks for more GPUs than the planner lists end unplaced, not in memory.
@@ -132,7 +132,7 @@ fn whole_gpu_asks_stop_at_the_planners_gpu_limit() {
     let asks: Vec<FractionalAsk> = (0..12)
         .map(|i| FractionalAsk::parse_spec(&format!("big{i}:100000")).unwrap())
         .collect();
-    let r = bin_pack(&asks, None, &ClusterGpuCaps::default()).unwrap();
+    let r = bin_pack(&asks, &ClusterGpuCaps::default()).unwrap();
     assert_eq!(r.gpus_used, MAX_GPU_COUNT);
     assert_eq!(r.unplaced.len(), 2);
     assert!(

@@ -289,7 +289,7 @@ proptest! {
         for a in &asks {
             let _ = select_mechanism(a, &caps);
         }
-        if let Ok(r) = bin_pack(&asks, caps.gpu_count, &caps) {
+        if let Ok(r) = bin_pack(&asks, &caps) {
             prop_assert!(r.unplaced.len() <= asks.len());
         }
     }

@@ -32,7 +32,7 @@ fuzz_target!(|input: ExportIn| {
         .collect();
     // Small plans only: an export of 10⁵ whole GPUs is long to write, not interesting.
     let gpu_count = gpu_count.map(|n| n.min(256)).or(Some(256));
-    let Ok(packed) = bin_pack(&asks, gpu_count, &caps) else {
+    let Ok(packed) = bin_pack(&asks, &caps.clone().with_gpu_count(gpu_count)) else {
         return;
     };
     let defaults = ExportOptions::default();

@@ -21,12 +21,12 @@ fuzz_target!(|input: PackIn| {
         .filter(|a| seen.insert(a.name().to_string()))
         .cloned()
         .collect();
-    match bin_pack(&asks, gpu_count, &caps) {
+    match bin_pack(&asks, &caps.clone().with_gpu_count(gpu_count)) {
         Ok(r) => check_pack(&asks, r.gpu_count, &r),
         Err(e) if unique.len() < asks.len() => assert_eq!(e.kind, ErrorKind::DuplicateName),
         Err(_) => {}
     }
-    let Ok(ffd) = bin_pack(&unique, gpu_count, &caps) else {
+    let Ok(ffd) = bin_pack(&unique, &caps.clone().with_gpu_count(gpu_count)) else {
         return;
     };
     check_pack(&unique, ffd.gpu_count, &ffd);
@@ -34,7 +34,7 @@ fuzz_target!(|input: PackIn| {
         let options = PackOptions {
             optimize: Some(Budget::work(u64::from(work) * 4)),
         };
-        let opt = bin_pack_with(&unique, gpu_count, &caps, &options).expect("FFD packed these");
+        let opt = bin_pack_with(&unique, &caps.clone().with_gpu_count(gpu_count), &options).expect("FFD packed these");
         check_pack(&unique, opt.result.gpu_count, &opt.result);
         assert_eq!(opt.ffd_gpus, ffd.gpus_used);
         assert!(opt.result.unplaced.len() <= ffd.unplaced.len());

@@ -209,7 +209,11 @@ mod tests {
             supports_timeslicing: true,
             ..Default::default()
         };
-        let pack = bin_pack(&asks(&["a:0.5", "b:0.3", "c:0.4"]), Some(2), &caps).unwrap();
+        let pack = bin_pack(
+            &asks(&["a:0.5", "b:0.3", "c:0.4"]),
+            &caps.clone().with_gpu_count(Some(2)),
+        )
+        .unwrap();
         let l = lanes(&pack);
         assert_eq!(l.len(), 2);
         let names = |lane: &Lane| {
@@ -238,8 +242,7 @@ mod tests {
         };
         let pack = bin_pack(
             &asks(&["x:3g.20gb", "y:2g.10gb", "z:2g.10gb"]),
-            Some(1),
-            &caps,
+            &caps.clone().with_gpu_count(Some(1)),
         )
         .unwrap();
         let l = lanes(&pack);
@@ -285,7 +288,7 @@ mod tests {
 
     #[test]
     fn whole_gpus_fill_their_lanes() {
-        let pack = bin_pack(&asks(&["big:2", "s:0.5"]), None, &ClusterGpuCaps::default()).unwrap();
+        let pack = bin_pack(&asks(&["big:2", "s:0.5"]), &ClusterGpuCaps::default()).unwrap();
         let l = lanes(&pack);
         assert_eq!(l.len(), 3);
         for lane in &l {
@@ -306,7 +309,7 @@ mod tests {
             supports_timeslicing: true,
             ..Default::default()
         };
-        let pack = bin_pack(&list, Some(200), &caps).unwrap();
+        let pack = bin_pack(&list, &caps.clone().with_gpu_count(Some(200))).unwrap();
         let l = lanes(&pack);
         assert_eq!(l.len() as u64, pack.gpus_used);
         let placed: usize = l

@@ -110,6 +110,9 @@ pub fn run(
                     summary.idle_gpu_hours.to_fixed(4)
                 )?;
             }
+            for note in &summary.notes {
+                writeln!(out, "{}", style.warning(&format!("⚠ {}", printable(note))))?;
+            }
             writeln!(
                 out,
                 "{}",

@@ -352,6 +352,64 @@ fn record_release_and_accounting() {
     assert!(text.contains("JPCP") && text.contains("batch"), "{text}");
 }
 
+/// Energy is each board's own: half a GPU for two hours on an A100-PCIE-40GB is 0.25 kWh at its
+/// 250 W (real nvidia-smi tables in the CEEMS exporter's docs, mahendrapaipuri/ceems: `31W / 250W`),
+/// not the SXM4 board's 400 W; a record without a model counts none and `accounting` says so.
+#[test]
+fn accounting_uses_each_boards_power_and_names_what_it_leaves_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("l");
+    for (name, model) in [
+        ("pcie", "NVIDIA A100-PCIE-40GB"),
+        ("sxm", "NVIDIA A100-SXM4-40GB"),
+    ] {
+        gpu_share(&l)
+            .args([
+                "plan",
+                name,
+                "--fraction",
+                "0.5",
+                "--timeslice",
+                "--gpu-model",
+                model,
+            ])
+            .args(["--record", "--hours", "2"])
+            .assert()
+            .success();
+    }
+    gpu_share(&l)
+        .args([
+            "plan",
+            "bare",
+            "--fraction",
+            "0.5",
+            "--timeslice",
+            "--record",
+            "--hours",
+            "2",
+        ])
+        .assert()
+        .success();
+    let v = json(gpu_share(&l).args(["accounting", "--json"]));
+    let rows = v["summary"]["by_workload"].as_array().unwrap();
+    let kwh = |key: &str| {
+        rows.iter().find(|r| r["key"] == key).unwrap()["energy_kwh"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!((kwh("pcie") - 0.25).abs() < 1e-9, "{v}");
+    assert!((kwh("sxm") - 0.4).abs() < 1e-9, "{v}");
+    assert_eq!(kwh("bare"), 0.0);
+    let note = "no GPU model recorded: energy and carbon of 1 record left out (give the board power in watts)";
+    assert_eq!(v["summary"]["notes"], serde_json::json!([note]));
+    let text = stdout(gpu_share(&l).args(["accounting"]));
+    assert!(text.contains(&format!("⚠ {note}")), "{text}");
+    // With --watts every record has a power, and nothing is left out.
+    let v = json(gpu_share(&l).args(["accounting", "--json", "--watts", "300"]));
+    assert_eq!(v["summary"]["notes"], serde_json::json!([]));
+    assert!((v["summary"]["totals"]["energy_kwh"].as_f64().unwrap() - 0.9).abs() < 1e-9);
+}
+
 #[test]
 fn open_allocations_count_up_to_now_and_show_as_running() {
     let dir = tempfile::tempdir().unwrap();

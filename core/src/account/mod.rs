@@ -18,7 +18,6 @@ pub use jsonl::{
 };
 pub use summary::{
     summarize, Rates, RatesInput, Summary, SummaryRow, Totals, DEFAULT_GRID_G_PER_KWH, DEFAULT_PUE,
-    DEFAULT_WATTS,
 };
 
 use crate::error::{Error, ErrorKind, Result};

@@ -5,16 +5,16 @@ use crate::catalog;
 use crate::error::{Error, ErrorKind, Result};
 use std::collections::BTreeMap;
 
-/// Board power assumed when the record's GPU model is unknown: the A100-SXM4-40GB's default power
-/// limit in a real `nvidia-smi -q -x` capture (docs/hardware-facts.md §7).
-pub const DEFAULT_WATTS: f64 = 400.0;
 /// Power usage effectiveness assumed when none is given: CodeCarbon's default, 1.0 (docs/hardware-facts.md §7).
 pub const DEFAULT_PUE: f64 = 1.0;
 /// Grid carbon intensity assumed when none is given: CodeCarbon's world average, 475 gCO2e/kWh (docs/hardware-facts.md §7).
 pub const DEFAULT_GRID_G_PER_KWH: f64 = 475.0;
 
 /// Rates for turning GPU-hours into money and carbon. Energy is the allocated GPU-hours at the
-/// board's power limit — an upper estimate, since GPUs seldom draw their limit all the time.
+/// board's power limit — an upper estimate, since GPUs seldom draw their limit all the time. A
+/// record whose board power is not known (no `watts` given, and no model or a model without a
+/// power figure in the catalogue) counts no energy or carbon, and the summary says so in a note:
+/// no power is assumed (docs/hardware-facts.md §7).
 ///
 /// Built only by [`Rates::new`] (or read from JSON through it), so every `Rates` is valid.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,7 +35,8 @@ pub struct Rates {
 pub struct RatesInput {
     /// Price of one GPU-hour; no cost is reported without it.
     pub cost_per_gpu_hour: Option<f64>,
-    /// Board power in watts for every record; `None` uses each model's power limit from the catalogue.
+    /// Board power in watts for every record; `None` uses each model's power limit from the
+    /// catalogue, and leaves out the energy of records whose model has none.
     pub watts: Option<f64>,
     /// Power usage effectiveness (≥ 1); default [`DEFAULT_PUE`].
     pub pue: Option<f64>,
@@ -111,13 +112,47 @@ impl Rates {
         self.grid_g_co2e_per_kwh
     }
 
-    fn watts_for(&self, model: Option<&str>) -> f64 {
-        self.watts.unwrap_or_else(|| {
-            model
-                .and_then(catalog::find_model)
-                .and_then(|m| m.power_limit_w)
-                .map_or(DEFAULT_WATTS, f64::from)
-        })
+    /// The board power of a record on `model`: the `watts` rate, else the model's default power
+    /// limit from the catalogue; `Err` says why there is none (no figure is assumed).
+    fn watts_for(&self, model: Option<&str>) -> std::result::Result<f64, MissingPower> {
+        if let Some(w) = self.watts {
+            return Ok(w);
+        }
+        let Some(name) = model else {
+            return Err(MissingPower::NoModel);
+        };
+        match catalog::find_model(name) {
+            Some(m) => m
+                .power_limit_w
+                .map(f64::from)
+                .ok_or(MissingPower::NoFigure(m.name.to_string())),
+            None => Err(MissingPower::NotCatalogued(name.to_string())),
+        }
+    }
+}
+
+/// Why a record's board power is not known.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum MissingPower {
+    /// The record names no GPU model.
+    NoModel,
+    /// A catalogue model without a power figure (its name).
+    NoFigure(String),
+    /// A model name the catalogue does not know.
+    NotCatalogued(String),
+}
+
+impl MissingPower {
+    fn note(&self, records: u64) -> String {
+        let what = match self {
+            MissingPower::NoModel => "no GPU model recorded".to_string(),
+            MissingPower::NoFigure(m) => format!("no power figure for {m}"),
+            MissingPower::NotCatalogued(m) => format!("{m} is not in the catalogue"),
+        };
+        let plural = if records == 1 { "" } else { "s" };
+        format!(
+            "{what}: energy and carbon of {records} record{plural} left out (give the board power in watts)"
+        )
     }
 }
 
@@ -153,10 +188,13 @@ pub struct Summary {
     /// GPU time on shared GPUs that no tenant was billed for (free capacity left on them).
     pub idle_gpu_hours: GpuHours,
     pub rates: Rates,
+    /// What the totals leave out: records whose board power is not known, so that their energy
+    /// and carbon are not counted (none is assumed).
+    pub notes: Vec<String>,
 }
 
 impl SummaryRow {
-    fn add(&mut self, u: &Usage, rates: &Rates) {
+    fn add(&mut self, u: &Usage, rates: &Rates, watts: Option<f64>) {
         let requested = u.requested_gpu_hours();
         let allocated = u.allocated_gpu_hours();
         self.records += 1;
@@ -169,10 +207,11 @@ impl SummaryRow {
         if let Some(rate) = rates.cost_per_gpu_hour {
             *self.cost.get_or_insert(0.0) += allocated.to_f64() * rate;
         }
-        let kwh = allocated.to_f64() * rates.watts_for(u.record.gpu_model.as_deref()) / 1000.0
-            * rates.pue;
-        self.energy_kwh += kwh;
-        self.co2e_kg += kwh * rates.grid_g_co2e_per_kwh / 1000.0;
+        if let Some(watts) = watts {
+            let kwh = allocated.to_f64() * watts / 1000.0 * rates.pue;
+            self.energy_kwh += kwh;
+            self.co2e_kg += kwh * rates.grid_g_co2e_per_kwh / 1000.0;
+        }
     }
 }
 
@@ -184,22 +223,30 @@ pub fn summarize(usages: &[Usage], rates: &Rates) -> Summary {
     };
     let mut workloads: BTreeMap<&str, SummaryRow> = BTreeMap::new();
     let mut mechanisms: BTreeMap<crate::plan::Mechanism, SummaryRow> = BTreeMap::new();
+    let mut missing: BTreeMap<MissingPower, u64> = BTreeMap::new();
     for u in usages {
-        totals.add(u, rates);
+        let watts = match rates.watts_for(u.record.gpu_model.as_deref()) {
+            Ok(w) => Some(w),
+            Err(why) => {
+                *missing.entry(why).or_default() += 1;
+                None
+            }
+        };
+        totals.add(u, rates, watts);
         workloads
             .entry(&u.record.ask)
             .or_insert_with(|| SummaryRow {
                 key: u.record.ask.clone(),
                 ..Default::default()
             })
-            .add(u, rates);
+            .add(u, rates, watts);
         mechanisms
             .entry(u.record.mechanism)
             .or_insert_with(|| SummaryRow {
                 key: u.record.mechanism.to_string(),
                 ..Default::default()
             })
-            .add(u, rates);
+            .add(u, rates, watts);
     }
     let shared_gpus = super::bill::bill(&mut usages.to_vec());
     Summary {
@@ -209,5 +256,6 @@ pub fn summarize(usages: &[Usage], rates: &Rates) -> Summary {
         idle_gpu_hours: shared_gpus.iter().map(|g| g.idle_gpu_hours).sum(),
         shared_gpus,
         rates: rates.clone(),
+        notes: missing.iter().map(|(why, &n)| why.note(n)).collect(),
     }
 }

@@ -50,9 +50,107 @@ fn summary_splits_requested_allocated_and_wasted() {
     assert_eq!(s.totals.cost, Some(9.0));
     let mechs: Vec<&str> = s.by_mechanism.iter().map(|r| r.key.as_str()).collect();
     assert_eq!(mechs, ["timeslice", "whole"]);
-    // 4.5 GPU-h at the default 400 W, PUE 1, 475 g/kWh.
+    // No GPU model was given, so no board power is known: energy and carbon are left out, and
+    // a note says so (no power is assumed, docs/hardware-facts.md §7).
+    assert_eq!((s.totals.energy_kwh, s.totals.co2e_kg), (0.0, 0.0));
+    assert_eq!(
+        s.notes,
+        ["no GPU model recorded: energy and carbon of 3 records left out (give the board power in watts)"]
+    );
+    // With the board power given: 4.5 GPU-h at 400 W, PUE 1, 475 g/kWh.
+    let s = summarize(
+        &usages,
+        &Rates::new(&RatesInput {
+            watts: Some(400.0),
+            ..Default::default()
+        })
+        .unwrap(),
+    );
     assert!((s.totals.energy_kwh - 1.8).abs() < 1e-9);
     assert!((s.totals.co2e_kg - 0.855).abs() < 1e-9);
+    assert!(s.notes.is_empty());
+}
+
+fn on(model: &str) -> ClusterGpuCaps {
+    ClusterGpuCaps {
+        gpu_model: Some(model.into()),
+        ..timeslice()
+    }
+}
+
+/// Energy follows the board each record ran on, with that board's own default power limit
+/// (docs/hardware-facts.md §7), from the caps through the choice and the ledger to the summary.
+#[test]
+fn energy_uses_each_boards_own_power() {
+    // Half a GPU for two hours is one GPU-hour on each board.
+    let entries = [
+        record("sxm:0.5", &on("NVIDIA A100-SXM4-40GB"), 0, Some(7200)),
+        record("pcie:0.5", &on("NVIDIA A100-PCIE-40GB"), 0, Some(7200)),
+        record("h100:0.5", &on("NVIDIA H100 80GB HBM3"), 0, Some(7200)),
+        record("h100p:0.5", &on("NVIDIA H100 PCIe"), 0, Some(7200)),
+        record("a10:0.5", &on("NVIDIA A10"), 0, Some(7200)),
+    ];
+    let s = summarize(&resolve(&entries, 10_000).unwrap(), &Rates::default());
+    let kwh = |name: &str| {
+        s.by_workload
+            .iter()
+            .find(|r| r.key == name)
+            .unwrap()
+            .energy_kwh
+    };
+    // NVIDIA/k8s-test-infra qx-a100.xml: `<default_power_limit>400.00 W</default_power_limit>`.
+    assert!((kwh("sxm") - 0.4).abs() < 1e-9);
+    // Real nvidia-smi tables of A100-PCIE-40GB boards (CEEMS exporter docs,
+    // mahendrapaipuri/ceems): `31W / 250W |     50MiB / 40960MiB`.
+    assert!((kwh("pcie") - 0.25).abs() < 1e-9);
+    // utkuozdemir/nvidia_gpu_exporter's H100 capture: `Default Power Limit : 700.00 W`.
+    assert!((kwh("h100") - 0.7).abs() < 1e-9);
+    // NVIDIA H100 PCIe product brief PB-11133-001_v02: "maximum thermal design power (TDP)
+    // level of 350 W".
+    assert!((kwh("h100p") - 0.35).abs() < 1e-9);
+    // leptonai/gpud e2e/mock/nvidia-smi/test_data.go, nvidia-smi -q of an A10:
+    // `Default Power Limit : 150.00 W` (not the 400 W once assumed for every unknown board).
+    assert!((kwh("a10") - 0.15).abs() < 1e-9);
+    assert!(s.notes.is_empty(), "{:?}", s.notes);
+}
+
+/// A board without a known power figure counts no energy and is named in a note; the `watts`
+/// rate, when given, covers it.
+#[test]
+fn a_board_without_a_power_figure_is_left_out_and_named() {
+    let entries = [
+        record("rtx:0.5", &on("RTX-PRO-6000-Blackwell"), 0, Some(7200)),
+        record("a10:0.5", &on("A10"), 0, Some(7200)),
+        record("other:0.5", &on("NVIDIA GeForce RTX 4090"), 0, Some(7200)),
+    ];
+    let s = summarize(&resolve(&entries, 10_000).unwrap(), &Rates::default());
+    assert!((s.totals.energy_kwh - 0.15).abs() < 1e-9);
+    assert_eq!(
+        s.notes,
+        [
+            // An unknown model is planned without one (caps.rs), so its record names none.
+            "no GPU model recorded: energy and carbon of 1 record left out (give the board power in watts)",
+            "no power figure for RTX-PRO-6000-Blackwell: energy and carbon of 1 record left out (give the board power in watts)",
+        ]
+    );
+    // A ledger line naming a model the catalogue does not know.
+    let mut foreign = record("x:0.5", &timeslice(), 0, Some(7200));
+    if let LedgerEntry::Usage(r) = &mut foreign {
+        r.gpu_model = Some("Voodoo 2".into());
+    }
+    let s2 = summarize(&resolve(&[foreign], 10_000).unwrap(), &Rates::default());
+    assert_eq!(
+        s2.notes,
+        ["Voodoo 2 is not in the catalogue: energy and carbon of 1 record left out (give the board power in watts)"]
+    );
+    let given = Rates::new(&RatesInput {
+        watts: Some(300.0),
+        ..Default::default()
+    })
+    .unwrap();
+    let s = summarize(&resolve(&entries, 10_000).unwrap(), &given);
+    assert!((s.totals.energy_kwh - 0.9).abs() < 1e-9);
+    assert!(s.notes.is_empty());
 }
 
 #[test]

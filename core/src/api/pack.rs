@@ -45,6 +45,8 @@ impl PackRequest {
 /// How `optimize` did: GPUs against the proven lower bound and against first-fit-decreasing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct OptimizeReport {
     /// Every ask placed on exactly `lower_bound` GPUs: no packing uses fewer.
     pub proven_optimal: bool,
@@ -108,7 +110,7 @@ pub fn pack(request: &PackRequest) -> Result<PackResponse> {
             .optimize_ms
             .map(|ms| Budget::from_millis(ms.min(MAX_OPTIMIZE_MS))),
     };
-    let packed = bin_pack_with(&request.ask_list(), None, &caps, &options)?;
+    let packed = bin_pack_with(&request.ask_list(), &caps, &options)?;
     let optimize = options.optimize.map(|_| OptimizeReport {
         proven_optimal: packed.proven_optimal,
         lower_bound: packed.lower_bound,

@@ -32,13 +32,14 @@ pub enum Certainty {
 pub struct GpuModel {
     /// Canonical name: nvidia-smi's product name without `NVIDIA `, spaces as `-` (`A100-SXM4-40GB`).
     pub name: &'static str,
-    /// Names nvidia-smi prints for boards of this model (`NVIDIA A100-SXM4-40GB`, `NVIDIA A100-PCIE-40GB`).
+    /// Names nvidia-smi prints for this board (`NVIDIA A100-SXM4-40GB`). A model is one board: a
+    /// PCIe or NVL board with other power or SMs is a model of its own (`A100-PCIE-40GB`).
     pub smi_names: &'static [&'static str],
     /// Short names users type (`a100-40gb`).
     pub aliases: &'static [&'static str],
     /// Total framebuffer as nvidia-smi reports it, in MiB.
     pub memory_mib: u64,
-    /// Default board power limit in watts, where a real capture gives one.
+    /// Default board power limit in watts, where a source gives one (named in `source`).
     pub power_limit_w: Option<u32>,
     /// Compute slices (7 or 4) and memory slices (8 or 4); `None` for boards without MIG.
     pub mig: Option<MigGeometry>,
@@ -184,6 +185,12 @@ impl GpuModel {
             }
             None => Share::ONE,
         }
+    }
+
+    /// Whether `other` has this model's MIG geometry and profile table (an SXM board and its PCIe
+    /// or NVL sibling: profile names alone cannot tell them apart).
+    pub fn same_profiles(&self, other: &GpuModel) -> bool {
+        self.mig == other.mig && self.profiles == other.profiles
     }
 
     /// Whether a profile covers `fraction` of the GPU in both compute and memory.

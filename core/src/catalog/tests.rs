@@ -144,12 +144,12 @@ fn profiles_identify_models() {
         .iter()
         .map(|m| m.name)
         .collect();
-    assert_eq!(only_a100, ["A100-SXM4-40GB"]);
+    assert_eq!(only_a100, ["A100-SXM4-40GB", "A100-PCIE-40GB"]);
     let h200: Vec<_> = models_with_profiles(["3g.71gb"])
         .iter()
         .map(|m| m.name)
         .collect();
-    assert_eq!(h200, ["H200"]);
+    assert_eq!(h200, ["H200", "H200-NVL"]);
     assert!(models_with_profiles(["3g.40gb"]).len() > 1);
 }
 
@@ -163,7 +163,8 @@ fn multiprocessor_tables_name_catalogue_profiles() {
         }
         assert_eq!(mig_multiprocessors(t.board), Some(t));
     }
-    // One model, two boards: the H100 SXM and PCIe differ (docs/hardware-facts.md §1.3).
+    // Two boards of one profile table: the H100 SXM and PCIe differ in SMs (docs/hardware-facts.md
+    // §1.3), so they are two models, each with its own table.
     let sxm = mig_multiprocessors("NVIDIA H100 80GB HBM3").unwrap();
     let pcie = mig_multiprocessors("nvidia h100 pcie").unwrap();
     assert_eq!(
@@ -171,9 +172,79 @@ fn multiprocessor_tables_name_catalogue_profiles() {
         (Some(16), Some(14))
     );
     assert_eq!(
-        find_model(sxm.board).map(|m| m.name),
-        find_model(pcie.board).map(|m| m.name)
+        (
+            find_model(sxm.board).map(|m| m.name),
+            find_model(pcie.board).map(|m| m.name)
+        ),
+        (Some("H100-80GB-HBM3"), Some("H100-PCIe"))
     );
     assert!(mig_multiprocessors("NVIDIA").is_none());
     assert!(mig_multiprocessors("Tesla T4").is_none());
+}
+
+/// Each board carries its own default power limit (docs/hardware-facts.md §7): a PCIe or NVL board
+/// is its own model, found by its nvidia-smi name and short names, with the profile table of its
+/// SXM sibling.
+#[test]
+fn pcie_and_nvl_boards_carry_their_own_power() {
+    // (nvidia-smi name, model, watts), each figure from its source:
+    let boards = [
+        // NVIDIA/k8s-test-infra qx-a100.xml: `<default_power_limit>400.00 W</default_power_limit>`.
+        ("NVIDIA A100-SXM4-40GB", "A100-SXM4-40GB", 400),
+        // A real nvidia-smi table of two A100-PCIE-40GB (mahendrapaipuri/ceems docs, driver
+        // 535.129.03): `| N/A   28C    P0              31W / 250W |     50MiB / 40960MiB |`.
+        ("NVIDIA A100-PCIE-40GB", "A100-PCIE-40GB", 250),
+        // Real nvidia-smi tables of A100 80GB PCIe boards: `45W /  300W |       0MiB /  81920MiB`.
+        ("NVIDIA A100 80GB PCIe", "A100-80GB-PCIe", 300),
+        // utkuozdemir/nvidia_gpu_exporter's H100 capture: `Default Power Limit : 700.00 W`.
+        ("NVIDIA H100 80GB HBM3", "H100-80GB-HBM3", 700),
+        // NVIDIA H100 PCIe product brief PB-11133-001_v02: "operates unconstrained up to its
+        // maximum thermal design power (TDP) level of 350 W"; real tables: `46W /  350W`.
+        ("NVIDIA H100 PCIe", "H100-PCIe", 350),
+        // utkuozdemir/nvidia_gpu_exporter's H200 capture: `Default Power Limit : 700.00 W`.
+        ("NVIDIA H200", "H200", 700),
+        // A real nvidia-smi table of an H200 NVL: `78W /  600W |     741MiB / 143771MiB`.
+        ("NVIDIA H200 NVL", "H200-NVL", 600),
+        // leptonai/gpud e2e/mock/nvidia-smi/test_data.go (nvidia-smi -q of an A10, driver
+        // 550.127.05): `Default Power Limit : 150.00 W`.
+        ("NVIDIA A10", "A10", 150),
+    ];
+    for (smi, name, watts) in boards {
+        let m = find_model(smi).unwrap_or_else(|| panic!("{smi}"));
+        assert_eq!((m.name, m.power_limit_w), (name, Some(watts)), "{smi}");
+    }
+    for (alias, name) in [
+        ("A100-PCIE-40GB", "A100-PCIE-40GB"),
+        ("a100-pcie-80gb", "A100-80GB-PCIe"),
+        ("H100-PCIe", "H100-PCIe"),
+        ("h200-nvl", "H200-NVL"),
+    ] {
+        assert_eq!(find_model(alias).map(|m| m.name), Some(name), "{alias}");
+    }
+    // Siblings share the profile table and placements.
+    for (sxm, pcie) in [
+        ("A100-SXM4-40GB", "A100-PCIE-40GB"),
+        ("A100-SXM4-80GB", "A100-80GB-PCIe"),
+        ("H100-80GB-HBM3", "H100-PCIe"),
+        ("H200", "H200-NVL"),
+    ] {
+        let (a, b) = (find_model(sxm).unwrap(), find_model(pcie).unwrap());
+        assert_eq!((a.mig, a.profiles), (b.mig, b.profiles), "{pcie}");
+        assert_ne!(a.power_limit_w, b.power_limit_w, "{pcie}");
+    }
+}
+
+/// A model's nvidia-smi names are one board's: no two of them have different SM tables, so a
+/// model's per-profile SMs are well defined.
+#[test]
+fn a_model_has_at_most_one_sm_table() {
+    for m in models() {
+        let tables: Vec<&str> = m
+            .smi_names
+            .iter()
+            .filter_map(|n| mig_multiprocessors(n))
+            .map(|t| t.board)
+            .collect();
+        assert!(tables.len() <= 1, "{}: {tables:?}", m.name);
+    }
 }

@@ -227,7 +227,9 @@ pub(super) fn settle(raw: Vec<RawGpu>, notes: &mut Vec<String>) -> Vec<Discovere
 }
 
 /// The model of a GPU that the input does not name (`nvidia-smi mig -lgi` and `-lci` show only an index):
-/// the one catalogue model whose profiles include every GPU-instance profile listed, else none. Noted.
+/// the one catalogue model whose profiles include every GPU-instance profile listed — or the first
+/// of boards sharing one profile table (an SXM board and its PCIe sibling), naming the others — else
+/// none. Noted.
 fn unnamed_model(
     gpu: u64,
     devices: &[RawDevice],
@@ -256,6 +258,17 @@ fn unnamed_model(
                 profiles.join(", ")
             ));
             Some(only)
+        }
+        [first, rest @ ..] if rest.iter().all(|m| m.same_profiles(first)) => {
+            let others: Vec<&str> = rest.iter().map(|m| m.name).collect();
+            notes.push(format!(
+                "GPU {gpu}: the input does not name the GPU; of the catalogue's models only {} and {} (the same profiles) have MIG profiles {}, so it is taken to be {}; the output of nvidia-smi -L or nvidia-smi -q -x names it",
+                first.name,
+                others.join(", "),
+                profiles.join(", "),
+                first.name
+            ));
+            Some(first)
         }
         several => {
             let which = if several.is_empty() {

@@ -353,7 +353,7 @@ mod tests {
             gpu_model: model.map(Into::into),
             ..Default::default()
         };
-        let r = bin_pack(&asks, None, &caps).unwrap();
+        let r = bin_pack(&asks, &caps).unwrap();
         export(&r, &asks, format, &ExportOptions::default())
     }
 

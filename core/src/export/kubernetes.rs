@@ -394,7 +394,7 @@ mod tests {
                 .iter()
                 .map(|s| FractionalAsk::parse_spec(s).unwrap())
                 .collect();
-            let r = bin_pack(&asks, None, &caps).unwrap();
+            let r = bin_pack(&asks, &caps).unwrap();
             let text = export(&r, &asks, ExportFormat::KServe, &ExportOptions::default()).unwrap();
             let docs: Vec<&str> = text.split("---\n").skip(1).collect();
             assert_eq!(docs.len(), asks.len(), "{text}");
@@ -417,7 +417,7 @@ mod tests {
             supports_timeslicing: true,
             ..Default::default()
         };
-        let r = bin_pack(&asks, None, &caps).unwrap();
+        let r = bin_pack(&asks, &caps).unwrap();
         let text = export(
             &r,
             &asks,

@@ -237,7 +237,7 @@ mod tests {
             supports_mig: true,
             ..Default::default()
         };
-        let r = bin_pack(&asks, Some(1), &caps).unwrap();
+        let r = bin_pack(&asks, &caps.clone().with_gpu_count(Some(1))).unwrap();
         let text = export(
             &r,
             &asks,

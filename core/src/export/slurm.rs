@@ -24,6 +24,10 @@ const REAL_INSTANCE_MIB: &[(&str, u8, u64)] = &[
     ("A100-SXM4-80GB", 1, 9728),
     ("A100-SXM4-80GB", 2, 19968),
     ("A100-SXM4-80GB", 4, 40192),
+    // GFD's nvidia.com/mig-<profile>.memory labels of a real A100 80GB PCIe node (§9).
+    ("A100-80GB-PCIe", 1, 9728),
+    ("A100-80GB-PCIe", 2, 19968),
+    ("A100-80GB-PCIe", 4, 40192),
     ("H100-80GB-HBM3", 1, 9984),
     ("H100-80GB-HBM3", 2, 20096),
     ("H100-80GB-HBM3", 4, 40448),
@@ -391,7 +395,7 @@ mod tests {
             gpu_model: Some(model.into()),
             ..Default::default()
         };
-        let r = bin_pack(&asks, None, &caps).unwrap();
+        let r = bin_pack(&asks, &caps).unwrap();
         export(&r, &asks, ExportFormat::Slurm, &ExportOptions::default()).unwrap()
     }
 

@@ -95,7 +95,7 @@ fn asks_must_match_the_result() {
         supports_timeslicing: true,
         ..Default::default()
     };
-    let r = bin_pack(&a, None, &caps).unwrap();
+    let r = bin_pack(&a, &caps).unwrap();
     let other = asks(&["c:0.5"]);
     let e = export(
         &r,
@@ -117,7 +117,7 @@ fn an_impossible_mig_layout_is_an_error_not_output() {
         supports_mig: true,
         ..Default::default()
     };
-    let mut r = bin_pack(&a, Some(1), &caps).unwrap();
+    let mut r = bin_pack(&a, &caps.clone().with_gpu_count(Some(1))).unwrap();
     for f in ExportFormat::ALL {
         assert!(export(&r, &a, f, &ExportOptions::default()).is_ok(), "{f}");
     }
@@ -144,7 +144,7 @@ fn single_strategy_needs_one_profile_per_gpu() {
         supports_mig: true,
         ..Default::default()
     };
-    let r = bin_pack(&a, Some(1), &caps).unwrap();
+    let r = bin_pack(&a, &caps.clone().with_gpu_count(Some(1))).unwrap();
     let single = ExportOptions {
         mig_strategy: MigStrategy::Single,
         ..Default::default()
@@ -166,7 +166,7 @@ fn output_is_deterministic() {
         supports_timeslicing: true,
         ..Default::default()
     };
-    let r = bin_pack(&a, None, &caps).unwrap();
+    let r = bin_pack(&a, &caps).unwrap();
     for f in ExportFormat::ALL {
         let one = export(&r, &a, f, &ExportOptions::default()).unwrap();
         let two = export(&r, &a, f, &ExportOptions::default()).unwrap();

@@ -29,7 +29,8 @@ pub const MAX_ASKS: usize = 2_000_000;
 /// The most MPS clients one GPU serves (Volta and later, docs/hardware-facts.md §3).
 pub const MPS_CLIENTS_PER_GPU: u32 = 48;
 
-/// Packs `asks` onto at most `gpu_count` GPUs (`None`: as many as needed, and report how many).
+/// Packs `asks` onto at most `caps.gpu_count` GPUs (`None`: as many as needed, and report how
+/// many). The caps are the one place that holds the GPU count.
 ///
 /// Each ask gets its mechanism from [`select_mechanism`](crate::plan::select_mechanism); the largest
 /// asks are placed first, each on the first GPU of its mechanism with room, or on a new GPU. When
@@ -39,12 +40,8 @@ pub const MPS_CLIENTS_PER_GPU: u32 = 48;
 ///
 /// # Errors
 /// Invalid caps or profiles (naming the ask), duplicate ask names, more than [`MAX_ASKS`] asks,
-/// or a `gpu_count` of 0.
-pub fn bin_pack(
-    asks: &[FractionalAsk],
-    gpu_count: Option<u64>,
-    caps: &ClusterGpuCaps,
-) -> Result<PackResult> {
+/// or a GPU count of 0.
+pub fn bin_pack(asks: &[FractionalAsk], caps: &ClusterGpuCaps) -> Result<PackResult> {
     if asks.len() > MAX_ASKS {
         return Err(Error::new(
             ErrorKind::TooLarge,
@@ -55,10 +52,6 @@ pub fn bin_pack(
         ));
     }
     check_unique_names(asks)?;
-    let caps = ClusterGpuCaps {
-        gpu_count: gpu_count.or(caps.gpu_count),
-        ..caps.clone()
-    };
     let mut asked: Vec<&str> = asks.iter().filter_map(|a| a.mig_profile()).collect();
     asked.sort_unstable();
     asked.dedup();

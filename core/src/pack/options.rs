@@ -47,11 +47,10 @@ impl OptimizedPack {
 /// As [`bin_pack`].
 pub fn bin_pack_with(
     asks: &[FractionalAsk],
-    gpu_count: Option<u64>,
     caps: &ClusterGpuCaps,
     options: &PackOptions,
 ) -> Result<OptimizedPack> {
-    let mut result = bin_pack(asks, gpu_count, caps)?;
+    let mut result = bin_pack(asks, caps)?;
     let ffd_gpus = result.gpus_used;
     if let Some(budget) = options.optimize {
         let pools = [Mechanism::Mps, Mechanism::Timeslice, Mechanism::Mig];

@@ -27,7 +27,11 @@ fn mig() -> ClusterGpuCaps {
 
 #[test]
 fn seed_pack_example() {
-    let r = bin_pack(&asks(&["a:0.5", "b:0.3", "c:0.4"]), Some(2), &timeslice()).unwrap();
+    let r = bin_pack(
+        &asks(&["a:0.5", "b:0.3", "c:0.4"]),
+        &timeslice().with_gpu_count(Some(2)),
+    )
+    .unwrap();
     assert_eq!(r.gpus_used, 2);
     assert_eq!(r.lower_bound, 2);
     assert!(r.unplaced.is_empty());
@@ -38,16 +42,20 @@ fn seed_pack_example() {
 
 #[test]
 fn exact_sums_fill_one_gpu() {
-    let r = bin_pack(&asks(&["a:0.55", "b:0.34", "c:0.11"]), None, &timeslice()).unwrap();
+    let r = bin_pack(&asks(&["a:0.55", "b:0.34", "c:0.11"]), &timeslice()).unwrap();
     assert_eq!(r.gpus_used, 1);
     assert_eq!(r.gpus[0].used_fraction, Share::ONE);
-    let thirds = bin_pack(&asks(&["a:1/3", "b:1/3", "c:1/3"]), None, &timeslice()).unwrap();
+    let thirds = bin_pack(&asks(&["a:1/3", "b:1/3", "c:1/3"]), &timeslice()).unwrap();
     assert_eq!(thirds.gpus_used, 1);
 }
 
 #[test]
 fn unplaced_asks_are_reported_not_dropped() {
-    let r = bin_pack(&asks(&["a:0.6", "b:0.6", "c:0.6"]), Some(2), &timeslice()).unwrap();
+    let r = bin_pack(
+        &asks(&["a:0.6", "b:0.6", "c:0.6"]),
+        &timeslice().with_gpu_count(Some(2)),
+    )
+    .unwrap();
     assert_eq!(r.gpus_used, 2);
     assert_eq!(r.lower_bound, 3);
     assert_eq!(r.unplaced.len(), 1);
@@ -57,7 +65,11 @@ fn unplaced_asks_are_reported_not_dropped() {
         "{}",
         r.unplaced[0].reason
     );
-    let whole = bin_pack(&asks(&["big:3", "s:0.5"]), Some(2), &timeslice()).unwrap();
+    let whole = bin_pack(
+        &asks(&["big:3", "s:0.5"]),
+        &timeslice().with_gpu_count(Some(2)),
+    )
+    .unwrap();
     assert_eq!(whole.unplaced[0].name, "big");
     assert!(whole.unplaced[0].reason.contains("needs 3 whole GPUs"));
     assert_eq!(whole.gpus_used, 1);
@@ -67,8 +79,7 @@ fn unplaced_asks_are_reported_not_dropped() {
 fn mig_layout_that_fits_only_in_one_order() {
     let r = bin_pack(
         &asks(&["x:3g.20gb", "y:2g.10gb", "z:2g.10gb"]),
-        Some(1),
-        &mig(),
+        &mig().with_gpu_count(Some(1)),
     )
     .unwrap();
     assert_eq!(r.gpus_used, 1, "{:?}", r.unplaced);
@@ -85,7 +96,7 @@ fn mig_layout_that_fits_only_in_one_order() {
 #[test]
 fn mig_geometry_can_forbid_what_the_slice_sum_allows() {
     // 3 + 3 + 1 = 7 compute slices, but the two 3g.20gb take all eight memory slices.
-    let r = bin_pack(&asks(&["a:3g.20gb", "b:3g.20gb", "c:1g.5gb"]), None, &mig()).unwrap();
+    let r = bin_pack(&asks(&["a:3g.20gb", "b:3g.20gb", "c:1g.5gb"]), &mig()).unwrap();
     assert_eq!(r.gpus_used, 2);
     assert_eq!(r.lower_bound, 2);
 }
@@ -98,7 +109,7 @@ fn never_mixes_mechanisms_on_a_gpu() {
         mig_profiles: Some(vec!["1g.5gb".into()]),
         ..Default::default()
     };
-    let r = bin_pack(&asks(&["m:0.1", "t:0.5", "w:1"]), None, &caps).unwrap();
+    let r = bin_pack(&asks(&["m:0.1", "t:0.5", "w:1"]), &caps).unwrap();
     assert_eq!(r.gpus_used, 3);
     let mechs: Vec<Mechanism> = r.gpus.iter().map(|g| g.mechanism).collect();
     assert_eq!(
@@ -116,7 +127,7 @@ fn mps_caps_clients_per_gpu() {
     let many: Vec<FractionalAsk> = (0..50)
         .map(|i| FractionalAsk::fraction(&format!("c{i}"), Share::parse("0.01").unwrap()).unwrap())
         .collect();
-    let r = bin_pack(&many, None, &caps).unwrap();
+    let r = bin_pack(&many, &caps).unwrap();
     assert_eq!(r.gpus_used, 2);
     assert_eq!(r.gpus[0].asks.len(), 48);
     assert_eq!(r.lower_bound, 2);
@@ -124,10 +135,10 @@ fn mps_caps_clients_per_gpu() {
 
 #[test]
 fn rejects_duplicate_names_and_bad_counts() {
-    let err = bin_pack(&asks(&["a:0.5", "a:0.2"]), None, &timeslice()).unwrap_err();
+    let err = bin_pack(&asks(&["a:0.5", "a:0.2"]), &timeslice()).unwrap_err();
     assert_eq!(err.kind, crate::error::ErrorKind::DuplicateName);
-    assert!(bin_pack(&asks(&["a:0.5"]), Some(0), &timeslice()).is_err());
-    assert!(bin_pack(&asks(&["a:9g.9gb"]), None, &mig()).is_err());
+    assert!(bin_pack(&asks(&["a:0.5"]), &timeslice().with_gpu_count(Some(0))).is_err());
+    assert!(bin_pack(&asks(&["a:9g.9gb"]), &mig()).is_err());
 }
 
 #[test]
@@ -136,7 +147,7 @@ fn absurd_sizes_are_refused_or_unplaced_not_planned() {
     let big: Vec<FractionalAsk> = (0..11)
         .map(|i| FractionalAsk::parse_spec(&format!("b{i}:100000")).unwrap())
         .collect();
-    let r = bin_pack(&big, None, &timeslice()).unwrap();
+    let r = bin_pack(&big, &timeslice()).unwrap();
     assert_eq!(r.gpus_used, 1_000_000);
     assert_eq!(r.unplaced.len(), 1);
     assert!(
@@ -148,7 +159,7 @@ fn absurd_sizes_are_refused_or_unplaced_not_planned() {
 
 #[test]
 fn empty_input_is_an_empty_plan() {
-    let r = bin_pack(&[], Some(4), &timeslice()).unwrap();
+    let r = bin_pack(&[], &timeslice().with_gpu_count(Some(4))).unwrap();
     assert_eq!((r.gpus_used, r.lower_bound), (0, 0));
 }
 
@@ -185,7 +196,7 @@ proptest! {
             ..Default::default()
         };
         let asks = build(&raw);
-        let r = bin_pack(&asks, limit, &caps).unwrap();
+        let r = bin_pack(&asks, &caps.clone().with_gpu_count(limit)).unwrap();
         // Every ask is placed or reported, exactly once.
         let mut seen: Vec<&str> = r.unplaced.iter().map(|u| u.name.as_str()).collect();
         for g in &r.gpus {
@@ -231,7 +242,7 @@ proptest! {
         let asks: Vec<FractionalAsk> = sizes.iter().enumerate()
             .map(|(i, &s)| FractionalAsk::fraction(&format!("a{i}"), Share::ratio(s, 1000).unwrap()).unwrap())
             .collect();
-        let r = bin_pack(&asks, None, &timeslice()).unwrap();
+        let r = bin_pack(&asks, &timeslice()).unwrap();
         let units: Vec<u64> = asks.iter().map(|a| a.requested_fraction().unwrap().units()).collect();
         let reference = reference_ffd(&units, Share::ONE.units());
         prop_assert_eq!(r.gpus_used as usize, bins_used(&reference));
@@ -255,7 +266,7 @@ fn a_weaker_mechanism_places_what_the_preferred_one_cannot() {
         ..Default::default()
     };
     let four = asks(&["a:0.5", "b:0.5", "c:0.5", "d:0.5"]);
-    let r = bin_pack(&four, Some(2), &caps).unwrap();
+    let r = bin_pack(&four, &caps.clone().with_gpu_count(Some(2))).unwrap();
     assert!(r.unplaced.is_empty(), "{:?}", r.unplaced);
     assert_eq!(r.gpus_used, 2);
     assert!(r.choices.iter().all(|c| c.mechanism == Mechanism::Mps));
@@ -267,10 +278,10 @@ fn a_weaker_mechanism_places_what_the_preferred_one_cannot() {
     assert!(note.contains("a (mig → mps)"), "{note}");
     assert!(r.choices[0].notes[0].contains("mig would leave asks unplaced"));
     // Without a limit MIG places them all on four GPUs: nothing moves.
-    let free = bin_pack(&four, None, &caps).unwrap();
+    let free = bin_pack(&four, &caps).unwrap();
     assert!(free.choices.iter().all(|c| c.mechanism == Mechanism::Mig));
     // Where MIG fits within the limit, MIG stays (the stronger isolation).
-    let fits = bin_pack(&four, Some(4), &caps).unwrap();
+    let fits = bin_pack(&four, &caps.clone().with_gpu_count(Some(4))).unwrap();
     assert!(fits.choices.iter().all(|c| c.mechanism == Mechanism::Mig));
     assert!(fits.unplaced.is_empty());
 }
@@ -286,8 +297,7 @@ fn only_what_must_move_moves() {
     // x (3g.20gb) and y, z (2g.10gb) fill one A100 under MIG; p and q of 0.5 need a second GPU.
     let r = bin_pack(
         &asks(&["x:0.4", "y:0.25", "z:0.25", "p:0.5", "q:0.5"]),
-        Some(2),
-        &caps,
+        &caps.clone().with_gpu_count(Some(2)),
     )
     .unwrap();
     assert!(r.unplaced.is_empty(), "{:?}", r.unplaced);
@@ -324,7 +334,7 @@ proptest::proptest! {
             list.iter().map(|a| crate::plan::select_resolved(a, &ClusterGpuCaps { gpu_count: Some(limit), ..caps.clone() }.resolve(&[]).unwrap())).collect(),
             &ClusterGpuCaps { gpu_count: Some(limit), ..caps.clone() }.resolve(&[]).unwrap(),
         );
-        let r = bin_pack(&list, Some(limit), &caps).unwrap();
+        let r = bin_pack(&list, &caps.clone().with_gpu_count(Some(limit))).unwrap();
         proptest::prop_assert!(r.unplaced.len() <= preferred.unplaced.len());
         proptest::prop_assert!(r.gpus_used <= limit);
         for (a, c) in list.iter().zip(&r.choices) {
@@ -380,7 +390,7 @@ proptest::proptest! {
             }
             if k == pick.len() { break; }
         }
-        let r = bin_pack(&list, None, &caps).unwrap();
+        let r = bin_pack(&list, &caps).unwrap();
         if best == list.len() {
             proptest::prop_assert!(r.unplaced.is_empty(), "{:?}: {:?}", specs, r.unplaced);
         }

@@ -136,12 +136,25 @@ const ALL_BALANCED: &[(&str, &[(&str, usize)])] = &[
         "A100-SXM4-40GB",
         &[("1g.5gb", 2), ("2g.10gb", 1), ("3g.20gb", 1)],
     ),
+    // mig-parted keys its configs by PCI device id; a PCIe board's entry is its SXM sibling's.
+    (
+        "A100-PCIE-40GB",
+        &[("1g.5gb", 2), ("2g.10gb", 1), ("3g.20gb", 1)],
+    ),
     (
         "A100-SXM4-80GB",
         &[("1g.10gb", 2), ("2g.20gb", 1), ("3g.40gb", 1)],
     ),
     (
+        "A100-80GB-PCIe",
+        &[("1g.10gb", 2), ("2g.20gb", 1), ("3g.40gb", 1)],
+    ),
+    (
         "H100-80GB-HBM3",
+        &[("1g.10gb", 2), ("2g.20gb", 1), ("3g.40gb", 1)],
+    ),
+    (
+        "H100-PCIe",
         &[("1g.10gb", 2), ("2g.20gb", 1), ("3g.40gb", 1)],
     ),
     (
@@ -154,6 +167,10 @@ const ALL_BALANCED: &[(&str, &[(&str, usize)])] = &[
     ),
     ("H20", &[("1g.12gb", 2), ("2g.24gb", 1), ("3g.48gb", 1)]),
     ("H200", &[("1g.18gb", 2), ("2g.35gb", 1), ("3g.71gb", 1)]),
+    (
+        "H200-NVL",
+        &[("1g.18gb", 2), ("2g.35gb", 1), ("3g.71gb", 1)],
+    ),
     (
         "GH200-144GB",
         &[("1g.18gb", 2), ("2g.36gb", 1), ("3g.72gb", 1)],

@@ -70,7 +70,6 @@ pub fn run(budget: Budget) -> Result<Vec<MigRow>, String> {
             let started = Instant::now();
             let packed = bin_pack_with(
                 &asks,
-                None,
                 &caps,
                 &PackOptions {
                     optimize: Some(budget),

@@ -141,7 +141,7 @@ pub fn mig(n: usize) -> Result<(f64, u64), String> {
         gpu_model: Some("a100-40gb".into()),
         ..Default::default()
     };
-    let (ms, r) = best_of(1, || bin_pack(&asks, None, &caps));
+    let (ms, r) = best_of(1, || bin_pack(&asks, &caps));
     let r = r.map_err(|e| e.to_string())?;
     Ok((ms, r.gpus_used))
 }

@@ -32,8 +32,8 @@ fn optimize() -> PackOptions {
 fn saves_a_gpu_ffd_wastes() {
     // {0.5,0.333,0.167}, {0.417,0.333,0.25}, {0.417,0.333,0.25} fill three GPUs; FFD needs four.
     let asks = fraction_asks(&[500, 417, 417, 333, 333, 333, 250, 250, 167]);
-    let plain = bin_pack(&asks, None, &caps(false)).unwrap();
-    let r = bin_pack_with(&asks, None, &caps(false), &optimize()).unwrap();
+    let plain = bin_pack(&asks, &caps(false)).unwrap();
+    let r = bin_pack_with(&asks, &caps(false), &optimize()).unwrap();
     assert!(r.result.gpus_used <= plain.gpus_used);
     assert_eq!(r.ffd_gpus, plain.gpus_used);
     assert_eq!(r.result.gpus_used, 3, "{:?}", r.result.gpus);
@@ -47,9 +47,9 @@ fn proves_optimal_where_l2_falls_short() {
     // optimizer's bound says three, so FFD's three is proven optimal and the result says so.
     for mps in [false, true] {
         let asks = fraction_asks(&[350; 5]);
-        let plain = bin_pack(&asks, None, &caps(mps)).unwrap();
+        let plain = bin_pack(&asks, &caps(mps)).unwrap();
         assert_eq!((plain.gpus_used, plain.lower_bound), (3, 2));
-        let r = bin_pack_with(&asks, None, &caps(mps), &optimize()).unwrap();
+        let r = bin_pack_with(&asks, &caps(mps), &optimize()).unwrap();
         assert_eq!((r.result.gpus_used, r.lower_bound), (3, 3));
         assert_eq!(r.result.lower_bound, 3);
         assert!(r.proven_optimal);
@@ -57,7 +57,7 @@ fn proves_optimal_where_l2_falls_short() {
         let none = PackOptions {
             optimize: Some(Budget::work(0)),
         };
-        let r = bin_pack_with(&asks, None, &caps(mps), &none).unwrap();
+        let r = bin_pack_with(&asks, &caps(mps), &none).unwrap();
         assert_eq!((r.lower_bound, r.proven_optimal), (2, false));
     }
 }
@@ -65,8 +65,13 @@ fn proves_optimal_where_l2_falls_short() {
 #[test]
 fn without_the_option_it_is_plain_ffd() {
     let asks = fraction_asks(&[600, 500, 500, 400, 400, 400, 300, 300, 200]);
-    let plain = bin_pack(&asks, Some(5), &caps(true)).unwrap();
-    let r = bin_pack_with(&asks, Some(5), &caps(true), &PackOptions::default()).unwrap();
+    let plain = bin_pack(&asks, &caps(true).clone().with_gpu_count(Some(5))).unwrap();
+    let r = bin_pack_with(
+        &asks,
+        &caps(true).clone().with_gpu_count(Some(5)),
+        &PackOptions::default(),
+    )
+    .unwrap();
     assert_eq!(r.result, plain);
 }
 
@@ -74,9 +79,14 @@ fn without_the_option_it_is_plain_ffd() {
 fn freed_gpus_take_asks_ffd_left_out() {
     // The same perfect packing under a limit of 3 GPUs: FFD leaves an ask out; optimize may not.
     let asks = fraction_asks(&[500, 417, 417, 333, 333, 333, 250, 250, 167]);
-    let ffd = bin_pack(&asks, Some(3), &caps(false)).unwrap();
+    let ffd = bin_pack(&asks, &caps(false).clone().with_gpu_count(Some(3))).unwrap();
     assert!(!ffd.unplaced.is_empty());
-    let r = bin_pack_with(&asks, Some(3), &caps(false), &optimize()).unwrap();
+    let r = bin_pack_with(
+        &asks,
+        &caps(false).clone().with_gpu_count(Some(3)),
+        &optimize(),
+    )
+    .unwrap();
     assert!(r.result.gpus_used <= 3);
     assert!(r.result.unplaced.len() <= ffd.unplaced.len());
 }
@@ -91,8 +101,8 @@ proptest! {
         mps in any::<bool>(),
     ) {
         let asks = fraction_asks(&sizes);
-        let plain = bin_pack(&asks, limit, &caps(mps)).unwrap();
-        let r = bin_pack_with(&asks, limit, &caps(mps), &optimize()).unwrap();
+        let plain = bin_pack(&asks, &caps(mps).clone().with_gpu_count(limit)).unwrap();
+        let r = bin_pack_with(&asks, &caps(mps).clone().with_gpu_count(limit), &optimize()).unwrap();
         let p = &r.result;
         prop_assert!(p.gpus_used <= plain.gpus_used.max(limit.unwrap_or(0)));
         if limit.is_none() {
@@ -168,9 +178,9 @@ fn empties_a_mig_gpu_by_swapping_instances() {
         "4g.20gb", "4g.20gb", "4g.20gb", "4g.20gb", "3g.20gb", "3g.20gb", "1g.10gb", "1g.10gb",
         "1g.5gb", "1g.5gb", "1g.5gb", "1g.5gb",
     ]);
-    let plain = bin_pack(&asks, None, &mig_caps()).unwrap();
+    let plain = bin_pack(&asks, &mig_caps()).unwrap();
     assert_eq!(plain.gpus_used, 5);
-    let r = bin_pack_with(&asks, None, &mig_caps(), &optimize()).unwrap();
+    let r = bin_pack_with(&asks, &mig_caps(), &optimize()).unwrap();
     assert_eq!(r.result.gpus_used, 4);
     assert!(r.proven_optimal);
     check_mig_layouts(&r.result);
@@ -188,8 +198,8 @@ proptest! {
         let names = ["1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb"];
         let profiles: Vec<&str> = picks.iter().map(|&i| names[i]).collect();
         let asks = mig_asks(&profiles);
-        let plain = bin_pack(&asks, None, &mig_caps()).unwrap();
-        let r = bin_pack_with(&asks, None, &mig_caps(), &optimize()).unwrap();
+        let plain = bin_pack(&asks, &mig_caps()).unwrap();
+        let r = bin_pack_with(&asks, &mig_caps(), &optimize()).unwrap();
         prop_assert!(r.result.gpus_used <= plain.gpus_used);
         prop_assert!(r.result.gpus_used >= r.lower_bound);
         check_mig_layouts(&r.result);
