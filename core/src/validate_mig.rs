@@ -12,6 +12,8 @@ use crate::pack::mig::{creation_order, diagnose, verify, Placed, Violation};
 /// One MIG instance at its placement: memory slices `[start, start + memory_slices)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct MigPlacement {
     pub profile: String,
     pub start: u8,
@@ -21,6 +23,8 @@ pub struct MigPlacement {
 /// Whether a set of MIG instances can share one GPU of a model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct MigValidation {
     /// The catalogue's name of the GPU model.
     pub model: String,

@@ -1,7 +1,31 @@
-// Types of @examlops/gpu-sharing: the shapes the Rust core reads and returns, in JavaScript casing.
+// Types of @examlops/gpu-sharing.
+//
+// What the functions return — plans, packings, inventories, ledger entries, summaries — is
+// declared in data.d.ts, generated from the Rust core's own types (core/tests/ts_export.rs, run
+// by `cargo xtask npm`), so it says exactly what the core returns: keys in camelCase, enum values
+// as the core writes them ("mig", "timeslice"). This file declares only what Rust cannot: the
+// functions and classes of api.js and the looser inputs they accept.
 
-export type Mechanism = "mig" | "mps" | "timeslice" | "whole";
-export type Isolation = "hardware" | "partial" | "soft" | "exclusive";
+import type {
+  AskEntry,
+  Choice,
+  ClusterGpuCaps as ClusterGpuCapsData,
+  DetectResponse,
+  ErrorKind,
+  GpuModel,
+  Imported,
+  LedgerEntry,
+  MigValidation,
+  PackResponse,
+  PlanResponse,
+  Rates,
+  Scenario,
+  Summary,
+  Unplaced,
+} from "./data.js";
+
+// Every generated type, except where a class below has the same name (FractionalAsk, ClusterGpuCaps).
+export * from "./data.js";
 
 /** A share of a GPU: a number (0.25) or text ("0.25", "25%", "1/4"). Numbers ≥ 1 are whole GPUs. */
 export type FractionInput = number | string;
@@ -19,185 +43,36 @@ export declare class FractionalAsk {
   readonly migProfile?: string;
 }
 
-export interface CapsInit {
-  supportsMig?: boolean;
-  /** The MIG profiles the cluster allows; null allows every profile of the model. */
-  migProfiles?: string[] | null;
-  supportsMps?: boolean;
-  supportsTimeslicing?: boolean;
-  /** Canonical, nvidia-smi or short name: "A100-SXM4-40GB", "NVIDIA H200", "h100". */
-  gpuModel?: string | null;
-  gpuCount?: number | null;
-}
+/** What the cluster supports, each part optional: the ClusterGpuCaps the core reads, with its defaults. */
+export type CapsInit = Partial<ClusterGpuCapsData>;
 
+/** The capabilities, checked against the GPU catalogue, with every field as the core returns it. */
+export interface ClusterGpuCaps extends Readonly<ClusterGpuCapsData> {}
 export declare class ClusterGpuCaps {
   /** @throws {Error} for an unknown model or profile, or MIG on a model without it. */
   constructor(options?: CapsInit);
-  readonly supportsMig: boolean;
-  readonly migProfiles: string[] | null;
-  readonly supportsMps: boolean;
-  readonly supportsTimeslicing: boolean;
-  readonly gpuModel: string | null;
-  readonly gpuCount: number | null;
 }
 
-export interface MpsLimits {
-  activeThreadPercentage: number;
-  pinnedMemoryMib: number | null;
-}
+/** Rates for the ledger's summary, each optional (the defaults are in Summary.rates). */
+export type RatesInit = Partial<Rates>;
 
-export interface Choice {
-  name: string;
-  mechanism: Mechanism;
-  isolation: Isolation;
-  requestedFraction: number;
-  allocatedFraction: number;
-  wastedFraction: number;
-  /** Physical GPUs occupied or shared: ⌈fraction⌉ for "whole", else 1. */
-  gpus: number;
-  migProfile: string | null;
-  gpuModel: string | null;
-  mps: MpsLimits | null;
-  notes: string[];
-  warnings: string[];
-}
-
-export interface SharedSlot {
-  ask: string;
-  share: number;
-}
-
-export interface MigInstance {
-  ask: string;
-  profile: string;
-  /** First memory slice of the placement. */
-  start: number;
-  memorySlices: number;
-  computeSlices: number;
-}
-
-export interface GpuLayout {
-  index: number;
-  mechanism: Mechanism;
-  asks: string[];
-  usedFraction: number;
-  slots?: SharedSlot[];
-  instances?: MigInstance[];
-}
-
-export interface UnplacedAsk {
-  name: string;
-  mechanism: Mechanism;
-  reason: string;
-}
-
-export interface PackResult {
-  gpusUsed: number;
-  lowerBound: number;
-  gpuCount: number | null;
-  gpuModel: string | null;
-  utilisation: number;
-  /** Names of the asks that found no room. */
-  unplaced: string[];
-  unplacedReasons: UnplacedAsk[];
-  gpus: GpuLayout[];
-  choices: Choice[];
-  notes: string[];
-  /** Present when binPack was asked to optimize. */
-  optimize?: OptimizeReport;
-}
-
-export interface UsageEntry {
-  kind: "usage";
-  ask: string;
-  mechanism: Mechanism;
-  isolation: Isolation;
-  requestedFraction: number;
-  allocatedFraction: number;
-  migProfile?: string;
-  gpuModel?: string;
-  /** Unix seconds. */
-  startedAt: number;
-  /** Absent while the use is open. */
-  seconds?: number;
-}
-
-export interface ReleaseEntry {
-  kind: "release";
-  ask: string;
-  at: number;
-}
-
-export type LedgerEntry = UsageEntry | ReleaseEntry;
-
-export interface Rates {
-  costPerGpuHour?: number | null;
-  watts?: number | null;
-  pue?: number;
-  gridGCo2ePerKwh?: number;
-}
-
-export interface SummaryRow {
-  key: string;
-  records: number;
-  running: number;
-  requestedGpuHours: number;
-  allocatedGpuHours: number;
-  wastedGpuHours: number;
-  cost: number | null;
-  energyKwh: number;
-  co2eKg: number;
-}
-
-export interface Summary {
-  totals: SummaryRow;
-  byWorkload: SummaryRow[];
-  byMechanism: SummaryRow[];
-  rates: Required<Rates>;
-}
-
-export type Certainty = { certainty: "known" } | { certainty: "uncertain"; why: string };
-
-export interface MigProfile {
-  name: string;
-  computeSlices: number;
-  memorySlices: number;
-  maxCount: number;
-  starts: number[];
-  class: "plain" | "media_extensions" | "all_media_engines" | "no_media_engines" | "graphics";
-  certainty: Certainty;
-}
-
-export interface GpuModel {
-  name: string;
-  smiNames: string[];
-  aliases: string[];
-  memoryMib: number;
-  powerLimitW: number | null;
-  mig: { computeSlices: number; memorySlices: number } | null;
-  profiles: MigProfile[];
-  certainty: Certainty;
-  source: string;
-}
-
-export interface AskEntry {
-  ask: PlainAsk;
-  seconds: number | null;
-}
-
-export interface Scenario {
-  asks: PlainAsk[];
-  caps: Required<CapsInit>;
-}
+/** A ledger entry that records a use (Ledger.record returns one). */
+export type UsageEntry = Extract<LedgerEntry, { kind: "usage" }>;
+/** A ledger entry that closes a use. */
+export type ReleaseEntry = Extract<LedgerEntry, { kind: "release" }>;
+/** @deprecated The ask that found no room is `Unplaced`. */
+export type UnplacedAsk = Unplaced;
 
 /** Errors thrown for bad input carry where the input was wrong. */
 export interface GpuShareError extends Error {
-  kind: "out_of_range" | "syntax" | "unknown_model" | "unknown_profile" | "duplicate_name" | "too_large" | "ledger";
+  kind: ErrorKind;
   field: string | null;
   line: number | null;
 }
 
-export declare function selectMechanism(ask: FractionalAsk | PlainAsk, caps?: ClusterGpuCaps | CapsInit): Choice;
+/** The mechanism that serves one ask (a Choice; `capsFrom` only when the caps were detected). */
+export declare function selectMechanism(ask: FractionalAsk | PlainAsk, caps?: ClusterGpuCaps | CapsInit): PlanResponse;
+
 export interface PackOptions {
   /** Search for a packing on fewer GPUs than first-fit-decreasing, up to a proven optimum. */
   optimize?: boolean;
@@ -205,97 +80,29 @@ export interface PackOptions {
   timeLimitMs?: number;
 }
 
-export interface OptimizeReport {
-  provenOptimal: boolean;
-  lowerBound: number;
-  /** GPUs above the lower bound. */
-  gap: number;
-  /** GPUs plain first-fit-decreasing used. */
-  ffdGpus: number;
-}
-
+/** Packs the asks onto as few GPUs as it can; `optimize` is present when options.optimize was set. */
 export declare function binPack(
   asks: ReadonlyArray<FractionalAsk | PlainAsk>,
   gpuCount?: number | null,
   caps?: ClusterGpuCaps | CapsInit,
   options?: PackOptions,
-): PackResult;
+): PackResponse;
 export declare function fractionalGpuHours(fraction: FractionInput, seconds: number): number;
 export declare function gpuModels(): GpuModel[];
 export declare function parseAsks(text: string): AskEntry[];
 export declare function parseScenario(query: string): Scenario;
-export declare function scenarioToQuery(scenario: { asks: ReadonlyArray<FractionalAsk | PlainAsk>; caps: CapsInit }): string;
-
-/** The formats `detect` reads. */
-export type SourceFormat = "smi_xml" | "smi_query_csv" | "smi_list" | "smi_table" | "smi_mig_profiles" | "kubectl_nodes";
-
-/** One GPU instance (nvidia-smi lists its compute instances as MIG devices). */
-export interface DiscoveredMigDevice {
-  /** The GPU-instance profile ("3g.40gb"); "unknown" when neither named nor derivable. */
-  profile: string;
-  /** The first memory slice, when the input gives the placement. */
-  start: number | null;
-  gpuInstanceId: number | null;
-  memoryMib: number | null;
-  /** Its compute instances, in the order listed; empty when the input shows none. */
-  computeInstances: DiscoveredComputeInstance[];
-}
-
-/** One compute instance of a GPU instance: one MIG device in nvidia-smi's listings. */
-export interface DiscoveredComputeInstance {
-  /** "1c.3g.71gb" for 1 of the GPU instance's compute slices, "3g.71gb" when it spans them all; null when not named. */
-  profile: string | null;
-  computeInstanceId: number | null;
-  /** nvidia-smi's MIG device index. */
-  deviceIndex: number | null;
-  multiprocessors: number | null;
-}
-
-export interface DiscoveredGpu {
-  node: string | null;
-  index: number;
-  /** The product name as reported ("NVIDIA A100-SXM4-40GB"). */
-  name: string;
-  /** The catalogue's canonical model ("A100-SXM4-40GB"); null when the catalogue does not know it. */
-  model: string | null;
-  memoryMib: number | null;
-  migCapable: boolean;
-  migEnabled: boolean;
-  migPending: boolean | null;
-  migDevices: DiscoveredMigDevice[];
-  uuid: string | null;
-  pciBusId: string | null;
-  pciDeviceId: string | null;
-  powerLimitW: number | null;
-}
-
-export interface DiscoveredNode {
-  name: string;
-  gpuCount: number;
-  sharingStrategy: string | null;
-  replicas: number | null;
-  migStrategy: string | null;
-  migConfig: string | null;
-  migDeviceCounts: Record<string, number>;
-}
-
-export interface Inventory {
-  gpus: DiscoveredGpu[];
-  nodes: DiscoveredNode[];
-  migProfiles: string[];
-  sources: SourceFormat[];
-  /** What was assumed rather than read, one sentence each. */
-  notes: string[];
-  /** The capabilities the inventory implies, ready for selectMechanism / binPack. */
-  caps: Required<CapsInit>;
-}
+export declare function scenarioToQuery(scenario: {
+  asks: ReadonlyArray<FractionalAsk | PlainAsk>;
+  caps: CapsInit;
+  optimize?: boolean;
+}): string;
 
 /**
  * Reads nvidia-smi output (`-q -x`, `--query-gpu … --format=csv`, `-L`, the summary table, `mig -lgip`)
  * or `kubectl get nodes -o json`, recognised by content; an array of texts is merged.
  * @throws {Error} with `line`/`field` for malformed input or an unrecognised format.
  */
-export declare function detect(inputs: string | ReadonlyArray<string>): Inventory;
+export declare function detect(inputs: string | ReadonlyArray<string>): DetectResponse;
 
 export type ExportFormat = "k8s" | "kubernetes" | "kserve" | "device-plugin" | "mig-parted" | "mig-commands" | "slurm";
 
@@ -323,27 +130,6 @@ export declare function exportPlan(
   options?: ExportOptions,
 ): string;
 
-export interface MigPlacement {
-  profile: string;
-  start: number;
-  memorySlices: number;
-}
-
-export interface MigValidation {
-  model: string;
-  profiles: string[];
-  valid: boolean;
-  /** Why not, when not valid. */
-  reason: string | null;
-  /** Where each instance goes, in creation order. */
-  placements: MigPlacement[];
-  /** `nvidia-smi mig -i 0 -cgi … -C` commands in that order. */
-  commands: string[];
-  /** The order works whatever placement the driver picks (else: if it picks the listed ones). */
-  orderWorksForAnyPlacement: boolean;
-  warnings: string[];
-}
-
 /**
  * Whether MIG instances can share one GPU of `model`, where each goes and how to create them.
  * @throws {Error} for an unknown model, a model without MIG, or an unknown profile.
@@ -351,7 +137,7 @@ export interface MigValidation {
 export declare function validateMig(model: string, profiles: string | ReadonlyArray<string>): MigValidation;
 
 export declare class Ledger {
-  constructor(entries?: LedgerEntry[]);
+  constructor(entries?: ReadonlyArray<LedgerEntry>);
   /** Reads JSON Lines (toJsonLines, the CLI's ledger file) or the JSON document of toJson. */
   static fromJson(text: string): Ledger;
   static fromJsonLines(text: string): Ledger;
@@ -361,10 +147,10 @@ export declare class Ledger {
   /** Closes the latest open use of `ask`; throws (and changes nothing) when there is none. */
   release(ask: string, at?: number): void;
   /** Merges a ledger text; entries already present are not added twice. */
-  import(text: string, options?: { now?: number }): { added: number; alreadyPresent: number };
-  summarize(options?: { now?: number; rates?: Rates | null }): Summary;
+  import(text: string, options?: { now?: number }): Pick<Imported, "added" | "alreadyPresent">;
+  summarize(options?: { now?: number; rates?: RatesInit | null }): Summary;
   toCsv(options?: { now?: number }): string;
-  summaryCsv(options?: { now?: number; rates?: Rates | null }): string;
-  toJson(options?: { now?: number; rates?: Rates | null }): string;
+  summaryCsv(options?: { now?: number; rates?: RatesInit | null }): string;
+  toJson(options?: { now?: number; rates?: RatesInit | null }): string;
   toJsonLines(): string;
 }

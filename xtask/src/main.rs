@@ -155,6 +155,18 @@ fn lint() -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
+    // The core's optional `ts` feature (the npm package's generated types) and its export test.
+    run(cargo([
+        "clippy",
+        "-p",
+        "gpu-share-core",
+        "--features",
+        "ts",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
     run(cargo([
         "clippy",
         "-p",

@@ -23,6 +23,7 @@ const FILES: &[&str] = &[
     "gpu_share_wasm.js",
     "gpu_share_wasm_bg.wasm",
     "index.d.ts",
+    "data.d.ts",
     "README.md",
 ];
 
@@ -62,11 +63,32 @@ pub fn build(tools: &Tools) -> Result<(), String> {
         copy(&js.join(file), &out.join(file))?;
     }
     copy(&root().join("wasm/README.md"), &out.join("README.md"))?;
+    data_types(&out)?;
     std::fs::write(out.join("package.json"), package_json()?)
         .map_err(|e| format!("cannot write package.json: {e}"))?;
     let (raw, gzipped) = sizes(Path::new(bg));
     eprintln!("npm package in target/npm: .wasm {raw} bytes, {gzipped} bytes gzipped");
     link_for_tests(&out)
+}
+
+/// `data.d.ts`: the types the package returns, generated from the core's Rust types by ts-rs (the
+/// core's `ts` feature) and checked there against what the core serialises; `index.d.ts` imports them.
+fn data_types(out: &Path) -> Result<(), String> {
+    run(cargo([
+        "test",
+        "-p",
+        "gpu-share-core",
+        "--features",
+        "ts",
+        "--test",
+        "ts_export",
+    ])
+    .env("TS_RS_EXPORT_DIR", out.to_str().unwrap_or_default()))?;
+    if out.join("data.d.ts").is_file() {
+        Ok(())
+    } else {
+        Err("the ts_export test wrote no data.d.ts".into())
+    }
 }
 
 fn copy(from: &Path, to: &Path) -> Result<(), String> {

@@ -21,6 +21,8 @@ use std::collections::BTreeMap;
 /// What one GPU cost while shared: billed to tenants, and left over (free, billed to nobody).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct SharedGpu {
     /// The packing the tenants were recorded from.
     pub plan: String,

@@ -85,6 +85,8 @@ pub fn fractional_gpu_hours(fraction: Share, seconds: u64) -> GpuHours {
 /// One use of GPU capacity by one ask.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct UsageRecord {
     pub ask: String,
     pub mechanism: Mechanism,
@@ -120,6 +122,8 @@ pub struct UsageRecord {
 /// The GPU a packed ask ran on.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct GpuPlacement {
     /// The packing the record came from (records of one packing share it).
     pub plan: String,
@@ -155,6 +159,7 @@ impl UsageRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum LedgerEntry {
     Usage(UsageRecord),
     /// Closes the latest open usage of `ask` at `at` (Unix seconds).
@@ -168,6 +173,7 @@ pub enum LedgerEntry {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum UsageStatus {
     Closed,
     /// Still open: counted up to `now`.
@@ -177,6 +183,8 @@ pub enum UsageStatus {
 /// A usage record with its duration settled.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct Usage {
     pub record: UsageRecord,
     pub seconds: u64,
@@ -184,6 +192,7 @@ pub struct Usage {
     /// What the use is billed: its allocated share × seconds, or less where tenants of one GPU
     /// would otherwise be billed more than the GPU (`bill.rs`).
     #[cfg_attr(feature = "serde", serde(rename = "allocated_gpu_hours"))]
+    #[cfg_attr(feature = "ts", ts(rename = "allocatedGpuHours"))]
     allocated: GpuHours,
 }
 

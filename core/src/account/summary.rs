@@ -20,6 +20,8 @@ pub const DEFAULT_GRID_G_PER_KWH: f64 = 475.0;
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(try_from = "RatesInput"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct Rates {
     cost_per_gpu_hour: Option<f64>,
     watts: Option<f64>,
@@ -159,6 +161,8 @@ impl MissingPower {
 /// Totals for one group of usage records.
 #[derive(Clone, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct SummaryRow {
     /// The workload (ask name) or mechanism this row adds up.
     pub key: String,
@@ -179,6 +183,8 @@ pub type Totals = SummaryRow;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct Summary {
     pub totals: Totals,
     pub by_workload: Vec<SummaryRow>,

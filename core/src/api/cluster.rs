@@ -68,6 +68,8 @@ impl Cluster {
 /// Caps read from discovery output: the inputs, the caps, what was assumed, and the caps in one line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct CapsFrom {
     pub files: Vec<String>,
     pub caps: ClusterGpuCaps,

@@ -41,10 +41,13 @@ pub struct PlanRequest {
 /// The mechanism that serves the ask, and where the caps came from when they were detected.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct PlanResponse {
     #[cfg_attr(feature = "serde", serde(flatten))]
     pub choice: Choice,
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub caps_from: Option<CapsFrom>,
 }
 

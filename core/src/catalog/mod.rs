@@ -19,6 +19,7 @@ use crate::units::Share;
     feature = "serde",
     serde(rename_all = "snake_case", tag = "certainty", content = "why")
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Certainty {
     /// From a primary source or a real capture.
     Known,
@@ -29,6 +30,8 @@ pub enum Certainty {
 /// One GPU model as the planner knows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct GpuModel {
     /// Canonical name: nvidia-smi's product name without `NVIDIA `, spaces as `-` (`A100-SXM4-40GB`).
     pub name: &'static str,
@@ -52,6 +55,8 @@ pub struct GpuModel {
 /// The slice counts of a MIG-capable board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct MigGeometry {
     pub compute_slices: u8,
     pub memory_slices: u8,

@@ -6,6 +6,7 @@ use super::Certainty;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum ProfileClass {
     /// An ordinary profile (`3g.20gb`).
     Plain,
@@ -22,6 +23,8 @@ pub enum ProfileClass {
 /// One MIG GPU-instance profile on one GPU model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct MigProfile {
     /// The name nvidia-smi and the device plugin use (`2g.10gb`, `1g.5gb+me`).
     pub name: &'static str,

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum SourceFormat {
     /// `nvidia-smi -q -x`.
     SmiXml,
@@ -59,6 +60,8 @@ impl SourceFormat {
 /// on everything that was assumed rather than read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct Inventory {
     pub gpus: Vec<DiscoveredGpu>,
     pub nodes: Vec<DiscoveredNode>,
@@ -73,6 +76,8 @@ pub struct Inventory {
 /// One physical GPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct DiscoveredGpu {
     /// The Kubernetes node it is on, when the input names one; when several nvidia-smi inputs are
     /// merged, the label of the input it came from (`input 2`, or a file name).
@@ -107,6 +112,8 @@ pub struct DiscoveredGpu {
 /// `-L` lines `1c.3g.71gb` and `2c.3g.71gb` are one 3g.71gb GPU instance here (docs/hardware-facts.md §1.1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct DiscoveredMigDevice {
     /// The GPU-instance profile (`3g.40gb`); read where the input names it, else derived from the
     /// device's memory (and multiprocessors) against the catalogue, with a note; `unknown` when neither works.
@@ -124,6 +131,8 @@ pub struct DiscoveredMigDevice {
 /// whole memory; what nvidia-smi lists as a MIG device.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct DiscoveredComputeInstance {
     /// The name as listed: `1c.3g.71gb` for 1 of a 3g.71gb GPU instance's 3 compute slices, the
     /// GPU-instance profile (`3g.71gb`) when it spans them all; `None` where the input names no
@@ -142,6 +151,8 @@ pub struct DiscoveredComputeInstance {
 /// One Kubernetes node with NVIDIA GPUs, from its GPU Feature Discovery labels and allocatable resources.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct DiscoveredNode {
     pub name: String,
     /// Physical GPUs (for the single MIG strategy: inferred from the MIG device count, with a note).

@@ -31,6 +31,8 @@ pub struct PackResult {
 /// One physical GPU and what runs on it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct GpuLayout {
     pub index: u64,
     pub mechanism: Mechanism,
@@ -40,15 +42,19 @@ pub struct GpuLayout {
     pub used_fraction: Share,
     /// MPS, time-sliced and whole GPUs: each ask's share of this GPU.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))] // `slots?: …`: absent when empty
     pub slots: Vec<SharedSlot>,
     /// MIG GPUs: each instance at its placement.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))] // `instances?: …`: absent when empty
     pub instances: Vec<MigInstance>,
 }
 
 /// An ask's share of a shared or whole GPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct SharedSlot {
     pub ask: String,
     pub share: Share,
@@ -57,6 +63,8 @@ pub struct SharedSlot {
 /// A MIG instance at a valid placement: memory slices `[start, start + memory_slices)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct MigInstance {
     pub ask: String,
     pub profile: String,
@@ -68,6 +76,8 @@ pub struct MigInstance {
 /// An ask the packer could not place.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct Unplaced {
     pub name: String,
     pub mechanism: Mechanism,

@@ -1,0 +1,608 @@
+//! The npm package's data types, generated from the Rust types with ts-rs, and checked against what
+//! the core serialises.
+//!
+//! `TS_RS_EXPORT_DIR=target/npm cargo test -p gpu-share-core --features ts --test ts_export` writes
+//! `target/npm/data.d.ts` (`cargo xtask npm` does exactly that); without the variable the file goes
+//! to a scratch directory, so the test only checks. Keys are camelCase, as the package returns them
+//! (`wasm/src/case.rs` converts the core's snake_case keys); enum values keep their serde names.
+
+use gpu_share_core::account::{self, SharedGpu, SummaryRow, Usage};
+use gpu_share_core::api::{
+    self, CapsFrom, Cluster, DetectInput, DetectResponse, Imported, PackRequest, PackResponse,
+    PlanRequest, PlanResponse, Recording, SummaryRequest,
+};
+use gpu_share_core::catalog::{self, MigGeometry};
+use gpu_share_core::discover::{
+    DiscoveredComputeInstance, DiscoveredGpu, DiscoveredMigDevice, DiscoveredNode, Inventory,
+};
+use gpu_share_core::pack::GpuLayout;
+use gpu_share_core::parse::AskEntry;
+use gpu_share_core::{
+    Choice, ClusterGpuCaps, ErrorKind, FractionalAsk, GpuModel, LedgerEntry, MigProfile,
+    MigValidation, Rates, Scenario, Summary,
+};
+use serde::Serialize;
+use serde_json::Value;
+use std::any::TypeId;
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use ts_rs::{Config, TypeVisitor, TS};
+
+/// The file the package's `index.d.ts` imports.
+const FILE: &str = "data.d.ts";
+
+/// How the generated types are configured: 64-bit integers are JavaScript numbers, since the
+/// package converts JSON numbers to numbers (never to `BigInt`).
+fn config() -> Config {
+    Config::from_env().with_large_int("number")
+}
+
+/// Every declaration reachable from a type, by its TypeScript name.
+struct Collect<'a> {
+    cfg: &'a Config,
+    seen: HashSet<TypeId>,
+    decls: BTreeMap<String, (String, String)>,
+}
+
+impl TypeVisitor for Collect<'_> {
+    fn visit<T: TS + 'static + ?Sized>(&mut self) {
+        if T::output_path().is_none() || !self.seen.insert(TypeId::of::<T>()) {
+            return;
+        }
+        let name = T::ident(self.cfg);
+        let text = format!(
+            "{}export {}",
+            T::docs().unwrap_or_default(),
+            T::decl(self.cfg)
+        );
+        let previous = self.decls.insert(name.clone(), (T::inline(self.cfg), text));
+        assert!(
+            previous.is_none(),
+            "two Rust types are both {name} in TypeScript"
+        );
+        T::visit_dependencies(self);
+    }
+}
+
+/// The types the package returns (and the ones its functions take back, such as ledger entries),
+/// each with everything it refers to.
+fn collect(cfg: &Config) -> BTreeMap<String, (String, String)> {
+    let mut c = Collect {
+        cfg,
+        seen: HashSet::new(),
+        decls: BTreeMap::new(),
+    };
+    c.visit::<PlanResponse>(); // selectMechanism
+    c.visit::<PackResponse>(); // binPack
+    c.visit::<DetectResponse>(); // detect
+    c.visit::<MigValidation>(); // validateMig
+    c.visit::<GpuModel>(); // gpuModels
+    c.visit::<AskEntry>(); // parseAsks
+    c.visit::<Scenario>(); // parseScenario
+    c.visit::<FractionalAsk>(); // checkAsk (the FractionalAsk class)
+    c.visit::<ClusterGpuCaps>(); // checkCaps (the ClusterGpuCaps class)
+    c.visit::<LedgerEntry>(); // Ledger.record, .entries, parseLedger
+    c.visit::<Imported>(); // Ledger.import
+    c.visit::<Summary>(); // Ledger.summarize
+    c.visit::<Usage>(); // a record with its duration settled (`gpu-share accounting --json`)
+    c.visit::<ErrorKind>(); // the `kind` of every error thrown
+    c.decls
+}
+
+/// The whole `data.d.ts`.
+fn declarations(cfg: &Config) -> String {
+    let mut out = String::from(
+        "// Generated from the Rust types of gpu-share-core by core/tests/ts_export.rs (run by\n\
+         // `cargo xtask npm`): do not edit. Keys are camelCase, as the package returns them; enum\n\
+         // values are the core's own (\"mig\", \"timeslice\", \"out_of_range\").\n\n",
+    );
+    for (_, text) in collect(cfg).values() {
+        out.push_str(&pretty(text));
+        out.push_str("\n\n");
+    }
+    out
+}
+
+/// ts-rs writes a type on one line with its fields' docs in between; this puts each field of a
+/// top-level object type on its own line, indented, with its doc comment above it.
+fn pretty(decl: &str) -> String {
+    let (head, body) = match decl.find(" = ") {
+        Some(i) => decl.split_at(i + 3),
+        None => return decl.to_string(),
+    };
+    let mut out = head.to_string();
+    let chars: Vec<char> = body.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == '{' {
+            let end = closing(&chars, i);
+            let inner: String = chars[i + 1..end].iter().collect();
+            let fields = split_fields(&inner);
+            if fields.len() > 2 || inner.contains("/*") {
+                out.push_str("{\n");
+                for field in fields {
+                    out.push_str("  ");
+                    out.push_str(&field.replace('\n', "\n  "));
+                    out.push_str(",\n");
+                }
+                out.push('}');
+            } else {
+                out.push('{');
+                out.push_str(&inner);
+                out.push('}');
+            }
+            i = end + 1;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The index of the `}` that closes the `{` at `open`.
+fn closing(chars: &[char], open: usize) -> usize {
+    let mut depth = 0;
+    for (i, &c) in chars.iter().enumerate().skip(open) {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+    }
+    chars.len() - 1
+}
+
+/// The fields of an object type's body, each with its doc comment (one `/** … */` block, its
+/// lines trimmed) on the lines above it.
+fn split_fields(body: &str) -> Vec<String> {
+    let mut fields = Vec::new();
+    let mut doc = String::new();
+    let mut field = String::new();
+    let mut depth = 0i32;
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'*') => {
+                let mut comment = String::from("/");
+                let mut last = ' ';
+                for d in chars.by_ref() {
+                    comment.push(d);
+                    if last == '*' && d == '/' {
+                        break;
+                    }
+                    last = d;
+                }
+                let lines: Vec<&str> = comment.lines().map(str::trim).collect();
+                doc = lines
+                    .iter()
+                    .enumerate()
+                    .map(|(n, l)| {
+                        if n == 0 {
+                            l.to_string()
+                        } else {
+                            format!(" {l}")
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                doc.push('\n');
+            }
+            '{' | '<' | '(' | '[' => {
+                depth += 1;
+                field.push(c);
+            }
+            '}' | '>' | ')' | ']' => {
+                depth -= 1;
+                field.push(c);
+            }
+            ',' if depth == 0 => {
+                fields.push(format!("{doc}{}", field.trim()));
+                doc.clear();
+                field.clear();
+            }
+            _ => field.push(c),
+        }
+    }
+    if !field.trim().is_empty() {
+        fields.push(format!("{doc}{}", field.trim()));
+    }
+    fields
+}
+
+#[test]
+fn writes_the_declarations() {
+    let cfg = config();
+    let text = declarations(&cfg);
+    let dir = if std::env::var_os("TS_RS_EXPORT_DIR").is_some() {
+        cfg.out_dir().to_path_buf()
+    } else {
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ts_export")
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(FILE), &text).unwrap();
+    for name in [
+        "PackResponse",
+        "PackResult",
+        "Choice",
+        "Mechanism",
+        "DetectResponse",
+        "Inventory",
+        "Summary",
+        "LedgerEntry",
+        "ErrorKind",
+    ] {
+        assert!(
+            text.contains(&format!("export type {name} = ")),
+            "{name} is declared"
+        );
+    }
+    assert!(!text.contains("bigint"), "no 64-bit integer is a BigInt");
+    let decls = collect(&cfg);
+    for (name, (inline, _)) in &decls {
+        for member in split_top(inline, '|') {
+            for (key, _) in keys_of(&member, &decls).unwrap_or_default() {
+                assert!(!key.contains('_'), "{name}.{key} is not camelCase");
+            }
+        }
+    }
+}
+
+// ---- The declarations against what the core serialises ----
+
+/// `config_name` → `configName`, as `wasm/src/case.rs` converts keys.
+fn camel(key: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in key.chars() {
+        match (c, upper) {
+            ('_', _) => upper = true,
+            (c, true) => {
+                out.push(c.to_ascii_uppercase());
+                upper = false;
+            }
+            (c, false) => out.push(c),
+        }
+    }
+    out
+}
+
+/// Splits `text` at `sep` where it is not nested in brackets, strings or comments.
+fn split_top(text: &str, sep: char) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let mut depth = 0i32;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'*') => {
+                // A comment: dropped.
+                let mut last = ' ';
+                for d in chars.by_ref() {
+                    if last == '*' && d == '/' {
+                        break;
+                    }
+                    last = d;
+                }
+                continue;
+            }
+            '"' => {
+                let part = parts.last_mut().unwrap();
+                part.push(c);
+                for d in chars.by_ref() {
+                    part.push(d);
+                    if d == '"' {
+                        break;
+                    }
+                }
+                continue;
+            }
+            '{' | '<' | '(' | '[' => depth += 1,
+            '}' | '>' | ')' | ']' => depth -= 1,
+            _ if c == sep && depth == 0 => {
+                parts.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        parts.last_mut().unwrap().push(c);
+    }
+    parts
+        .into_iter()
+        .map(|p| p.trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The keys an object type declares: `(key, required)`; `None` when `ty` is not an object type.
+fn keys_of(ty: &str, decls: &BTreeMap<String, (String, String)>) -> Option<Vec<(String, bool)>> {
+    let mut keys = Vec::new();
+    for part in split_top(ty, '&') {
+        if let Some(body) = part.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
+            for field in split_top(body, ',') {
+                let (key, _) = field.split_once(':')?;
+                let key = key.trim().trim_matches('"');
+                if key.starts_with('[') {
+                    return None; // a map: its keys are data
+                }
+                match key.strip_suffix('?') {
+                    Some(k) => keys.push((k.to_string(), false)),
+                    None => keys.push((key.to_string(), true)),
+                }
+            }
+        } else if let Some((inline, _)) = decls.get(&part) {
+            keys.extend(keys_of(inline, decls)?);
+        } else {
+            return None;
+        }
+    }
+    Some(keys)
+}
+
+/// Checks the keys `value` serialises to (camelCase, as npm sees them) against `T`'s declaration:
+/// every key it writes is declared, and it writes every key declared as required. A union passes
+/// when one of its members fits.
+fn check<T: TS + Serialize + 'static>(value: &T) {
+    let cfg = config();
+    let decls = collect(&cfg);
+    let name = T::ident(&cfg);
+    let Value::Object(map) = serde_json::to_value(value).unwrap() else {
+        panic!("{name} does not serialise to an object");
+    };
+    let written: Vec<String> = map.keys().map(|k| camel(k)).collect();
+    let members = split_top(&T::inline(&cfg), '|');
+    let mut why = Vec::new();
+    for member in &members {
+        let declared = keys_of(member, &decls)
+            .unwrap_or_else(|| panic!("{name}: cannot read the keys of {member}"));
+        let extra: Vec<&String> = written
+            .iter()
+            .filter(|k| !declared.iter().any(|(d, _)| d == *k))
+            .collect();
+        let missing: Vec<&String> = declared
+            .iter()
+            .filter(|(d, required)| *required && !written.contains(d))
+            .map(|(d, _)| d)
+            .collect();
+        if extra.is_empty() && missing.is_empty() {
+            return;
+        }
+        why.push(format!(
+            "{member}: written but not declared {extra:?}, declared but not written {missing:?}"
+        ));
+    }
+    panic!("{name} writes {written:?}, which its declaration does not describe:\n{why:#?}");
+}
+
+fn fixture(name: &str) -> String {
+    let path = format!(
+        "{}/../tests/fixtures/nvidia-smi/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn asks(specs: &[&str]) -> Vec<FractionalAsk> {
+    specs
+        .iter()
+        .map(|s| FractionalAsk::parse_spec(s).unwrap())
+        .collect()
+}
+
+/// A node from GPU Feature Discovery's labels for the mixed MIG strategy.
+const KUBECTL_NODE: &str = r#"{"apiVersion": "v1", "kind": "Node",
+  "metadata": {"name": "mixed-node", "labels": {
+    "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-40GB", "nvidia.com/gpu.count": "2",
+    "nvidia.com/gpu.memory": "40960", "nvidia.com/gpu.replicas": "1",
+    "nvidia.com/gpu.sharing-strategy": "none", "nvidia.com/mig.capable": "true",
+    "nvidia.com/mig.strategy": "mixed", "nvidia.com/mig.config": "all-3g.20gb",
+    "nvidia.com/mig-3g.20gb.count": "2"}},
+  "status": {"allocatable": {"nvidia.com/gpu": "1", "nvidia.com/mig-3g.20gb": "2"}}}"#;
+
+#[test]
+fn plans_and_packings_match_their_declarations() {
+    let caps = ClusterGpuCaps {
+        supports_mig: true,
+        supports_mps: true,
+        supports_timeslicing: true,
+        gpu_model: Some("A100-SXM4-40GB".into()),
+        ..Default::default()
+    };
+    let mps = ClusterGpuCaps {
+        supports_mps: true,
+        gpu_model: Some("A100-SXM4-40GB".into()),
+        ..Default::default()
+    };
+    let plan = api::plan(&PlanRequest {
+        ask: FractionalAsk::parse_spec("a:0.3").unwrap(),
+        cluster: Cluster::Given(mps),
+    })
+    .unwrap();
+    check(&plan);
+    check(&plan.choice);
+    check(&plan.choice.mps.unwrap());
+
+    let mut request =
+        PackRequest::new(asks(&["m:3g.20gb", "f:0.25", "w:2", "t:0.5"]), caps.clone());
+    request.optimize_ms = Some(20);
+    let packed = api::pack(&request).unwrap();
+    assert!(packed.optimize.is_some());
+    check(&packed);
+    check(&packed.result);
+    check(&packed.optimize.unwrap());
+    let mig: &GpuLayout = packed
+        .result
+        .gpus
+        .iter()
+        .find(|g| !g.instances.is_empty())
+        .unwrap();
+    check(mig);
+    check(&mig.instances[0]);
+    let shared = packed
+        .result
+        .gpus
+        .iter()
+        .find(|g| !g.slots.is_empty())
+        .unwrap();
+    check(shared);
+    check(&shared.slots[0]);
+    for c in &packed.result.choices {
+        check(c);
+    }
+
+    let limited = api::pack(&PackRequest::new(
+        asks(&["a:0.75", "b:0.75"]),
+        ClusterGpuCaps {
+            gpu_count: Some(1),
+            supports_timeslicing: true,
+            ..Default::default()
+        },
+    ))
+    .unwrap();
+    check(&limited);
+    check(&limited.result.unplaced[0]);
+
+    let detected = api::pack(&PackRequest {
+        asks: PackRequest::new(asks(&["a:0.5"]), caps).asks,
+        cluster: Cluster::Detected {
+            inputs: vec![DetectInput {
+                label: "qx-a100.xml".into(),
+                text: fixture("qx-a100.xml"),
+            }],
+            gpu_count: None,
+        },
+        optimize_ms: None,
+    })
+    .unwrap();
+    let from: &CapsFrom = detected.caps_from.as_ref().unwrap();
+    check(&detected);
+    check(from);
+    check(&from.caps);
+}
+
+#[test]
+fn discovery_matches_its_declarations() {
+    let response = api::detect(&[
+        DetectInput {
+            label: "mig".into(),
+            text: fixture("linux-x86_64__nvidia-h100-mig__590.48.01.txt"),
+        },
+        DetectInput {
+            label: "node".into(),
+            text: KUBECTL_NODE.into(),
+        },
+    ])
+    .unwrap();
+    check(&response);
+    let inventory: &Inventory = &response.inventory;
+    check(inventory);
+    let gpu: &DiscoveredGpu = inventory.gpus.iter().find(|g| g.mig_enabled).unwrap();
+    check(gpu);
+    let device: &DiscoveredMigDevice = &gpu.mig_devices[0];
+    check(device);
+    let instance: &DiscoveredComputeInstance = &device.compute_instances[0];
+    check(instance);
+    let node: &DiscoveredNode = &inventory.nodes[0];
+    assert!(!node.mig_device_counts.is_empty());
+    check(node);
+}
+
+#[test]
+fn the_catalogue_and_mig_checks_match_their_declarations() {
+    for model in catalog::models() {
+        check(model);
+        if let Some(geometry) = model.mig {
+            let g: MigGeometry = geometry;
+            check(&g);
+        }
+        for profile in model.profiles {
+            let p: &MigProfile = profile;
+            check(p);
+            check(&p.certainty);
+        }
+        check(&model.certainty);
+    }
+    let valid = api::validate_mig("A100-SXM4-40GB", &["3g.20gb", "2g.10gb"]).unwrap();
+    assert!(valid.valid);
+    check(&valid);
+    check(&valid.placements[0]);
+    let invalid = api::validate_mig("A100-SXM4-40GB", &["7g.40gb", "1g.5gb"]).unwrap();
+    assert!(!invalid.valid);
+    check(&invalid);
+}
+
+#[test]
+fn the_ledger_matches_its_declarations() {
+    let caps = ClusterGpuCaps {
+        supports_mig: true,
+        gpu_model: Some("A100-SXM4-40GB".into()),
+        ..Default::default()
+    };
+    let request = PackRequest::new(asks(&["a:3g.20gb", "b:2g.10gb", "c:2g.10gb"]), caps);
+    let packed = api::pack(&request).unwrap();
+    let mut entries =
+        api::record_pack(&request, &packed, Recording::new(7200, Some(3600)).unwrap());
+    let choice: &Choice = &packed.result.choices[0];
+    entries.push(api::record_plan(
+        choice,
+        Recording::new(3600, None).unwrap(),
+    ));
+    entries.push(api::release(&entries, "a", 7200).unwrap());
+    for e in &entries {
+        check(e);
+        if let LedgerEntry::Usage(record) = e {
+            check(record);
+            if let Some(gpu) = &record.gpu {
+                check(gpu);
+            }
+        }
+    }
+    let rates = Rates::new(&account::RatesInput {
+        cost_per_gpu_hour: Some(2.5),
+        ..Default::default()
+    })
+    .unwrap();
+    check(&rates);
+    check(&Rates::default());
+    let response = api::summarise(&SummaryRequest {
+        entries: &entries,
+        now: 9000,
+        rates,
+    })
+    .unwrap();
+    let summary: &Summary = &response.summary;
+    check(summary);
+    let row: &SummaryRow = &summary.totals;
+    check(row);
+    let gpu: &SharedGpu = &summary.shared_gpus[0];
+    check(gpu);
+    for usage in &response.records {
+        check(usage);
+    }
+    let text: String = entries
+        .iter()
+        .map(|e| account::format_entry(e) + "\n")
+        .collect();
+    let imported = api::import(&entries[..1], &text, 9000).unwrap();
+    check(&imported);
+}
+
+#[test]
+fn asks_and_scenarios_match_their_declarations() {
+    for ask in asks(&["a:0.5", "b:1g.5gb", "c:3"]) {
+        check(&ask);
+    }
+    for entry in gpu_share_core::parse::parse_asks("name,size,hours\na,0.5,2\nb,1g.5gb,\n").unwrap()
+    {
+        check(&entry);
+        check(&entry.ask);
+    }
+    let scenario =
+        Scenario::from_query("ask=a:0.5&ask=x:3g.20gb&gpus=2&timeslice&optimize").unwrap();
+    check(&scenario);
+    check(&scenario.caps);
+}
