@@ -310,6 +310,30 @@ fn only_what_must_move_moves() {
     assert!(!mig.is_empty(), "some asks keep MIG: {:?}", r.choices);
 }
 
+/// Asks of `sizes` twentieths of a GPU on a cluster with time-slicing and, as chosen, MIG and
+/// MPS, limited to `limit` GPUs.
+fn mechanism_case(
+    sizes: &[u64],
+    limit: u64,
+    mig: bool,
+    mps: bool,
+) -> (Vec<FractionalAsk>, ClusterGpuCaps) {
+    let caps = ClusterGpuCaps {
+        supports_mig: mig,
+        supports_mps: mps,
+        supports_timeslicing: true,
+        gpu_count: Some(limit),
+        ..Default::default()
+    };
+    let specs: Vec<String> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("a{i}:{}", *s as f64 / 20.0))
+        .collect();
+    let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+    (asks(&specs), caps)
+}
+
 proptest::proptest! {
     /// Moving asks never places fewer than the preferred mechanisms alone, keeps the GPU limit,
     /// and gives every ask a mechanism the cluster offers for it.
@@ -320,21 +344,13 @@ proptest::proptest! {
         mig in proptest::bool::ANY,
         mps in proptest::bool::ANY,
     ) {
-        let caps = ClusterGpuCaps {
-            supports_mig: mig,
-            supports_mps: mps,
-            supports_timeslicing: true,
-            ..Default::default()
-        };
-        let specs: Vec<String> = sizes.iter().enumerate().map(|(i, s)| format!("a{i}:{}", *s as f64 / 20.0)).collect();
-        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
-        let list = asks(&specs);
+        let (list, caps) = mechanism_case(&sizes, limit, mig, mps);
         let resolved = caps.resolve(&[]).unwrap();
         let preferred = super::fallback::run(
-            list.iter().map(|a| crate::plan::select_resolved(a, &ClusterGpuCaps { gpu_count: Some(limit), ..caps.clone() }.resolve(&[]).unwrap())).collect(),
-            &ClusterGpuCaps { gpu_count: Some(limit), ..caps.clone() }.resolve(&[]).unwrap(),
+            list.iter().map(|a| crate::plan::select_resolved(a, &resolved)).collect(),
+            &resolved,
         );
-        let r = bin_pack(&list, &caps.clone().with_gpu_count(Some(limit))).unwrap();
+        let r = bin_pack(&list, &caps).unwrap();
         proptest::prop_assert!(r.unplaced.len() <= preferred.unplaced.len());
         proptest::prop_assert!(r.gpus_used <= limit);
         for (a, c) in list.iter().zip(&r.choices) {
@@ -344,9 +360,7 @@ proptest::proptest! {
             proptest::prop_assert!(ok, "{} got {}", c.name, c.mechanism);
         }
     }
-}
 
-proptest::proptest! {
     /// Against every assignment of offered mechanisms (each packed first-fit-decreasing): when
     /// one places every ask within the GPU limit, the search places every ask too.
     #[test]
@@ -356,16 +370,7 @@ proptest::proptest! {
         mig in proptest::bool::ANY,
         mps in proptest::bool::ANY,
     ) {
-        let caps = ClusterGpuCaps {
-            supports_mig: mig,
-            supports_mps: mps,
-            supports_timeslicing: true,
-            gpu_count: Some(limit),
-            ..Default::default()
-        };
-        let specs: Vec<String> = sizes.iter().enumerate().map(|(i, s)| format!("a{i}:{}", *s as f64 / 20.0)).collect();
-        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
-        let list = asks(&specs);
+        let (list, caps) = mechanism_case(&sizes, limit, mig, mps);
         let resolved = caps.resolve(&[]).unwrap();
         let options: Vec<Vec<Choice>> = list
             .iter()
@@ -392,7 +397,7 @@ proptest::proptest! {
         }
         let r = bin_pack(&list, &caps).unwrap();
         if best == list.len() {
-            proptest::prop_assert!(r.unplaced.is_empty(), "{:?}: {:?}", specs, r.unplaced);
+            proptest::prop_assert!(r.unplaced.is_empty(), "{:?}: {:?}", sizes, r.unplaced);
         }
     }
 }
