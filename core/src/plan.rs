@@ -2,7 +2,7 @@
 
 use crate::ask::{AskSize, FractionalAsk};
 use crate::caps::{ClusterGpuCaps, ResolvedCaps};
-use crate::catalog::{Certainty, GpuModel, MigProfile};
+use crate::catalog::{Certainty, GpuModel, MigProfile, ProfileSms};
 use crate::error::Result;
 use crate::units::Share;
 use std::fmt;
@@ -166,6 +166,7 @@ pub fn select_resolved(ask: &FractionalAsk, caps: &ResolvedCaps) -> Choice {
                     if let Some(p) = best_profile(m, &caps.allowed_profiles, *f) {
                         let mut c = mig_choice(ask, m, p, *f);
                         warn_of_waste(&mut c, caps);
+                        warn_of_sms(&mut c, m, p, *f);
                         return c;
                     }
                 }
@@ -239,6 +240,7 @@ pub fn alternatives(ask: &FractionalAsk, caps: &ResolvedCaps) -> Vec<Choice> {
         if let Some(p) = best_profile(m, &caps.allowed_profiles, f) {
             let mut c = mig_choice(ask, m, p, f);
             warn_of_waste(&mut c, caps);
+            warn_of_sms(&mut c, m, p, f);
             out.push(c);
         }
     }
@@ -312,6 +314,23 @@ fn warn_of_waste(c: &mut Choice, caps: &ResolvedCaps) {
     ));
 }
 
+/// Warns when the instance chosen for a fractional ask has a smaller share of the board's SMs than
+/// was asked: its compute slices cover the ask, but slices are not equal SM shares (an H100 SXM's
+/// 4g.40gb is 4/7 of the slices but 64 of 132 SMs, docs/hardware-facts.md §1.3).
+fn warn_of_sms(c: &mut Choice, model: &GpuModel, profile: &MigProfile, fraction: Share) {
+    let Some(sms) = model.profile_sms(profile) else {
+        return;
+    };
+    if let (Some(true), Some(gpu)) = (sms.below(fraction), sms.gpu) {
+        c.warnings.push(format!(
+            "{} has {} of {gpu} SMs ({:.2} of the GPU's SMs), less than the {fraction} asked; compute slices are not equal SM shares",
+            profile.name,
+            sms.sms,
+            f64::from(sms.sms) / f64::from(gpu)
+        ));
+    }
+}
+
 fn mig_choice(
     ask: &FractionalAsk,
     model: &GpuModel,
@@ -331,10 +350,32 @@ fn mig_choice(
         profile.memory_slices,
         g.memory_slices
     );
+    // A share is counted in NVIDIA's compute and memory slices; the board's SMs, where a real
+    // `nvidia-smi mig -lgip` shows them, say how much compute that is (docs/hardware-facts.md §1.3).
+    let sms = model.profile_sms(profile);
+    match sms {
+        Some(ProfileSms {
+            sms,
+            gpu: Some(gpu),
+            ..
+        }) => {
+            note.push_str(&format!(" ({sms} of {gpu} SMs)"));
+        }
+        Some(ProfileSms { sms, gpu: None, .. }) => note.push_str(&format!(" ({sms} SMs)")),
+        None => {}
+    }
     if !c.wasted_fraction.is_zero() {
         note.push_str(&format!(", {:.4} more than asked", c.wasted_fraction));
     }
     c.notes.push(note);
+    if let Some(ProfileSms {
+        certainty: Certainty::Uncertain(why),
+        ..
+    }) = sms
+    {
+        c.warnings
+            .push(format!("{} SM counts are uncertain: {why}", model.name));
+    }
     if let Certainty::Uncertain(why) = profile.certainty {
         c.warnings
             .push(format!("{} geometry is uncertain: {why}", model.name));

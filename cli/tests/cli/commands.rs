@@ -33,7 +33,7 @@ fn seed_plan_with_mig() {
         out,
         "JPCP: mig (isolation: hardware) — 2g.10gb, 0.29 GPU\n  \
          A100-SXM4-40GB assumed: no GPU model given\n  \
-         2g.10gb on A100-SXM4-40GB: 2 of 7 compute slices, 2 of 8 memory slices = 0.2857 of the GPU, 0.0357 more than asked\n"
+         2g.10gb on A100-SXM4-40GB: 2 of 7 compute slices, 2 of 8 memory slices = 0.2857 of the GPU (28 of 98 SMs), 0.0357 more than asked\n"
     );
     let v = json(gpu_share(&dir.path().join("l")).args([
         "plan",
@@ -536,6 +536,21 @@ fn models_lists_the_catalogue() {
         json(gpu_share(&dir.path().join("l")).args(["models", "NVIDIA H100 80GB HBM3", "--json"]));
     assert_eq!(v["name"], "H100-80GB-HBM3");
     assert_eq!(v["profiles"][4]["starts"], serde_json::json!([0, 4]));
+    // Each profile's SMs of the full 7g instance's, from a real `nvidia-smi mig -lgip` on an H100
+    // SXM5 80GB (stackhpc/ansible-slurm-appliance docs/mig.md):
+    // `|   0  MIG 4g.40gb        5     1/1        39.50      No     64     4     0   |` and
+    // `|   0  MIG 7g.80gb        0     1/1        79.25      No     132    7     0   |`.
+    let text = stdout(gpu_share(&dir.path().join("l")).args(["models", "h100"]));
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("4g.40gb "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(row.ends_with("0.5714  64/132"), "{row}");
+    assert!(text.contains("700 W default power limit"), "{text}");
+    assert!(text.contains("not of the SMs"), "{text}");
+    // A board whose counts no source gives says so.
+    let text = stdout(gpu_share(&dir.path().join("l")).args(["models", "gb300"]));
+    assert!(text.contains("SMs per profile: not known"), "{text}");
 }
 
 #[test]

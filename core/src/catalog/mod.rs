@@ -77,6 +77,29 @@ pub struct MigMultiprocessors {
     pub source: &'static str,
 }
 
+/// A profile's SMs on one board (from [`GpuModel::profile_sms`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProfileSms {
+    /// The profile's SMs.
+    pub sms: u32,
+    /// The SMs of the board's full-GPU instance (7g or 4g), where a source shows them.
+    pub gpu: Option<u32>,
+    /// How sure the board's SM table is.
+    pub certainty: Certainty,
+}
+
+impl ProfileSms {
+    /// Whether these SMs are less than `fraction` of the full-GPU instance's (exact, in integers);
+    /// `None` when the full-GPU count is not known.
+    pub fn below(&self, fraction: Share) -> Option<bool> {
+        let gpu = self.gpu?;
+        Some(
+            u128::from(self.sms) * u128::from(Share::ONE.units())
+                < u128::from(fraction.units()) * u128::from(gpu),
+        )
+    }
+}
+
 impl MigMultiprocessors {
     /// The SMs of `profile` on this board, if known.
     pub fn of(&self, profile: &str) -> Option<u32> {
@@ -147,6 +170,32 @@ pub fn require_model(name: &str) -> Result<&'static GpuModel> {
 impl GpuModel {
     pub fn is_mig_capable(&self) -> bool {
         self.mig.is_some()
+    }
+
+    /// This board's per-profile SM counts, from a real `nvidia-smi mig -lgip` on it, where one was
+    /// seen (docs/hardware-facts.md §1.3). A model's nvidia-smi names are one board's, so at most
+    /// one table matches.
+    pub fn multiprocessors(&self) -> Option<&'static MigMultiprocessors> {
+        self.smi_names.iter().find_map(|n| mig_multiprocessors(n))
+    }
+
+    /// The SMs of `profile` on this board and, where known, those of its full-GPU instance (the
+    /// profile with every compute slice: 7g, or 4g on 4-slice boards), the unit of an SM share
+    /// (docs/hardware-facts.md §1.3).
+    pub fn profile_sms(&self, profile: &MigProfile) -> Option<ProfileSms> {
+        let table = self.multiprocessors()?;
+        let sms = table.of(profile.name)?;
+        let g = self.mig?;
+        let gpu = self
+            .profiles
+            .iter()
+            .filter(|p| p.is_plain() && p.compute_slices == g.compute_slices)
+            .find_map(|p| table.of(p.name));
+        Some(ProfileSms {
+            sms,
+            gpu,
+            certainty: table.certainty,
+        })
     }
 
     /// The profile with this name (case-insensitive), if the model offers it.

@@ -255,3 +255,85 @@ fn mps_thread_percentage_is_a_ceiling_not_a_reservation() {
         .explain()
         .contains("ceiling (not a reservation)"));
 }
+
+/// A MIG share is counted in NVIDIA's compute and memory slices; where the board's real
+/// `nvidia-smi mig -lgip` is known, the note gives the instance's SMs, and a warning says when its
+/// share of the SMs is less than the fraction asked (docs/hardware-facts.md §1.3).
+#[test]
+fn mig_notes_give_the_boards_sms_and_warn_when_they_fall_short() {
+    let h100 = |c: &mut ClusterGpuCaps| {
+        c.supports_mig = true;
+        c.gpu_model = Some("NVIDIA H100 80GB HBM3".into());
+    };
+    // A real `nvidia-smi mig -lgip` on an H100 SXM5 80GB (stackhpc/ansible-slurm-appliance
+    // docs/mig.md):
+    //   |   0  MIG 4g.40gb        5     1/1        39.50      No     64     4     0   |
+    //   |   0  MIG 7g.80gb        0     1/1        79.25      No     132    7     0   |
+    // Half a GPU needs 4g.40gb: 4/7 of the compute slices cover 0.5, but 64/132 = 0.485 of the SMs
+    // do not.
+    let half = select_mechanism(&ask("h:0.5"), &caps(h100)).unwrap();
+    assert_eq!(half.mig_profile.as_deref(), Some("4g.40gb"));
+    assert_eq!(
+        half.notes,
+        ["4g.40gb on H100-80GB-HBM3: 4 of 7 compute slices, 4 of 8 memory slices = 0.5714 of the GPU (64 of 132 SMs), 0.0714 more than asked"]
+    );
+    assert!(half.warnings.contains(&"4g.40gb has 64 of 132 SMs (0.48 of the GPU's SMs), less than the 0.5 asked; compute slices are not equal SM shares".to_string()), "{:?}", half.warnings);
+    // The same board's 3g.40gb, for an ask of 3/7 (0.4286): its 60 of 132 SMs (0.4545) cover it,
+    // so no warning.
+    //   |   0  MIG 3g.40gb        9     2/2        39.50      No     60     3     0   |
+    let three = select_mechanism(&ask("t:3/7"), &caps(h100)).unwrap();
+    assert_eq!(three.mig_profile.as_deref(), Some("3g.40gb"));
+    assert!(
+        three.notes[0].contains("(60 of 132 SMs)"),
+        "{:?}",
+        three.notes
+    );
+    assert!(
+        !three.warnings.iter().any(|w| w.contains("SMs")),
+        "{:?}",
+        three.warnings
+    );
+    // A named profile asks for the profile, not a share: its SMs are noted, not warned about.
+    let named = select_mechanism(&ask("n:4g.40gb"), &caps(h100)).unwrap();
+    assert!(
+        named.notes[0].ends_with("(64 of 132 SMs)"),
+        "{:?}",
+        named.notes
+    );
+    assert!(
+        !named.warnings.iter().any(|w| w.contains("SMs")),
+        "{:?}",
+        named.warnings
+    );
+    // On the A100-SXM4-40GB each slice is 14 SMs of 98: a real `nvidia-smi mig -lgip` (driver
+    // 580.126.09, a public blog post) lists 2g.10gb with 28 SMs and 7g.40gb with 98 — the share of
+    // the slices and of the SMs agree, and nothing is warned.
+    let quarter = select_mechanism(&ask("q:0.25"), &caps(|c| c.supports_mig = true)).unwrap();
+    assert!(
+        quarter.notes[1].contains("= 0.2857 of the GPU (28 of 98 SMs)"),
+        "{:?}",
+        quarter.notes
+    );
+    assert!(quarter.warnings.is_empty(), "{:?}", quarter.warnings);
+    // The H200's 7g count was not seen: the SMs of the instance alone, and no share to compare.
+    let h200 = select_mechanism(
+        &ask("h:0.5"),
+        &caps(|c| {
+            c.supports_mig = true;
+            c.gpu_model = Some("H200".into());
+        }),
+    )
+    .unwrap();
+    assert!(h200.notes[0].contains("(64 SMs)"), "{:?}", h200.notes);
+    assert!(!h200.warnings.iter().any(|w| w.contains("SMs")));
+    // A board without counts: no SMs in the note.
+    let b200 = select_mechanism(
+        &ask("h:0.5"),
+        &caps(|c| {
+            c.supports_mig = true;
+            c.gpu_model = Some("B200".into());
+        }),
+    )
+    .unwrap();
+    assert!(!b200.notes[0].contains("SMs"), "{:?}", b200.notes);
+}
