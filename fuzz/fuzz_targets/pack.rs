@@ -34,7 +34,8 @@ fuzz_target!(|input: PackIn| {
         let options = PackOptions {
             optimize: Some(Budget::work(u64::from(work) * 4)),
         };
-        let opt = bin_pack_with(&unique, &caps.clone().with_gpu_count(gpu_count), &options).expect("FFD packed these");
+        let opt = bin_pack_with(&unique, &caps.clone().with_gpu_count(gpu_count), &options)
+            .expect("FFD packed these");
         check_pack(&unique, opt.result.gpu_count, &opt.result);
         assert_eq!(opt.ffd_gpus, ffd.gpus_used);
         assert!(opt.result.unplaced.len() <= ffd.unplaced.len());

@@ -5,7 +5,7 @@
 
 use super::pack::{PackRequest, PackResponse};
 use crate::account::GpuPlacement;
-use crate::account::{parse_ledger_any, resolve, summarize, Rates, Summary, Usage};
+use crate::account::{resolve, summarize, Rates, Summary, Usage};
 use crate::ask::validate_name;
 use crate::error::{Error, ErrorKind, Result};
 use crate::parse::MAX_SECONDS;
@@ -195,8 +195,9 @@ pub struct Imported {
 /// # Errors
 /// The reader's errors (with the line); `Syntax` for a file with no entries; `Ledger` when the
 /// merged ledger releases a use that is not open. Nothing is merged on any error.
+#[cfg(feature = "serde")]
 pub fn import(existing: &[LedgerEntry], text: &str, now: i64) -> Result<Imported> {
-    let incoming = parse_ledger_any(text)?;
+    let incoming = crate::account::parse_ledger_any(text)?;
     if incoming.is_empty() {
         return Err(Error::new(
             ErrorKind::Syntax,
@@ -392,6 +393,26 @@ mod tests {
         assert_eq!(s.summary.idle_gpu_hours.to_fixed(6), "0.500000");
     }
 
+    #[test]
+    fn only_an_open_use_can_be_released() {
+        let choice = plan(&FractionalAsk::parse_spec("a:0.5").unwrap(), &timeslice()).unwrap();
+        let open = record_plan(&choice, Recording::new(100, None).unwrap());
+        assert_eq!(release(&[], "a", 200).unwrap_err().kind, ErrorKind::Ledger);
+        let released = release(std::slice::from_ref(&open), "a", 200).unwrap();
+        assert_eq!(
+            released,
+            LedgerEntry::Release {
+                ask: "a".into(),
+                at: 200
+            }
+        );
+        assert!(
+            release(&[open, released], "a", 300).is_err(),
+            "released once"
+        );
+    }
+
+    #[cfg(feature = "serde")]
     #[test]
     fn release_needs_an_open_use_and_import_adds_nothing_twice() {
         let choice = plan(&FractionalAsk::parse_spec("a:0.5").unwrap(), &timeslice()).unwrap();

@@ -20,8 +20,10 @@ mod pack;
 
 pub use cluster::{caps_summary, detect, CapsFrom, Cluster, DetectInput, DetectResponse};
 pub use export::{export, gpu_ranges, ExportRequest, ExportResponse};
+#[cfg(feature = "serde")]
+pub use ledger::import;
 pub use ledger::{
-    import, record_pack, record_plan, release, summarise, Imported, Recording, SummaryRequest,
+    record_pack, record_plan, release, summarise, Imported, Recording, SummaryRequest,
     SummaryResponse, MAX_UNIX_SECONDS,
 };
 pub use pack::{
