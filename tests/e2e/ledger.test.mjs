@@ -143,3 +143,19 @@ test('an open use can be released; bad asks lists are refused with the line', as
   await page.waitForFunction(() => document.querySelector('[data-testid="plan-table"]')?.textContent.includes('uploaded'));
   await assertClean(assert, page, watch);
 });
+
+// Issue #13, rule 8, in the page: three MIG instances that fill one A100-40GB (3g.20gb + 2g.10gb + 2g.10gb,
+// 0.5 + 2/7 + 2/7 = 1.07 of the GPU each alone) recorded together bill exactly one GPU-hour per hour, and
+// the summary says which GPU was shared.
+test('tenants recorded on one full MIG GPU bill exactly the GPU', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=x:3g.20gb&ask=y:2g.10gb&ask=z:2g.10gb&gpus=1&mig-capable');
+  for (const n of [1, 2, 3]) await page.getByLabel(`Ask ${n} duration in hours`).fill('1');
+  await page.click('[data-testid="record"]');
+  await page.waitForSelector('[data-testid="ledger-table"][data-count="3"]');
+  const notes = await page.textContent('[data-testid="summary-notes"]');
+  assert.match(notes, /1 shared GPU\(s\) billed at most once over/);
+  const total = await page.locator('[data-testid="summary-table"] tr', { hasText: 'total' }).first().textContent();
+  assert.match(total, /1\.00/, total);
+  await assertClean(assert, page, watch);
+});

@@ -467,6 +467,22 @@ pub fn Ledger() -> impl IntoView {
                     </tbody>
                 </table>
             </div>
+            // What the summary could not count (a board without a known power) and the GPUs tenants
+            // shared, billed at most once over: the core's words, as the CLI prints them.
+            {move || summary.with(|s| s.as_ref().ok().map(|r| {
+                let s = &r.summary;
+                let shared = (!s.shared_gpus.is_empty()).then(|| format!(
+                    "{} shared GPU(s) billed at most once over (tenants split what they deny each other); idle capacity left on them: {} GPU-h",
+                    s.shared_gpus.len(),
+                    s.idle_gpu_hours.to_fixed(4)
+                ));
+                let lines: Vec<String> = s.notes.iter().map(|n| format!("⚠ {n}")).chain(shared).collect();
+                (!lines.is_empty()).then(|| view! {
+                    <ul class="summary-notes" data-testid="summary-notes">
+                        {lines.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+                    </ul>
+                })
+            }))}
             <div class="buttons downloads">
                 <button type="button" data-testid="download-csv" on:click=move |_| offer(ledger, "gpu-share-summary.csv", "text/csv", csv())>"Summary CSV"</button>
                 <button type="button" data-testid="download-json" on:click=move |_| offer(ledger, "gpu-share-ledger.json", "application/json", json())>"Summary + ledger JSON"</button>
