@@ -6,7 +6,7 @@
 //! in an order from [`crate::validate_mig()`]: one that works whatever placement the driver picks
 //! when there is one, else largest memory footprint first with the expected placements stated.
 //! They name no placement: NVML can create an instance at one, but NVIDIA documents no
-//! `nvidia-smi mig -cgi` form for it (docs/hardware-facts.md §1.1, [U]).
+//! `nvidia-smi mig -cgi` form for it (docs/hardware-facts.md §1.1, \[U\]).
 
 use super::yaml::{self, Map, Value};
 use super::{gpu_list, ExportOptions, MigGpu, Plan};
