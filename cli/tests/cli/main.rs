@@ -9,4 +9,5 @@ mod detect;
 mod export;
 mod ledger_durability;
 mod limits;
+mod pack;
 mod readme;
