@@ -7,7 +7,7 @@
 use crate::account::GpuHours;
 use crate::api::{CapsFrom, DetectResponse, OptimizeReport, PackResponse};
 use crate::discover::Inventory;
-use crate::pack::{GpuLayout, PackResult, Unplaced};
+use crate::pack::{GpuLayout, MigInstance, PackResult, SharedSlot, Unplaced};
 use crate::{Choice, ClusterGpuCaps, FractionalAsk, Share};
 use ts_rs::{Config, TypeVisitor, TS};
 
@@ -153,6 +153,43 @@ fn pack_result(cfg: &Config) -> String {
         ),
         ("", "notes", n::<Vec<String>>(cfg)),
     ])
+}
+
+// pack/gpu_layout.rs: one object per mechanism, told apart by `mechanism`; a whole GPU's one slot has share 1.
+declared!(
+    GpuLayout,
+    "GpuLayout",
+    " One physical GPU and what runs on it: MIG instances, or shared or whole slots.",
+    gpu_layout,
+    [MigInstance, SharedSlot]
+);
+
+fn gpu_layout(cfg: &Config) -> String {
+    let common = |mechanism: &str| {
+        vec![
+            ("The GPU's position in the packing, from 0.", "index", n::<u64>(cfg)),
+            ("", "mechanism", mechanism.to_string()),
+            ("Names of the asks on this GPU.", "asks", n::<Vec<String>>(cfg)),
+            (
+                "The share of this GPU taken (for MIG, the larger of compute and memory slices in use).",
+                "usedFraction",
+                n::<Share>(cfg),
+            ),
+        ]
+    };
+    let mut mig = common("\"mig\"");
+    mig.push((
+        "Each instance at its placement.",
+        "instances",
+        n::<Vec<MigInstance>>(cfg),
+    ));
+    let mut shared = common("\"mps\" | \"timeslice\" | \"whole\"");
+    shared.push((
+        "Each ask's share of this GPU (a whole GPU's one ask: 1).",
+        "slots",
+        n::<Vec<SharedSlot>>(cfg),
+    ));
+    format!("{} | {}", object(&mig), object(&shared))
 }
 
 // api/pack.rs: the result's fields with `optimize` and `caps_from` beside them when present.

@@ -128,7 +128,7 @@ fn check_workloads(s: &Scenario, strategy: MigStrategy, kserve: bool) {
     } else {
         ExportFormat::Kubernetes
     };
-    let text = match export(&s.result, &s.asks, format, &options) {
+    let text = match export(&s.result, format, &options) {
         Ok(t) => t,
         // The single strategy cannot express two profiles on one GPU: an error, checked elsewhere.
         Err(e) if strategy == MigStrategy::Single => {
@@ -240,7 +240,7 @@ fn check_workloads(s: &Scenario, strategy: MigStrategy, kserve: bool) {
 }
 
 fn check_device_plugin(s: &Scenario) {
-    let text = run(&s.result, &s.asks, ExportFormat::DevicePlugin);
+    let text = run(&s.result, ExportFormat::DevicePlugin);
     let docs = documents(&text);
     assert!(!docs.is_empty(), "{text}");
     let mut kinds = BTreeSet::new();
@@ -274,14 +274,14 @@ fn check_device_plugin(s: &Scenario) {
                 .gpus
                 .iter()
                 .filter(|g| {
-                    g.mechanism
+                    g.mechanism()
                         == if kind == "mps" {
                             Mechanism::Mps
                         } else {
                             Mechanism::Timeslice
                         }
                 })
-                .map(|g| g.asks.len() as u64)
+                .map(|g| g.ask_count() as u64)
                 .max()
                 .unwrap();
             if kind == "timeSlicing" {
@@ -289,7 +289,7 @@ fn check_device_plugin(s: &Scenario) {
             }
         }
     }
-    let has = |m: Mechanism| s.result.gpus.iter().any(|g| g.mechanism == m);
+    let has = |m: Mechanism| s.result.gpus.iter().any(|g| g.mechanism() == m);
     assert_eq!(kinds.contains("mps"), has(Mechanism::Mps));
     assert_eq!(kinds.contains("timeSlicing"), has(Mechanism::Timeslice));
     if has(Mechanism::Mps) && has(Mechanism::Timeslice) {
@@ -301,7 +301,7 @@ fn check_device_plugin(s: &Scenario) {
 }
 
 fn check_mig_parted(s: &Scenario) {
-    let text = run(&s.result, &s.asks, ExportFormat::MigParted);
+    let text = run(&s.result, ExportFormat::MigParted);
     let docs = documents(&text);
     assert_eq!(docs.len(), 1);
     let doc = &docs[0];
@@ -337,7 +337,7 @@ fn check_mig_parted(s: &Scenario) {
         .result
         .gpus
         .iter()
-        .filter(|g| g.mechanism == Mechanism::Mig)
+        .filter(|g| g.mechanism() == Mechanism::Mig)
         .map(|g| g.index)
         .collect();
     assert_eq!(mig_devices, expected);
@@ -356,7 +356,7 @@ fn check_mig_parted(s: &Scenario) {
 }
 
 fn check_mig_commands(s: &Scenario) {
-    let text = run(&s.result, &s.asks, ExportFormat::MigCommands);
+    let text = run(&s.result, ExportFormat::MigCommands);
     assert!(text.starts_with("#!/bin/sh\n"));
     let mut gpus = BTreeSet::new();
     for line in text
@@ -378,19 +378,19 @@ fn check_mig_commands(s: &Scenario) {
         .result
         .gpus
         .iter()
-        .filter(|g| g.mechanism == Mechanism::Mig)
+        .filter(|g| g.mechanism() == Mechanism::Mig)
         .map(|g| g.index)
         .collect();
     assert_eq!(gpus, expected, "{text}");
 }
 
 fn check_slurm(s: &Scenario) {
-    let text = run(&s.result, &s.asks, ExportFormat::Slurm);
+    let text = run(&s.result, ExportFormat::Slurm);
     let types = text
         .lines()
         .find_map(|l| l.strip_prefix("GresTypes="))
         .unwrap();
-    let has = |m: Mechanism| s.result.gpus.iter().any(|g| g.mechanism == m);
+    let has = |m: Mechanism| s.result.gpus.iter().any(|g| g.mechanism() == m);
     assert_eq!(types.contains("shard"), has(Mechanism::Timeslice), "{text}");
     assert_eq!(types.contains("mps"), has(Mechanism::Mps), "{text}");
     assert!(text.lines().any(|l| l == "AutoDetect=nvml"));
@@ -409,7 +409,7 @@ fn check_slurm(s: &Scenario) {
             .result
             .gpus
             .iter()
-            .filter(|g| g.mechanism == Mechanism::Mps)
+            .filter(|g| g.mechanism() == Mechanism::Mps)
             .count();
         assert!(text.contains(&format!(",mps:{}\n", 100 * gpus)), "{text}");
     }
@@ -448,7 +448,7 @@ fn single_strategy_works_for_uniform_gpus() {
         mig_strategy: MigStrategy::Single,
         ..Default::default()
     };
-    let text = export(&s.result, &s.asks, ExportFormat::Kubernetes, &options).unwrap();
+    let text = export(&s.result, ExportFormat::Kubernetes, &options).unwrap();
     for doc in documents(&text) {
         let (container, selector) = resource_of(&doc, false);
         assert_eq!(container["resources"]["limits"]["nvidia.com/gpu"], "1");
@@ -470,7 +470,7 @@ fn mps_replicas_never_give_a_client_less_than_its_ask() {
     let a = asks(&["big:0.5", "s1:0.25", "s2:0.25"]);
     let result = bin_pack(&a, &caps(false, true, false, "h100")).unwrap();
     assert_eq!(result.gpus_used, 1);
-    let text = run(&result, &a, ExportFormat::DevicePlugin);
+    let text = run(&result, ExportFormat::DevicePlugin);
     let docs = documents(&text);
     assert_eq!(docs[0]["sharing"]["mps"]["resources"][0]["replicas"], 2);
     assert!(
@@ -486,7 +486,7 @@ fn mps_replicas_never_give_a_client_less_than_its_ask() {
         ExportFormat::Kubernetes,
         ExportFormat::KServe,
     ] {
-        let e = export(&result, &a, format, &ExportOptions::default()).unwrap_err();
+        let e = export(&result, format, &ExportOptions::default()).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("asks[0]"), "{format}");
         assert!(
             e.message.contains("\"huge\" asks 0.75 of an MPS GPU"),

@@ -18,7 +18,7 @@ use gpu_share_core::discover::{
 use gpu_share_core::pack::GpuLayout;
 use gpu_share_core::parse::AskEntry;
 use gpu_share_core::{
-    Choice, ClusterGpuCaps, ErrorKind, FractionalAsk, GpuModel, LedgerEntry, MigProfile,
+    Choice, ClusterGpuCaps, ErrorKind, FractionalAsk, GpuModel, LedgerEntry, Mechanism, MigProfile,
     MigValidation, Rates, Scenario, Summary,
 };
 use serde::Serialize;
@@ -419,7 +419,7 @@ fn plans_and_packings_match_their_declarations() {
     };
     let plan = api::plan(&PlanRequest {
         ask: FractionalAsk::parse_spec("a:0.3").unwrap(),
-        cluster: Cluster::Given(mps),
+        cluster: Cluster::Given(mps.clone()),
     })
     .unwrap();
     check(&plan);
@@ -438,18 +438,22 @@ fn plans_and_packings_match_their_declarations() {
         .result
         .gpus
         .iter()
-        .find(|g| !g.instances.is_empty())
+        .find(|g| !g.instances().is_empty())
         .unwrap();
     check(mig);
-    check(&mig.instances[0]);
-    let shared = packed
+    check(&mig.instances()[0]);
+    let shared = api::pack(&PackRequest::new(asks(&["s:0.25", "u:0.5"]), mps)).unwrap();
+    let shared = &shared.result.gpus[0];
+    assert_eq!(shared.mechanism(), Mechanism::Mps);
+    check(shared);
+    check(&shared.slots()[0]);
+    let whole = packed
         .result
         .gpus
         .iter()
-        .find(|g| !g.slots.is_empty())
+        .find(|g| g.mechanism() == Mechanism::Whole)
         .unwrap();
-    check(shared);
-    check(&shared.slots[0]);
+    check(whole);
     for c in &packed.result.choices {
         check(c);
     }

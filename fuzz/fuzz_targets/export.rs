@@ -47,7 +47,7 @@ fuzz_target!(|input: ExportIn| {
         config_name: input.config_name.clone().unwrap_or(defaults.config_name),
     };
     for format in ExportFormat::ALL {
-        let Ok(out) = export(&packed, &asks, format, &options) else {
+        let Ok(out) = export(&packed, format, &options) else {
             continue;
         };
         assert!(!out.chars().any(breaks_lines), "{format}: {out}");

@@ -192,33 +192,33 @@ pub fn check_pack(asks: &[FractionalAsk], limit: Option<u64>, r: &PackResult) {
     let mut on_gpus: BTreeMap<&str, u64> = BTreeMap::new();
     for (i, g) in r.gpus.iter().enumerate() {
         assert_eq!(g.index, i as u64);
-        assert!(!g.asks.is_empty(), "GPU {i} is empty");
-        assert!(g.used_fraction <= Share::ONE, "GPU {i} over full");
-        for a in &g.asks {
-            *on_gpus.entry(a.as_str()).or_default() += 1;
+        assert!(g.ask_count() > 0, "GPU {i} is empty");
+        assert!(g.used_fraction() <= Share::ONE, "GPU {i} over full");
+        for a in g.asks() {
+            *on_gpus.entry(a).or_default() += 1;
         }
-        match g.mechanism {
+        match g.mechanism() {
             Mechanism::Whole => {
-                assert_eq!(g.asks.len(), 1);
-                assert_eq!(g.used_fraction, Share::ONE);
+                assert_eq!(g.ask_count(), 1);
+                assert_eq!(g.used_fraction(), Share::ONE);
             }
             Mechanism::Mps | Mechanism::Timeslice => {
-                assert_eq!(g.slots.len(), g.asks.len());
-                let total: u64 = g.slots.iter().map(|s| s.share.units()).sum();
+                assert_eq!(g.slots().len(), g.ask_count());
+                let total: u64 = g.slots().iter().map(|s| s.share.units()).sum();
                 assert!(total <= Share::ONE.units(), "GPU {i}: {total} units");
-                if g.mechanism == Mechanism::Mps {
-                    assert!(g.slots.len() <= MPS_CLIENTS_PER_GPU as usize);
+                if g.mechanism() == Mechanism::Mps {
+                    assert!(g.slots().len() <= MPS_CLIENTS_PER_GPU as usize);
                 }
             }
             Mechanism::Mig => {
-                assert_eq!(g.instances.len(), g.asks.len());
+                assert_eq!(g.instances().len(), g.ask_count());
                 let model = r
                     .gpu_model
                     .as_deref()
                     .and_then(catalog::find_model)
                     .expect("a MIG GPU has a catalogue model");
                 let placed: Vec<(&str, u8)> = g
-                    .instances
+                    .instances()
                     .iter()
                     .map(|m| (m.profile.as_str(), m.start))
                     .collect();

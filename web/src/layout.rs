@@ -1,6 +1,6 @@
 //! Layout maths of the packing diagram: each GPU lane as segments placed in fractions of the lane's width.
 
-use gpu_share_core::pack::{GpuLayout, PackResult};
+use gpu_share_core::pack::{GpuLayout, MigInstance, PackResult, SharedSlot, Tenants};
 use gpu_share_core::{find_model, Mechanism, Share};
 
 /// Height of one lane (label line plus bar), in pixels.
@@ -55,18 +55,25 @@ pub fn lanes(pack: &PackResult) -> Vec<Lane> {
 }
 
 fn lane(gpu: &GpuLayout, slices: u8) -> Lane {
-    match gpu.mechanism {
-        Mechanism::Mig => mig_lane(gpu, slices),
-        _ => shared_lane(gpu),
+    match gpu.tenants() {
+        Tenants::Mig(instances) => mig_lane(gpu, instances, slices),
+        Tenants::Mps(slots) | Tenants::Timeslice(slots) => shared_lane(gpu, slots),
+        Tenants::Whole(ask) => shared_lane(
+            gpu,
+            &[SharedSlot {
+                ask: ask.clone(),
+                share: Share::ONE,
+            }],
+        ),
     }
 }
 
 /// Memory-slice map: every instance at its real start and width, the free runs between them.
-fn mig_lane(gpu: &GpuLayout, slices: u8) -> Lane {
+fn mig_lane(gpu: &GpuLayout, instances: &[MigInstance], slices: u8) -> Lane {
     let n = f64::from(slices.max(1));
     let mut used = vec![false; usize::from(slices)];
     let mut segments = Vec::new();
-    for inst in &gpu.instances {
+    for inst in instances {
         let end = inst.start.saturating_add(inst.memory_slices).min(slices);
         for s in inst.start..end {
             used[usize::from(s)] = true;
@@ -103,7 +110,7 @@ fn mig_lane(gpu: &GpuLayout, slices: u8) -> Lane {
     let taken = usize::from(slices) - free_count;
     Lane {
         index: gpu.index,
-        mechanism: gpu.mechanism,
+        mechanism: Mechanism::Mig,
         title: format!(
             "GPU {} · mig · {taken} of {slices} memory slices used",
             gpu.index
@@ -131,24 +138,15 @@ pub fn free_runs(used: &[bool]) -> Vec<(u8, u8)> {
 }
 
 /// Time-sliced, MPS and whole GPUs: shares stacked left to right, the rest free.
-fn shared_lane(gpu: &GpuLayout) -> Lane {
-    let mut slots: Vec<(String, f64)> = gpu
-        .slots
-        .iter()
-        .map(|s| (s.ask.clone(), s.share.to_f64()))
-        .collect();
-    if slots.is_empty() && !gpu.asks.is_empty() {
-        // A layout without shares: split the lane evenly so every ask still shows.
-        let each = 1.0 / gpu.asks.len() as f64;
-        slots = gpu.asks.iter().map(|a| (a.clone(), each)).collect();
-    }
+fn shared_lane(gpu: &GpuLayout, slots: &[SharedSlot]) -> Lane {
     let mut segments = Vec::new();
     let mut at = 0.0f64;
-    for (ask, share) in &slots {
+    for SharedSlot { ask, share } in slots {
+        let share = share.to_f64();
         let width = share.min(1.0 - at).max(0.0);
-        let what = match gpu.mechanism {
+        let what = match gpu.mechanism() {
             Mechanism::Whole => format!("whole GPU {}, exclusive", gpu.index),
-            m => format!("{} of GPU {} by {m}", fmt_share(*share), gpu.index),
+            m => format!("{} of GPU {} by {m}", fmt_share(share), gpu.index),
         };
         segments.push(Segment {
             ask: Some(ask.clone()),
@@ -171,10 +169,12 @@ fn shared_lane(gpu: &GpuLayout) -> Lane {
     }
     Lane {
         index: gpu.index,
-        mechanism: gpu.mechanism,
+        mechanism: gpu.mechanism(),
         title: format!(
             "GPU {} · {} · {} used",
-            gpu.index, gpu.mechanism, gpu.used_fraction
+            gpu.index,
+            gpu.mechanism(),
+            gpu.used_fraction()
         ),
         slices: None,
         segments,

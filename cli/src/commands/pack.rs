@@ -7,7 +7,8 @@ use crate::exit::{CliError, Code};
 use crate::ledger_file;
 use crate::output::{printable, table, Style};
 use gpu_share_core::api::{self, OptimizeReport, PackResponse, Recording};
-use gpu_share_core::{GpuLayout, Mechanism, PackResult};
+use gpu_share_core::pack::Tenants;
+use gpu_share_core::{GpuLayout, Mechanism, PackResult, Share};
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::PathBuf;
@@ -134,11 +135,11 @@ fn write_text(out: &mut impl Write, r: &PackResult, style: Style) -> std::io::Re
     let text = table(&rows);
     for (line, gpu) in text.lines().zip(&r.gpus) {
         // Colour after alignment, so escape codes do not upset the column widths.
-        let m = gpu.mechanism.as_str();
+        let m = gpu.mechanism().as_str();
         writeln!(
             out,
             "  {}",
-            line.replacen(m, &style.mechanism(gpu.mechanism), 1)
+            line.replacen(m, &style.mechanism(gpu.mechanism()), 1)
         )?;
     }
     if !r.unplaced.is_empty() {
@@ -171,23 +172,23 @@ fn write_text(out: &mut impl Write, r: &PackResult, style: Style) -> std::io::Re
 }
 
 fn gpu_row(g: &GpuLayout) -> Vec<String> {
-    let asks = if g.instances.is_empty() {
-        g.slots
-            .iter()
-            .map(|s| format!("{} {:.2}", printable(&s.ask), s.share))
-            .collect::<Vec<_>>()
-            .join(", ")
-    } else {
-        g.instances
+    let asks = match g.tenants() {
+        Tenants::Mig(instances) => instances
             .iter()
             .map(|i| format!("{} {}@{}", printable(&i.ask), i.profile, i.start))
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        Tenants::Mps(slots) | Tenants::Timeslice(slots) => slots
+            .iter()
+            .map(|s| format!("{} {:.2}", printable(&s.ask), s.share))
+            .collect::<Vec<_>>()
+            .join(", "),
+        Tenants::Whole(ask) => format!("{} {:.2}", printable(ask), Share::ONE),
     };
     vec![
         format!("GPU {}", g.index),
-        g.mechanism.to_string(),
-        format!("{:.2} used", g.used_fraction),
+        g.mechanism().to_string(),
+        format!("{:.2} used", g.used_fraction()),
         asks,
     ]
 }

@@ -32,12 +32,7 @@ pub struct ExportResponse {
 pub fn export(request: &ExportRequest) -> Result<ExportResponse> {
     request.options.validate()?;
     let packed = pack(&request.pack)?;
-    let text = export::export(
-        &packed.result,
-        &request.pack.ask_list(),
-        request.format,
-        &request.options,
-    )?;
+    let text = export::export(&packed.result, request.format, &request.options)?;
     Ok(ExportResponse {
         text,
         pack: packed,

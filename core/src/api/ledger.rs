@@ -122,11 +122,11 @@ pub fn record_pack(
 fn placements(response: &PackResponse) -> BTreeMap<&str, (u64, Option<u8>)> {
     let mut placed = BTreeMap::new();
     for g in &response.result.gpus {
-        for i in &g.instances {
+        for i in g.instances() {
             placed.insert(i.ask.as_str(), (g.index, Some(i.start)));
         }
-        for a in &g.asks {
-            placed.entry(a.as_str()).or_insert((g.index, None));
+        for a in g.asks() {
+            placed.entry(a).or_insert((g.index, None));
         }
     }
     placed

@@ -49,7 +49,7 @@ pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Result<Option<Sharin
         .result
         .gpus
         .iter()
-        .filter(|g| g.mechanism == mechanism)
+        .filter(|g| g.mechanism() == mechanism)
         .collect();
     if gpus.is_empty() {
         return Ok(None);
@@ -62,15 +62,15 @@ pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Result<Option<Sharin
         .collect();
     let Some(busiest) = gpus
         .iter()
-        .max_by_key(|g| (g.asks.len(), std::cmp::Reverse(g.index)))
+        .max_by_key(|g| (g.ask_count(), std::cmp::Reverse(g.index)))
     else {
         return Ok(None);
     };
-    let most = busiest.asks.len().max(1) as u32;
+    let most = busiest.ask_count().max(1) as u32;
     let clients: Vec<&Choice> = gpus
         .iter()
-        .flat_map(|g| g.asks.iter())
-        .filter_map(|a| choices.get(a.as_str()).copied())
+        .flat_map(|g| g.asks())
+        .filter_map(|a| choices.get(a).copied())
         .collect();
     let largest = clients
         .iter()
@@ -79,7 +79,7 @@ pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Result<Option<Sharin
     let indices: Vec<u64> = gpus.iter().map(|g| g.index).collect();
     let per_gpu = format!(
         "the most asks the plan puts on one of these GPUs ({}, on GPU {})",
-        busiest.asks.len(),
+        busiest.ask_count(),
         busiest.index
     );
     let mut why = Vec::new();
@@ -354,7 +354,7 @@ mod tests {
             ..Default::default()
         };
         let r = bin_pack(&asks, &caps).unwrap();
-        export(&r, &asks, format, &ExportOptions::default())
+        export(&r, format, &ExportOptions::default())
     }
 
     fn replicas(text: &str) -> u32 {

@@ -395,7 +395,7 @@ mod tests {
                 .map(|s| FractionalAsk::parse_spec(s).unwrap())
                 .collect();
             let r = bin_pack(&asks, &caps).unwrap();
-            let text = export(&r, &asks, ExportFormat::KServe, &ExportOptions::default()).unwrap();
+            let text = export(&r, ExportFormat::KServe, &ExportOptions::default()).unwrap();
             let docs: Vec<&str> = text.split("---\n").skip(1).collect();
             assert_eq!(docs.len(), asks.len(), "{text}");
             for doc in docs {
@@ -418,13 +418,7 @@ mod tests {
             ..Default::default()
         };
         let r = bin_pack(&asks, &caps).unwrap();
-        let text = export(
-            &r,
-            &asks,
-            ExportFormat::Kubernetes,
-            &ExportOptions::default(),
-        )
-        .unwrap();
+        let text = export(&r, ExportFormat::Kubernetes, &ExportOptions::default()).unwrap();
         assert!(!text.contains("deploymentMode"), "{text}");
     }
 }

@@ -97,7 +97,7 @@ pub(crate) fn mig_parted(plan: &Plan, options: &ExportOptions) -> String {
         .result
         .gpus
         .iter()
-        .filter(|g| g.mechanism != Mechanism::Mig)
+        .filter(|g| g.mechanism() != Mechanism::Mig)
         .map(|g| g.index)
         .collect();
     if !others.is_empty() {
@@ -238,13 +238,7 @@ mod tests {
             ..Default::default()
         };
         let r = bin_pack(&asks, &caps.clone().with_gpu_count(Some(1))).unwrap();
-        let text = export(
-            &r,
-            &asks,
-            ExportFormat::MigCommands,
-            &ExportOptions::default(),
-        )
-        .unwrap();
+        let text = export(&r, ExportFormat::MigCommands, &ExportOptions::default()).unwrap();
         assert!(
             text.contains("nvidia-smi mig -i 0 -cgi 3g.20gb,2g.10gb,1g.5gb,1g.5gb -C\n"),
             "{text}"

@@ -11,13 +11,12 @@ pub mod mig_parted;
 pub mod slurm;
 pub mod yaml;
 
-use crate::ask::FractionalAsk;
 use crate::catalog::{find_model, GpuModel};
 use crate::error::{Error, ErrorKind, Result};
-use crate::pack::{MigInstance, PackResult};
+use crate::pack::{GpuLayout, MigInstance, PackResult};
 use crate::plan::{Choice, Mechanism};
 use crate::validate_mig::{validate_placements, MigValidation};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -261,22 +260,22 @@ impl ExportOptions {
     }
 }
 
-/// Writes `result` (the packing of `asks`) in `format`.
+/// Writes `result` in `format`. The asks are the result's own choices, so the text and the
+/// packing cannot disagree.
 ///
 /// # Errors
-/// Invalid options (see [`ExportOptions::validate`]); asks missing from the result or named
-/// twice; a MIG layout that breaks the catalogue's placement rules; a plan the format cannot
+/// Invalid options (see [`ExportOptions::validate`]); a MIG GPU whose model is not a MIG-capable
+/// one of the catalogue or whose layout breaks its placement rules; a plan the format cannot
 /// express (the single MIG strategy with two profiles on one GPU; in the device-plugin and
 /// Kubernetes formats, an MPS ask larger than the equal share the device plugin gives every
 /// client at its minimum of 2 replicas).
 pub fn export(
     result: &PackResult,
-    asks: &[FractionalAsk],
     format: ExportFormat,
     options: &ExportOptions,
 ) -> Result<String> {
     options.validate()?;
-    let plan = Plan::new(result, asks)?;
+    let plan = Plan::new(result)?;
     match format {
         ExportFormat::Kubernetes => kubernetes::deployments(&plan, options),
         ExportFormat::KServe => kubernetes::inference_services(&plan, options),
@@ -309,7 +308,7 @@ pub(crate) fn is_label_value(s: &str) -> bool {
 
 /// A placed ask, with where the plan put it.
 pub(crate) struct PlacedAsk<'a> {
-    /// Its position in the asks given (for error fields `asks[i]`).
+    /// Its position in the asks given, as in the result's choices (for error fields `asks[i]`).
     pub index: usize,
     pub name: &'a str,
     pub choice: &'a Choice,
@@ -358,29 +357,16 @@ pub(crate) struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
-    fn new(result: &'a PackResult, asks: &'a [FractionalAsk]) -> Result<Self> {
-        let mut seen = BTreeSet::new();
-        for (i, a) in asks.iter().enumerate() {
-            if !seen.insert(a.name()) {
-                return Err(Error::new(
-                    ErrorKind::DuplicateName,
-                    format!("two asks are named {:?}; names must be unique", a.name()),
-                )
-                .in_field(format!("asks[{i}].name")));
-            }
-        }
-        let choices: BTreeMap<&str, &Choice> = result
-            .choices
-            .iter()
-            .map(|c| (c.name.as_str(), c))
-            .collect();
+    /// Digests `result`: its choices are the asks, in the order given, so the plan cannot
+    /// disagree with them. MIG layouts are checked once more against the catalogue.
+    fn new(result: &'a PackResult) -> Result<Self> {
         let mut on: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
         let mut instances: BTreeMap<&str, &MigInstance> = BTreeMap::new();
         for g in &result.gpus {
-            for a in &g.asks {
-                on.entry(a.as_str()).or_default().push(g.index);
+            for a in g.asks() {
+                on.entry(a).or_default().push(g.index);
             }
-            for m in &g.instances {
+            for m in g.instances() {
                 instances.insert(m.ask.as_str(), m);
             }
         }
@@ -391,32 +377,20 @@ impl<'a> Plan<'a> {
             .collect();
         let mut placed = Vec::new();
         let mut missing = Vec::new();
-        for (i, a) in asks.iter().enumerate() {
-            let name = a.name();
-            let Some(&choice) = choices.get(name) else {
-                return Err(Error::new(
-                    ErrorKind::Syntax,
-                    format!("ask {name:?} is not in the pack result"),
-                )
-                .in_field(format!("asks[{i}]")));
-            };
+        for (index, choice) in result.choices.iter().enumerate() {
+            let name = choice.name.as_str();
             match (on.get(name), unplaced.get(name)) {
                 (Some(gpus), None) => placed.push(PlacedAsk {
-                    index: i,
+                    index,
                     name,
                     choice,
                     gpus: gpus.clone(),
                     instance: instances.get(name).copied(),
                 }),
-                (_, Some(u)) => missing.push(MissingAsk {
+                (_, u) => missing.push(MissingAsk {
                     name,
-                    mechanism: u.mechanism,
-                    reason: &u.reason,
-                }),
-                (None, None) => missing.push(MissingAsk {
-                    name,
-                    mechanism: choice.mechanism,
-                    reason: "on no GPU of the pack result",
+                    mechanism: u.map_or(choice.mechanism, |u| u.mechanism),
+                    reason: u.map_or("on no GPU of the pack result", |u| &u.reason),
                 }),
             }
         }
@@ -424,10 +398,9 @@ impl<'a> Plan<'a> {
         let model = named.and_then(|(_, m)| m);
         let mut mig_gpus = Vec::new();
         for (k, g) in result.gpus.iter().enumerate() {
-            if g.mechanism != Mechanism::Mig {
+            if g.mechanism() != Mechanism::Mig {
                 continue;
             }
-            let field = format!("gpus[{k}]");
             let Some(m) = model.filter(|m| m.is_mig_capable()) else {
                 let what = match named {
                     Some((n, _)) => format!("{n:?}, not a MIG-capable model of the catalogue"),
@@ -440,44 +413,11 @@ impl<'a> Plan<'a> {
                         g.index
                     ),
                 )
-                .in_field(field));
+                .in_field(format!("gpus[{k}]")));
             };
-            for (j, inst) in g.instances.iter().enumerate() {
-                let profile = m
-                    .require_profile(&inst.profile)
-                    .map_err(|e| e.in_field(format!("{field}.instances[{j}].profile")))?;
-                if profile.memory_slices != inst.memory_slices {
-                    return Err(Error::new(
-                        ErrorKind::OutOfRange,
-                        format!(
-                            "{} occupies {} memory slices on {}, not {}",
-                            profile.name, profile.memory_slices, m.name, inst.memory_slices
-                        ),
-                    )
-                    .in_field(format!("{field}.instances[{j}].memory_slices")));
-                }
-            }
-            let layout: Vec<(&str, u8)> = g
-                .instances
-                .iter()
-                .map(|i| (i.profile.as_str(), i.start))
-                .collect();
-            let validation = validate_placements(m, &layout)?;
-            if !validation.valid {
-                return Err(Error::new(
-                    ErrorKind::OutOfRange,
-                    format!(
-                        "GPU {}'s MIG layout is impossible on {}: {}; nothing exported",
-                        g.index,
-                        m.name,
-                        validation.reason.as_deref().unwrap_or("invalid")
-                    ),
-                )
-                .in_field(format!("{field}.instances")));
-            }
             mig_gpus.push(MigGpu {
                 index: g.index,
-                validation,
+                validation: checked_layout(m, g, k)?,
             });
         }
         Ok(Plan {
@@ -494,7 +434,7 @@ impl<'a> Plan<'a> {
         self.result
             .gpus
             .iter()
-            .filter(|g| g.mechanism == mechanism)
+            .filter(|g| g.mechanism() == mechanism)
             .map(|g| g.index)
             .collect()
     }
@@ -536,6 +476,31 @@ impl<'a> Plan<'a> {
         yaml::write_comment(&mut out, 0, &text);
         out
     }
+}
+
+/// GPU `k`'s MIG layout, re-checked against `model`'s placement rules: the packer only makes valid
+/// ones, so this guards the one thing a caller can still change, the result's GPU model.
+fn checked_layout(model: &GpuModel, g: &GpuLayout, k: usize) -> Result<MigValidation> {
+    let layout: Vec<(&str, u8)> = g
+        .instances()
+        .iter()
+        .map(|i| (i.profile.as_str(), i.start))
+        .collect();
+    let validation = validate_placements(model, &layout)
+        .map_err(|e| e.in_field(format!("gpus[{k}].instances")))?;
+    if !validation.valid {
+        return Err(Error::new(
+            ErrorKind::OutOfRange,
+            format!(
+                "GPU {}'s MIG layout is impossible on {}: {}; nothing exported",
+                g.index,
+                model.name,
+                validation.reason.as_deref().unwrap_or("invalid")
+            ),
+        )
+        .in_field(format!("gpus[{k}].instances")));
+    }
+    Ok(validation)
 }
 
 /// `GPU 3` or `GPUs 0, 2-4`.

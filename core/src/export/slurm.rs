@@ -396,7 +396,7 @@ mod tests {
             ..Default::default()
         };
         let r = bin_pack(&asks, &caps).unwrap();
-        export(&r, &asks, ExportFormat::Slurm, &ExportOptions::default()).unwrap()
+        export(&r, ExportFormat::Slurm, &ExportOptions::default()).unwrap()
     }
 
     /// Real names Slurm detected, each from a public source:

@@ -3,6 +3,7 @@ use super::*;
 use crate::ask::FractionalAsk;
 use crate::caps::ClusterGpuCaps;
 use crate::pack::bin_pack;
+use std::collections::BTreeSet;
 
 fn asks(specs: &[&str]) -> Vec<FractionalAsk> {
     specs
@@ -89,25 +90,36 @@ fn object_names_are_dns_labels_and_unique() {
 }
 
 #[test]
-fn asks_must_match_the_result() {
-    let a = asks(&["a:0.5", "b:0.3"]);
+fn the_exported_asks_are_the_results_own_in_their_order() {
+    let a = asks(&["b:0.3", "a:0.5", "c:2"]);
     let caps = ClusterGpuCaps {
         supports_timeslicing: true,
         ..Default::default()
     };
-    let r = bin_pack(&a, &caps).unwrap();
-    let other = asks(&["c:0.5"]);
-    let e = export(
-        &r,
-        &other,
-        ExportFormat::Kubernetes,
-        &ExportOptions::default(),
-    )
-    .unwrap_err();
-    assert_eq!(e.field.as_deref(), Some("asks[0]"));
-    let twice = asks(&["a:0.5", "a:0.3"]);
-    let e = export(&r, &twice, ExportFormat::Slurm, &ExportOptions::default()).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::DuplicateName);
+    let r = bin_pack(&a, &caps.clone().with_gpu_count(Some(1))).unwrap();
+    let text = export(&r, ExportFormat::Slurm, &ExportOptions::default()).unwrap();
+    let at = |name: &str| text.find(&format!("# \"{name}\":")).unwrap_or(usize::MAX);
+    assert!(at("b") < at("a") && at("a") < usize::MAX, "{text}");
+    assert!(
+        text.contains("2 asks on 1 GPU; 1 unplaced, not exported:\n#   \"c\" (whole)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_mig_gpu_without_a_mig_capable_model_is_an_error() {
+    let a = asks(&["x:3g.20gb"]);
+    let caps = ClusterGpuCaps {
+        supports_mig: true,
+        ..Default::default()
+    };
+    let mut r = bin_pack(&a, &caps).unwrap();
+    for model in [Some("T4".to_string()), Some("no such GPU".into()), None] {
+        r.gpu_model = model;
+        let e = export(&r, ExportFormat::MigParted, &ExportOptions::default()).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("gpus[0]"));
+        assert_eq!(e.kind, ErrorKind::UnknownModel);
+    }
 }
 
 #[test]
@@ -119,22 +131,22 @@ fn an_impossible_mig_layout_is_an_error_not_output() {
     };
     let mut r = bin_pack(&a, &caps.clone().with_gpu_count(Some(1))).unwrap();
     for f in ExportFormat::ALL {
-        assert!(export(&r, &a, f, &ExportOptions::default()).is_ok(), "{f}");
+        assert!(export(&r, f, &ExportOptions::default()).is_ok(), "{f}");
     }
     // Move the 3g.20gb to start 0, over the 2g.10gb instances.
     let inst = r.gpus[0]
-        .instances
+        .instances_mut()
         .iter_mut()
         .find(|i| i.profile == "3g.20gb")
         .unwrap();
     inst.start = 0;
     for f in ExportFormat::ALL {
-        let e = export(&r, &a, f, &ExportOptions::default()).unwrap_err();
+        let e = export(&r, f, &ExportOptions::default()).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("gpus[0].instances"), "{f}");
         assert!(e.message.contains("share memory slices"), "{}", e.message);
     }
-    r.gpus[0].instances[0].start = 1;
-    assert!(export(&r, &a, ExportFormat::MigParted, &ExportOptions::default()).is_err());
+    r.gpus[0].instances_mut()[0].start = 1;
+    assert!(export(&r, ExportFormat::MigParted, &ExportOptions::default()).is_err());
 }
 
 #[test]
@@ -149,9 +161,9 @@ fn single_strategy_needs_one_profile_per_gpu() {
         mig_strategy: MigStrategy::Single,
         ..Default::default()
     };
-    let e = export(&r, &a, ExportFormat::Kubernetes, &single).unwrap_err();
+    let e = export(&r, ExportFormat::Kubernetes, &single).unwrap_err();
     assert_eq!(e.field.as_deref(), Some("mig_strategy"));
-    let plugin = export(&r, &a, ExportFormat::DevicePlugin, &single).unwrap();
+    let plugin = export(&r, ExportFormat::DevicePlugin, &single).unwrap();
     assert!(
         plugin.contains("⚠ GPU 0 holds 2g.10gb and 3g.20gb"),
         "{plugin}"
@@ -168,8 +180,8 @@ fn output_is_deterministic() {
     };
     let r = bin_pack(&a, &caps).unwrap();
     for f in ExportFormat::ALL {
-        let one = export(&r, &a, f, &ExportOptions::default()).unwrap();
-        let two = export(&r, &a, f, &ExportOptions::default()).unwrap();
+        let one = export(&r, f, &ExportOptions::default()).unwrap();
+        let two = export(&r, f, &ExportOptions::default()).unwrap();
         assert_eq!(one, two);
     }
 }

@@ -1,6 +1,7 @@
 //! The packer's state while placing asks, and the `PackResult` it hands back.
 
 use super::bounds::l2;
+use super::gpu_layout::{GpuLayout, SharedSlot};
 use super::mig::{layout, Counts, FitCache};
 use super::tree::FirstFitTree;
 use super::MPS_CLIENTS_PER_GPU;
@@ -26,51 +27,6 @@ pub struct PackResult {
     /// The mechanism choice for every ask, in input order.
     pub choices: Vec<Choice>,
     pub notes: Vec<String>,
-}
-
-/// One physical GPU and what runs on it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
-pub struct GpuLayout {
-    pub index: u64,
-    pub mechanism: Mechanism,
-    /// Names of the asks on this GPU.
-    pub asks: Vec<String>,
-    /// The share of this GPU taken (for MIG, the larger of compute and memory slices in use).
-    pub used_fraction: Share,
-    /// MPS, time-sliced and whole GPUs: each ask's share of this GPU.
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
-    #[cfg_attr(feature = "ts", ts(optional = nullable))] // `slots?: …`: absent when empty
-    pub slots: Vec<SharedSlot>,
-    /// MIG GPUs: each instance at its placement.
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Vec::is_empty"))]
-    #[cfg_attr(feature = "ts", ts(optional = nullable))] // `instances?: …`: absent when empty
-    pub instances: Vec<MigInstance>,
-}
-
-/// An ask's share of a shared or whole GPU.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
-pub struct SharedSlot {
-    pub ask: String,
-    pub share: Share,
-}
-
-/// A MIG instance at a valid placement: memory slices `[start, start + memory_slices)`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
-pub struct MigInstance {
-    pub ask: String,
-    pub profile: String,
-    pub start: u8,
-    pub memory_slices: u8,
-    pub compute_slices: u8,
 }
 
 /// An ask the packer could not place.
@@ -99,12 +55,11 @@ impl PackResult {
             .iter()
             .map(|g| {
                 let requested: u128 = g
-                    .asks
-                    .iter()
-                    .filter_map(|a| choices.get(a.as_str()))
+                    .asks()
+                    .filter_map(|a| choices.get(a))
                     .map(|c| u128::from(c.requested_fraction.units()) / u128::from(c.gpus.max(1)))
                     .sum();
-                requested.min(u128::from(g.used_fraction.units()))
+                requested.min(u128::from(g.used_fraction().units()))
             })
             .sum();
         Share::from_units((total / u128::from(self.gpus_used)) as u64)
@@ -347,77 +302,37 @@ impl Builder {
 }
 
 fn describe(index: u64, gpu: &Gpu, choices: &[Choice], model: Option<&GpuModel>) -> GpuLayout {
-    let asks = gpu
-        .members
-        .iter()
-        .map(|&i| choices[i].name.clone())
-        .collect();
-    let mut out = GpuLayout {
-        index,
-        mechanism: gpu.mechanism,
-        asks,
-        used_fraction: gpu.used,
-        slots: Vec::new(),
-        instances: Vec::new(),
-    };
+    let name = |i: usize| choices[i].name.clone();
     match (gpu.mechanism, model) {
         (Mechanism::Mig, Some(model)) => {
             // The packer only ever adds an instance the fit cache proved placeable.
             let placed = layout(model, &gpu.counts).unwrap_or_default();
-            let mut by_profile: Vec<Vec<usize>> = vec![Vec::new(); model.profiles.len()];
+            let mut asks_of: Vec<Vec<String>> = vec![Vec::new(); model.profiles.len()];
             for &i in gpu.members.iter().rev() {
-                let name = choices[i].mig_profile.as_deref().unwrap_or_default();
-                if let Some(p) = model.profiles.iter().position(|p| p.name == name) {
-                    by_profile[p].push(i);
+                let profile = choices[i].mig_profile.as_deref().unwrap_or_default();
+                if let Some(p) = model.profiles.iter().position(|p| p.name == profile) {
+                    asks_of[p].push(name(i));
                 }
             }
-            let mut placed = placed;
-            placed.sort_by_key(|p| p.start);
-            let (mut compute, mut memory) = (0u64, 0u64);
-            for slot in placed {
-                let profile = &model.profiles[slot.profile];
-                let Some(i) = by_profile[slot.profile].pop() else {
-                    continue;
-                };
-                compute += u64::from(profile.compute_slices);
-                memory += u64::from(profile.memory_slices);
-                out.instances.push(MigInstance {
-                    ask: choices[i].name.clone(),
-                    profile: profile.name.to_string(),
-                    start: slot.start,
-                    memory_slices: profile.memory_slices,
-                    compute_slices: profile.compute_slices,
-                });
-            }
-            out.asks = out.instances.iter().map(|m| m.ask.clone()).collect();
-            if let Some(g) = model.mig {
-                let c = Share::ratio(compute, g.compute_slices.into()).unwrap_or(Share::ONE);
-                let m = Share::ratio(memory, g.memory_slices.into()).unwrap_or(Share::ONE);
-                out.used_fraction = c.max(m);
-            }
+            GpuLayout::mig(index, model, placed, asks_of)
         }
-        (Mechanism::Whole, _) => {
-            out.slots = out
-                .asks
-                .iter()
-                .map(|a| SharedSlot {
-                    ask: a.clone(),
-                    share: Share::ONE,
-                })
-                .collect();
-        }
-        _ => {
-            out.slots = gpu
+        (Mechanism::Mps | Mechanism::Timeslice, _) => {
+            let slots = gpu
                 .members
                 .iter()
                 .map(|&i| SharedSlot {
-                    ask: choices[i].name.clone(),
+                    ask: name(i),
                     share: choices[i].allocated_fraction,
                 })
                 .collect();
+            GpuLayout::shared(index, gpu.mechanism, slots)
         }
+        // A whole GPU has one member; MIG without a model is never opened.
+        _ => GpuLayout::whole(
+            index,
+            gpu.members.first().map(|&i| name(i)).unwrap_or_default(),
+        ),
     }
-    out
 }
 
 /// The bound for the asks of one shared mechanism (MPS or time-slicing): L2 of their shares, and

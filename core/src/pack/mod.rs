@@ -5,6 +5,7 @@ mod bounds;
 mod brute_force;
 mod fallback;
 mod ffd;
+mod gpu_layout;
 mod layout;
 pub(crate) mod mig;
 pub mod optimize;
@@ -14,7 +15,8 @@ mod tree;
 
 pub use bounds::{dff_l2, l1, l2};
 pub use ffd::{bins_used, decreasing_order, first_fit_decreasing};
-pub use layout::{GpuLayout, MigInstance, PackResult, SharedSlot, Unplaced};
+pub use gpu_layout::{GpuLayout, MigInstance, SharedSlot, Tenants};
+pub use layout::{PackResult, Unplaced};
 pub use options::{bin_pack_with, OptimizedPack, PackOptions};
 pub use reference::reference_ffd;
 

@@ -56,7 +56,7 @@ pub fn bin_pack_with(
         let pools = [Mechanism::Mps, Mechanism::Timeslice, Mechanism::Mig];
         let in_use = pools
             .iter()
-            .filter(|m| result.gpus.iter().any(|g| g.mechanism == **m))
+            .filter(|m| result.gpus.iter().any(|g| g.mechanism() == **m))
             .count() as u64;
         let share = Budget::work(budget.work / in_use.max(1));
         for mechanism in [Mechanism::Mps, Mechanism::Timeslice] {
@@ -94,7 +94,7 @@ pub fn bin_pack_with(
 /// the pool's placed asks are proven to need, when it searched.
 fn optimize_pool(result: &mut PackResult, mechanism: Mechanism, budget: Budget) -> Option<u64> {
     let gpus: Vec<usize> = (0..result.gpus.len())
-        .filter(|&g| result.gpus[g].mechanism == mechanism)
+        .filter(|&g| result.gpus[g].mechanism() == mechanism)
         .collect();
     if gpus.len() < 2 {
         return None;
@@ -107,7 +107,7 @@ fn optimize_pool(result: &mut PackResult, mechanism: Mechanism, budget: Budget) 
     let mut names: Vec<String> = Vec::new();
     let mut bin_of: Vec<usize> = Vec::new();
     for (bin, &g) in gpus.iter().enumerate() {
-        for slot in &result.gpus[g].slots {
+        for slot in result.gpus[g].slots() {
             names.push(slot.ask.clone());
             bin_of.push(bin);
         }
@@ -144,7 +144,7 @@ fn optimize_pool(result: &mut PackResult, mechanism: Mechanism, budget: Budget) 
                 share: Share::from_units(sizes[i]),
             })
             .collect();
-        result.gpus[gpus[bin]] = shared_gpu(mechanism, slots);
+        result.gpus[gpus[bin]] = GpuLayout::shared(0, mechanism, slots);
     }
     let dropped = &gpus[better.bins..];
     let mut g = 0;
@@ -153,18 +153,6 @@ fn optimize_pool(result: &mut PackResult, mechanism: Mechanism, budget: Budget) 
         !dropped.contains(&(g - 1))
     });
     Some(better.lower_bound)
-}
-
-fn shared_gpu(mechanism: Mechanism, slots: Vec<SharedSlot>) -> GpuLayout {
-    let used = slots.iter().map(|s| s.share.units()).sum();
-    GpuLayout {
-        index: 0,
-        mechanism,
-        asks: slots.iter().map(|s| s.ask.clone()).collect(),
-        used_fraction: Share::from_units(used),
-        slots,
-        instances: Vec::new(),
-    }
 }
 
 /// First fit of the asks FFD left unplaced, largest first, into the room a better packing made:
@@ -192,11 +180,7 @@ fn place_leftovers(result: &mut PackResult) {
         match c.mechanism {
             Mechanism::Whole if c.gpus <= free => {
                 for _ in 0..c.gpus {
-                    let slot = SharedSlot {
-                        ask: c.name.clone(),
-                        share: Share::ONE,
-                    };
-                    result.gpus.push(shared_gpu(Mechanism::Whole, vec![slot]));
+                    result.gpus.push(GpuLayout::whole(0, c.name.clone()));
                 }
                 placed[u] = true;
             }
@@ -212,19 +196,19 @@ fn place_leftovers(result: &mut PackResult) {
                     share: c.allocated_fraction,
                 };
                 let fits = result.gpus.iter().position(|g| {
-                    g.mechanism == c.mechanism
-                        && g.slots.len() < max
-                        && g.used_fraction.units() + size <= Share::ONE.units()
+                    g.mechanism() == c.mechanism
+                        && g.slots().len() < max
+                        && g.used_fraction().units() + size <= Share::ONE.units()
                 });
                 match fits {
                     Some(g) => {
-                        let gpu = &mut result.gpus[g];
-                        gpu.slots.push(slot);
-                        *gpu = shared_gpu(c.mechanism, std::mem::take(&mut gpu.slots));
+                        result.gpus[g].push_slot(slot);
                         placed[u] = true;
                     }
                     None if free > 0 => {
-                        result.gpus.push(shared_gpu(c.mechanism, vec![slot]));
+                        result
+                            .gpus
+                            .push(GpuLayout::shared(0, c.mechanism, vec![slot]));
                         placed[u] = true;
                     }
                     None => {}

@@ -35,16 +35,16 @@ fn seed_pack_example() {
     assert_eq!(r.gpus_used, 2);
     assert_eq!(r.lower_bound, 2);
     assert!(r.unplaced.is_empty());
-    assert_eq!(r.gpus[0].asks, ["a", "c"]);
-    assert_eq!(r.gpus[1].asks, ["b"]);
-    assert!(r.gpus.iter().all(|g| g.mechanism == Mechanism::Timeslice));
+    assert_eq!(r.gpus[0].asks().collect::<Vec<_>>(), ["a", "c"]);
+    assert_eq!(r.gpus[1].asks().collect::<Vec<_>>(), ["b"]);
+    assert!(r.gpus.iter().all(|g| g.mechanism() == Mechanism::Timeslice));
 }
 
 #[test]
 fn exact_sums_fill_one_gpu() {
     let r = bin_pack(&asks(&["a:0.55", "b:0.34", "c:0.11"]), &timeslice()).unwrap();
     assert_eq!(r.gpus_used, 1);
-    assert_eq!(r.gpus[0].used_fraction, Share::ONE);
+    assert_eq!(r.gpus[0].used_fraction(), Share::ONE);
     let thirds = bin_pack(&asks(&["a:1/3", "b:1/3", "c:1/3"]), &timeslice()).unwrap();
     assert_eq!(thirds.gpus_used, 1);
 }
@@ -84,12 +84,12 @@ fn mig_layout_that_fits_only_in_one_order() {
     .unwrap();
     assert_eq!(r.gpus_used, 1, "{:?}", r.unplaced);
     let three = r.gpus[0]
-        .instances
+        .instances()
         .iter()
         .find(|i| i.profile == "3g.20gb")
         .unwrap();
     assert_eq!(three.start, 4);
-    let starts: Vec<u8> = r.gpus[0].instances.iter().map(|i| i.start).collect();
+    let starts: Vec<u8> = r.gpus[0].instances().iter().map(|i| i.start).collect();
     assert_eq!(starts, [0, 2, 4]);
 }
 
@@ -111,7 +111,7 @@ fn never_mixes_mechanisms_on_a_gpu() {
     };
     let r = bin_pack(&asks(&["m:0.1", "t:0.5", "w:1"]), &caps).unwrap();
     assert_eq!(r.gpus_used, 3);
-    let mechs: Vec<Mechanism> = r.gpus.iter().map(|g| g.mechanism).collect();
+    let mechs: Vec<Mechanism> = r.gpus.iter().map(|g| g.mechanism()).collect();
     assert_eq!(
         mechs,
         [Mechanism::Whole, Mechanism::Timeslice, Mechanism::Mig]
@@ -129,7 +129,7 @@ fn mps_caps_clients_per_gpu() {
         .collect();
     let r = bin_pack(&many, &caps).unwrap();
     assert_eq!(r.gpus_used, 2);
-    assert_eq!(r.gpus[0].asks.len(), 48);
+    assert_eq!(r.gpus[0].ask_count(), 48);
     assert_eq!(r.lower_bound, 2);
 }
 
@@ -200,9 +200,9 @@ proptest! {
         // Every ask is placed or reported, exactly once.
         let mut seen: Vec<&str> = r.unplaced.iter().map(|u| u.name.as_str()).collect();
         for g in &r.gpus {
-            for a in &g.asks {
-                let whole = r.choices.iter().find(|c| &c.name == a).unwrap();
-                if whole.gpus > 1 && seen.last() == Some(&a.as_str()) { continue; }
+            for a in g.asks() {
+                let whole = r.choices.iter().find(|c| c.name == a).unwrap();
+                if whole.gpus > 1 && seen.last() == Some(&a) { continue; }
                 seen.push(a);
             }
         }
@@ -216,23 +216,23 @@ proptest! {
             prop_assert!(r.gpus_used >= r.lower_bound);
         }
         for g in &r.gpus {
-            prop_assert!(g.used_fraction <= Share::ONE);
-            for a in &g.asks {
-                let c = r.choices.iter().find(|c| &c.name == a).unwrap();
-                prop_assert_eq!(c.mechanism, g.mechanism, "one mechanism per GPU");
+            prop_assert!(g.used_fraction() <= Share::ONE);
+            for a in g.asks() {
+                let c = r.choices.iter().find(|c| c.name == a).unwrap();
+                prop_assert_eq!(c.mechanism, g.mechanism(), "one mechanism per GPU");
             }
-            let slots: Share = g.slots.iter().map(|s| s.share).sum();
+            let slots: Share = g.slots().iter().map(|s| s.share).sum();
             prop_assert!(slots <= Share::ONE, "GPU {} overfilled", g.index);
             let mut used = 0u16;
-            for inst in &g.instances {
+            for inst in g.instances() {
                 let a100 = crate::catalog::find_model("a100-40gb").unwrap();
                 let p = a100.profile(&inst.profile).unwrap();
                 prop_assert!(p.valid_start(inst.start));
                 prop_assert_eq!(used & p.mask_at(inst.start), 0, "instances overlap");
                 used |= p.mask_at(inst.start);
             }
-            if g.mechanism == Mechanism::Mig {
-                prop_assert_eq!(g.instances.len(), g.asks.len());
+            if g.mechanism() == Mechanism::Mig {
+                prop_assert_eq!(g.instances().len(), g.ask_count());
             }
         }
     }
@@ -247,7 +247,7 @@ proptest! {
         let reference = reference_ffd(&units, Share::ONE.units());
         prop_assert_eq!(r.gpus_used as usize, bins_used(&reference));
         for g in &r.gpus {
-            for a in &g.asks {
+            for a in g.asks() {
                 let i: usize = a[1..].parse().unwrap();
                 prop_assert_eq!(reference[i], g.index as usize);
             }

@@ -39,6 +39,6 @@ pub fn unwrapped(text: &str) -> String {
         .replace("\n          # ", " ")
 }
 
-pub fn run(result: &PackResult, asks: &[FractionalAsk], format: ExportFormat) -> String {
-    export(result, asks, format, &ExportOptions::default()).unwrap()
+pub fn run(result: &PackResult, format: ExportFormat) -> String {
+    export(result, format, &ExportOptions::default()).unwrap()
 }

@@ -89,9 +89,9 @@ pub fn Diagram() -> impl IntoView {
             let mut names: Vec<String> = Vec::new();
             if let Ok(p) = p {
                 for g in &p.result.gpus {
-                    for a in &g.asks {
-                        if !names.contains(a) {
-                            names.push(a.clone());
+                    for a in g.asks() {
+                        if !names.iter().any(|n| n == a) {
+                            names.push(a.to_string());
                         }
                     }
                 }

@@ -13,8 +13,8 @@ use crate::words;
 fn placements(pack: &PackResult) -> HashMap<String, Vec<u64>> {
     let mut map: HashMap<String, Vec<u64>> = HashMap::new();
     for gpu in &pack.gpus {
-        for ask in &gpu.asks {
-            map.entry(ask.clone()).or_default().push(gpu.index);
+        for ask in gpu.asks() {
+            map.entry(ask.to_string()).or_default().push(gpu.index);
         }
     }
     map

@@ -8,10 +8,9 @@
 //! and drops the GPU if all moved; it repeats until no GPU can be emptied or the budget is spent.
 
 use super::super::mig::{layout, Counts};
-use super::super::{GpuLayout, MigInstance, PackResult};
+use super::super::{GpuLayout, PackResult};
 use crate::catalog::{self, GpuModel};
 use crate::plan::Mechanism;
-use crate::units::Share;
 
 /// Empties what MIG GPUs it can within `work` placement checks; returns the checks spent.
 pub(super) fn optimize_mig(result: &mut PackResult, mut work: u64) -> u64 {
@@ -29,10 +28,10 @@ pub(super) fn optimize_mig(result: &mut PackResult, mut work: u64) -> u64 {
         .gpus
         .iter()
         .enumerate()
-        .filter(|(_, g)| g.mechanism == Mechanism::Mig)
+        .filter(|(_, g)| g.mechanism() == Mechanism::Mig)
         .map(|(at, g)| {
             let instances = g
-                .instances
+                .instances()
                 .iter()
                 .filter_map(|i| Some((i.ask.clone(), profile_index(model, &i.profile)?)))
                 .collect();
@@ -154,40 +153,10 @@ fn counts_of(model: &GpuModel, instances: &[(String, usize)]) -> Counts {
 
 /// A MIG GPU's layout for a set of instances that [`layout`] has already shown placeable.
 fn mig_gpu(model: &GpuModel, instances: &[(String, usize)]) -> GpuLayout {
-    let mut placed = layout(model, &counts_of(model, instances)).unwrap_or_default();
-    placed.sort_by_key(|p| p.start);
-    let mut asks_of: Vec<Vec<&str>> = vec![Vec::new(); model.profiles.len()];
+    let placed = layout(model, &counts_of(model, instances)).unwrap_or_default();
+    let mut asks_of: Vec<Vec<String>> = vec![Vec::new(); model.profiles.len()];
     for (ask, p) in instances.iter().rev() {
-        asks_of[*p].push(ask);
+        asks_of[*p].push(ask.clone());
     }
-    let mut out = Vec::new();
-    let (mut compute, mut memory) = (0u64, 0u64);
-    for slot in placed {
-        let profile = &model.profiles[slot.profile];
-        let Some(ask) = asks_of[slot.profile].pop() else {
-            continue;
-        };
-        compute += u64::from(profile.compute_slices);
-        memory += u64::from(profile.memory_slices);
-        out.push(MigInstance {
-            ask: ask.to_string(),
-            profile: profile.name.to_string(),
-            start: slot.start,
-            memory_slices: profile.memory_slices,
-            compute_slices: profile.compute_slices,
-        });
-    }
-    let used = model.mig.map_or(Share::ONE, |g| {
-        let c = Share::ratio(compute, g.compute_slices.into()).unwrap_or(Share::ONE);
-        let m = Share::ratio(memory, g.memory_slices.into()).unwrap_or(Share::ONE);
-        c.max(m)
-    });
-    GpuLayout {
-        index: 0,
-        mechanism: Mechanism::Mig,
-        asks: out.iter().map(|i| i.ask.clone()).collect(),
-        used_fraction: used,
-        slots: Vec::new(),
-        instances: out,
-    }
+    GpuLayout::mig(0, model, placed, asks_of)
 }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::pack::optimize::Budget;
+use crate::pack::Tenants;
 use proptest::prelude::*;
 
 fn fraction_asks(thousandths: &[u64]) -> Vec<FractionalAsk> {
@@ -117,16 +118,19 @@ proptest! {
         let mut seen: Vec<&str> = p.unplaced.iter().map(|u| u.name.as_str()).collect();
         for (index, g) in p.gpus.iter().enumerate() {
             prop_assert_eq!(g.index as usize, index);
-            let total: Share = g.slots.iter().map(|s| s.share).sum();
+            let total: Share = match g.tenants() {
+                Tenants::Whole(_) => Share::ONE,
+                _ => g.slots().iter().map(|s| s.share).sum(),
+            };
             prop_assert!(total <= Share::ONE, "GPU {} overfilled", index);
-            prop_assert_eq!(total, g.used_fraction);
-            if g.mechanism == Mechanism::Mps {
-                prop_assert!(g.slots.len() <= MPS_CLIENTS_PER_GPU as usize);
+            prop_assert_eq!(total, g.used_fraction());
+            if g.mechanism() == Mechanism::Mps {
+                prop_assert!(g.slots().len() <= MPS_CLIENTS_PER_GPU as usize);
             }
-            for a in &g.asks {
-                let c = p.choices.iter().find(|c| &c.name == a).unwrap();
-                prop_assert_eq!(c.mechanism, g.mechanism, "one mechanism per GPU");
-                if c.gpus > 1 && seen.last() == Some(&a.as_str()) { continue; }
+            for a in g.asks() {
+                let c = p.choices.iter().find(|c| c.name == a).unwrap();
+                prop_assert_eq!(c.mechanism, g.mechanism(), "one mechanism per GPU");
+                if c.gpus > 1 && seen.last() == Some(&a) { continue; }
                 seen.push(a);
             }
         }
@@ -156,16 +160,16 @@ fn mig_caps() -> ClusterGpuCaps {
 /// Every MIG GPU's instances at valid, non-overlapping placements, and the set placeable.
 fn check_mig_layouts(p: &crate::pack::PackResult) {
     let a100 = crate::catalog::find_model("a100-40gb").unwrap();
-    for g in p.gpus.iter().filter(|g| g.mechanism == Mechanism::Mig) {
+    for g in p.gpus.iter().filter(|g| g.mechanism() == Mechanism::Mig) {
         let mut used = 0u16;
-        for i in &g.instances {
+        for i in g.instances() {
             let prof = a100.profile(&i.profile).unwrap();
             assert!(prof.valid_start(i.start), "{} at {}", i.profile, i.start);
             assert_eq!(used & prof.mask_at(i.start), 0, "GPU {} overlaps", g.index);
             used |= prof.mask_at(i.start);
         }
-        assert_eq!(g.instances.len(), g.asks.len());
-        let compute: u8 = g.instances.iter().map(|i| i.compute_slices).sum();
+        assert_eq!(g.instances().len(), g.ask_count());
+        let compute: u8 = g.instances().iter().map(|i| i.compute_slices).sum();
         assert!(compute <= 7);
     }
 }
@@ -184,7 +188,7 @@ fn empties_a_mig_gpu_by_swapping_instances() {
     assert_eq!(r.result.gpus_used, 4);
     assert!(r.proven_optimal);
     check_mig_layouts(&r.result);
-    let placed: usize = r.result.gpus.iter().map(|g| g.instances.len()).sum();
+    let placed: usize = r.result.gpus.iter().map(|g| g.instances().len()).sum();
     assert_eq!(placed, asks.len());
 }
 
@@ -203,7 +207,7 @@ proptest! {
         prop_assert!(r.result.gpus_used <= plain.gpus_used);
         prop_assert!(r.result.gpus_used >= r.lower_bound);
         check_mig_layouts(&r.result);
-        let mut placed: Vec<&str> = r.result.gpus.iter().flat_map(|g| g.asks.iter().map(String::as_str)).collect();
+        let mut placed: Vec<&str> = r.result.gpus.iter().flat_map(|g| g.asks()).collect();
         placed.sort_unstable();
         let mut all: Vec<&str> = asks.iter().map(|a| a.name()).collect();
         all.sort_unstable();

@@ -1,0 +1,219 @@
+//! One physical GPU of a packing and who runs on it: MIG instances, shared slots or one whole-GPU
+//! ask — an enum, so a GPU can never hold two kinds at once and readers never guess which is filled.
+
+use super::mig::Placed;
+use crate::catalog::GpuModel;
+use crate::plan::Mechanism;
+use crate::units::Share;
+
+/// One physical GPU and what runs on it. Built only by the packer; `used_fraction` always agrees
+/// with the tenants.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuLayout {
+    /// The GPU's position in the packing, from 0.
+    pub index: u64,
+    tenants: Tenants,
+    used_fraction: Share,
+}
+
+/// Who runs on one GPU, by mechanism.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tenants {
+    /// MIG instances at their placements, by start.
+    Mig(Vec<MigInstance>),
+    /// MPS clients, each with its share.
+    Mps(Vec<SharedSlot>),
+    /// Time-sliced tenants, each with its share.
+    Timeslice(Vec<SharedSlot>),
+    /// One ask holding the whole GPU (one of several GPUs for a multi-GPU ask).
+    Whole(String),
+}
+
+/// An ask's share of a shared or whole GPU.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
+pub struct SharedSlot {
+    pub ask: String,
+    pub share: Share,
+}
+
+/// A MIG instance at a valid placement: memory slices `[start, start + memory_slices)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
+pub struct MigInstance {
+    pub ask: String,
+    pub profile: String,
+    pub start: u8,
+    pub memory_slices: u8,
+    pub compute_slices: u8,
+}
+
+impl GpuLayout {
+    /// A MIG GPU of `model` with `placed` (placements the fit cache proved valid), each given to the
+    /// next of `asks_of[profile]`, by start. Its use is the larger of compute and memory slices.
+    pub(crate) fn mig(
+        index: u64,
+        model: &GpuModel,
+        mut placed: Vec<Placed>,
+        mut asks_of: Vec<Vec<String>>,
+    ) -> Self {
+        placed.sort_by_key(|p| p.start);
+        let (mut compute, mut memory) = (0u64, 0u64);
+        let mut instances = Vec::with_capacity(placed.len());
+        for slot in placed {
+            let profile = &model.profiles[slot.profile];
+            let Some(ask) = asks_of.get_mut(slot.profile).and_then(Vec::pop) else {
+                continue;
+            };
+            compute += u64::from(profile.compute_slices);
+            memory += u64::from(profile.memory_slices);
+            instances.push(MigInstance {
+                ask,
+                profile: profile.name.to_string(),
+                start: slot.start,
+                memory_slices: profile.memory_slices,
+                compute_slices: profile.compute_slices,
+            });
+        }
+        let used_fraction = model.mig.map_or(Share::ONE, |g| {
+            let c = Share::ratio(compute, g.compute_slices.into()).unwrap_or(Share::ONE);
+            let m = Share::ratio(memory, g.memory_slices.into()).unwrap_or(Share::ONE);
+            c.max(m)
+        });
+        GpuLayout {
+            index,
+            tenants: Tenants::Mig(instances),
+            used_fraction,
+        }
+    }
+
+    /// An MPS or time-sliced GPU (`mechanism` says which) with these slots; its use is their sum.
+    pub(crate) fn shared(index: u64, mechanism: Mechanism, slots: Vec<SharedSlot>) -> Self {
+        debug_assert!(matches!(mechanism, Mechanism::Mps | Mechanism::Timeslice));
+        let used = slots.iter().map(|s| s.share.units()).sum();
+        let tenants = match mechanism {
+            Mechanism::Mps => Tenants::Mps(slots),
+            _ => Tenants::Timeslice(slots),
+        };
+        GpuLayout {
+            index,
+            tenants,
+            used_fraction: Share::from_units(used),
+        }
+    }
+
+    /// A GPU given whole to `ask`.
+    pub(crate) fn whole(index: u64, ask: String) -> Self {
+        GpuLayout {
+            index,
+            tenants: Tenants::Whole(ask),
+            used_fraction: Share::ONE,
+        }
+    }
+
+    /// Who runs on this GPU.
+    pub fn tenants(&self) -> &Tenants {
+        &self.tenants
+    }
+
+    pub fn mechanism(&self) -> Mechanism {
+        match self.tenants {
+            Tenants::Mig(_) => Mechanism::Mig,
+            Tenants::Mps(_) => Mechanism::Mps,
+            Tenants::Timeslice(_) => Mechanism::Timeslice,
+            Tenants::Whole(_) => Mechanism::Whole,
+        }
+    }
+
+    /// The share of this GPU taken (for MIG, the larger of compute and memory slices in use).
+    pub fn used_fraction(&self) -> Share {
+        self.used_fraction
+    }
+
+    /// Names of the asks on this GPU, in placement order.
+    pub fn asks(&self) -> impl Iterator<Item = &str> {
+        let (instances, slots, whole) = self.parts();
+        instances
+            .iter()
+            .map(|i| i.ask.as_str())
+            .chain(slots.iter().map(|s| s.ask.as_str()))
+            .chain(whole)
+    }
+
+    /// How many asks run on this GPU.
+    pub fn ask_count(&self) -> usize {
+        match &self.tenants {
+            Tenants::Mig(i) => i.len(),
+            Tenants::Mps(s) | Tenants::Timeslice(s) => s.len(),
+            Tenants::Whole(_) => 1,
+        }
+    }
+
+    /// MIG GPUs: each instance at its placement; empty for other GPUs.
+    pub fn instances(&self) -> &[MigInstance] {
+        self.parts().0
+    }
+
+    /// MPS and time-sliced GPUs: each ask's share; empty for other GPUs.
+    pub fn slots(&self) -> &[SharedSlot] {
+        self.parts().1
+    }
+
+    /// Adds a slot to an MPS or time-sliced GPU, keeping its use the sum of its slots.
+    pub(crate) fn push_slot(&mut self, slot: SharedSlot) {
+        if let Tenants::Mps(slots) | Tenants::Timeslice(slots) = &mut self.tenants {
+            self.used_fraction = Share::from_units(self.used_fraction.units() + slot.share.units());
+            slots.push(slot);
+        }
+    }
+
+    fn parts(&self) -> (&[MigInstance], &[SharedSlot], Option<&str>) {
+        match &self.tenants {
+            Tenants::Mig(i) => (i, &[], None),
+            Tenants::Mps(s) | Tenants::Timeslice(s) => (&[], s, None),
+            Tenants::Whole(a) => (&[], &[], Some(a)),
+        }
+    }
+
+    /// A test's way to break the packer's invariants, to prove that the exports refuse the result.
+    #[cfg(test)]
+    pub(crate) fn instances_mut(&mut self) -> &mut Vec<MigInstance> {
+        match &mut self.tenants {
+            Tenants::Mig(i) => i,
+            _ => panic!("not a MIG GPU"),
+        }
+    }
+}
+
+/// The JSON every version has written: `index`, `mechanism`, `asks`, `used_fraction`, then
+/// `slots` (shared and whole GPUs; a whole GPU's one slot has share 1) or `instances` (MIG).
+#[cfg(feature = "serde")]
+impl serde::Serialize for GpuLayout {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let asks: Vec<&str> = self.asks().collect();
+        let mut st = s.serialize_struct("GpuLayout", 5)?;
+        st.serialize_field("index", &self.index)?;
+        st.serialize_field("mechanism", &self.mechanism())?;
+        st.serialize_field("asks", &asks)?;
+        st.serialize_field("used_fraction", &self.used_fraction)?;
+        match &self.tenants {
+            Tenants::Mig(instances) => st.serialize_field("instances", instances)?,
+            Tenants::Mps(slots) | Tenants::Timeslice(slots) => {
+                st.serialize_field("slots", slots)?
+            }
+            Tenants::Whole(ask) => st.serialize_field(
+                "slots",
+                &[SharedSlot {
+                    ask: ask.clone(),
+                    share: Share::ONE,
+                }],
+            )?,
+        }
+        st.end()
+    }
+}
