@@ -10,13 +10,15 @@ use std::path::PathBuf;
 
 mod detect;
 mod export;
+mod fit;
 pub mod flags;
 pub use detect::{DetectArgs, DetectConfig, DetectFrom};
 pub use export::{ExportArgs, ExportConfig, ValidateMigArgs, ValidateMigConfig, ValidateMigInput};
+pub use fit::{FitArgs, FitConfig};
 use flags::at_flag;
 
 const EXIT_CODES: &str = "\
-Exit codes: 0 success, 1 invalid input (validate-mig: an invalid layout), 2 usage error, 3 some asks unplaced (pack, export), 4 ledger error.
+Exit codes: 0 success, 1 invalid input (validate-mig: an invalid layout), 2 usage error, 3 some asks unplaced (pack, export, fit), 4 ledger error.
 Environment: GPU_SHARE_LEDGER (ledger file), NO_COLOR (plain output), GPU_SHARE_NOW (Unix seconds, for reproducible reports).";
 
 /// Plan fractional GPU asks: which mechanism serves them, how they pack, what they cost.
@@ -45,6 +47,9 @@ pub enum Command {
     Export(ExportArgs),
     /// Check whether MIG profiles fit on one GPU, where each goes, and how to create them.
     ValidateMig(ValidateMigArgs),
+    /// What can still be created on MIG GPUs as they are (nvidia-smi mig -lgi), what is stranded,
+    /// and where new asks go without moving an instance.
+    Fit(FitArgs),
 }
 
 /// What the cluster supports.

@@ -27,6 +27,7 @@ pub mod catalog;
 pub mod discover;
 pub mod error;
 pub mod export;
+mod fit;
 pub mod pack;
 pub mod parse;
 pub mod plan;

@@ -8,8 +8,8 @@
 
 use gpu_share_core::account::{self, SharedGpu, SummaryRow, Usage};
 use gpu_share_core::api::{
-    self, CapsFrom, Cluster, DetectInput, DetectResponse, Imported, PackRequest, PackResponse,
-    PlanRequest, PlanResponse, Recording, SummaryRequest,
+    self, CapsFrom, Cluster, DetectInput, DetectResponse, FitRequest, FitResponse, Imported,
+    PackRequest, PackResponse, PlanRequest, PlanResponse, Recording, SummaryRequest,
 };
 use gpu_share_core::catalog::{self, MigGeometry};
 use gpu_share_core::discover::{
@@ -75,6 +75,7 @@ fn collect(cfg: &Config) -> BTreeMap<String, (String, String)> {
     c.visit::<PlanResponse>(); // selectMechanism
     c.visit::<PackResponse>(); // binPack
     c.visit::<DetectResponse>(); // detect
+    c.visit::<FitResponse>(); // fit
     c.visit::<MigValidation>(); // validateMig
     c.visit::<GpuModel>(); // gpuModels
     c.visit::<AskEntry>(); // parseAsks
@@ -232,6 +233,7 @@ fn writes_the_declarations() {
         "Choice",
         "Mechanism",
         "DetectResponse",
+        "FitResponse",
         "Inventory",
         "Summary",
         "LedgerEntry",
@@ -609,4 +611,24 @@ fn asks_and_scenarios_match_their_declarations() {
         Scenario::from_query("ask=a:0.5&ask=x:3g.20gb&gpus=2&timeslice&optimize").unwrap();
     check(&scenario);
     check(&scenario.caps);
+}
+
+#[test]
+fn fit_matches_its_declaration() {
+    let request = FitRequest {
+        inputs: vec![DetectInput {
+            label: "lgi".into(),
+            text: fixture("mig-lgi__dra-driver-nvidia-gpu-933.txt"),
+        }],
+        gpu_model: Some("A100-SXM4-80GB".into()),
+        asks: asks(&["big:3g.40gb", "small:2g.20gb"]),
+    };
+    let r = api::fit(&request).unwrap();
+    assert!(!r.placed.is_empty() && !r.unplaced.is_empty());
+    check(&r);
+    check(&r.gpus[0]);
+    check(&r.gpus[0].instances[0]);
+    check(&r.gpus[0].creatable[0]);
+    check(&r.placed[0]);
+    check(&r.unplaced[0]);
 }

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { binPack, detect, exportPlan, selectMechanism, validateMig } from "@examlops/gpu-sharing";
+import { binPack, detect, exportPlan, fit, selectMechanism, validateMig } from "@examlops/gpu-sharing";
 
 const fixtures = resolve(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "nvidia-smi");
 const capture = (name) => readFileSync(join(fixtures, name), "utf8");
@@ -82,4 +82,24 @@ test("validateMig checks real MIG geometry", () => {
   assert.deepEqual(bad.placements, []);
   assert.throws(() => validateMig("A100-SXM4-40GB", ["9g.99gb"]), Error);
   assert.throws(() => validateMig("Tesla T4", "1g.5gb"), Error);
+});
+
+test("fit: what can still be created on GPUs as they are, and where new asks go", () => {
+  const lgi = capture("mig-lgi__dra-driver-nvidia-gpu-933.txt");
+  const r = fit(lgi, [{ name: "big", migProfile: "3g.40gb" }, { name: "small", fraction: 0.25 }], {
+    gpuModel: "A100-SXM4-80GB",
+  });
+  const gpu = r.gpus[0];
+  assert.equal(gpu.index, 3);
+  assert.deepEqual(gpu.freeMemorySlices, [2, 3, 4, 6, 7]);
+  assert.deepEqual(gpu.creatable.find((c) => c.profile === "2g.20gb").starts, [2]);
+  assert.deepEqual(gpu.strandedForAsks, [4, 6, 7]);
+  assert.deepEqual(r.placed.map((p) => [p.ask, p.profile, p.start]), [["small", "2g.20gb", 2]]);
+  assert.deepEqual(r.unplaced.map((u) => u.name), ["big"]);
+  // Without asks: the state alone; the model is asked for by this function's option name.
+  assert.equal(fit([lgi], null, { gpuModel: "a100-80gb" }).placed.length, 0);
+  assert.throws(() => fit(lgi), (e) => e.field === "options.gpuModel" && e.kind === "unknown_model");
+  assert.throws(() => fit(lgi, [], { gpuModel: "T4" }), (e) => e.field === "options.gpuModel");
+  assert.throws(() => fit(lgi, [], { model: "x" }), TypeError);
+  assert.throws(() => fit(42), TypeError);
 });

@@ -34,6 +34,7 @@ export const detect = (inputs) => raw.detect(inputs);
 export const exportPlan = (format, asks, gpuCount, caps, options) =>
   raw.exportPlan(format, asks, gpuCount ?? null, caps, options);
 export const validateMig = (model, profiles) => raw.validateMig(model, profiles);
+export const fit = (current, asks, options) => raw.fit(current, asks ?? null, options);
 
 /** Usage records and releases, kept in memory; store them with toJsonLines() and read them back with fromJsonLines(). */
 export class Ledger {

@@ -12,6 +12,7 @@ import type {
   ClusterGpuCaps as ClusterGpuCapsData,
   DetectResponse,
   ErrorKind,
+  FitResponse,
   GpuModel,
   Imported,
   LedgerEntry,
@@ -135,6 +136,20 @@ export declare function exportPlan(
  * @throws {Error} for an unknown model, a model without MIG, or an unknown profile.
  */
 export declare function validateMig(model: string, profiles: string | ReadonlyArray<string>): MigValidation;
+
+/**
+ * MIG GPUs as they are, from `nvidia-smi mig -lgi` output (with `-L` or `-q -x` in the same text to
+ * name the model; an array: one text per machine): per GPU, which profiles can still be created at
+ * which starts and which free memory slices are stranded; with `asks`, where each goes without
+ * moving an instance (the rest in `unplaced`).
+ * @throws {Error} with `field: "options.gpuModel"` when the text does not name the model and its
+ * profiles do not settle it; with `field` for a malformed text or ask.
+ */
+export declare function fit(
+  current: string | ReadonlyArray<string>,
+  asks?: ReadonlyArray<FractionalAsk | PlainAsk> | null,
+  options?: { gpuModel?: string | null },
+): FitResponse;
 
 export declare class Ledger {
   constructor(entries?: ReadonlyArray<LedgerEntry>);

@@ -18,7 +18,7 @@ use gpu_share_core::export::{ExportFormat, ExportOptions};
 use gpu_share_core::pack;
 use gpu_share_core::parse::{AskEntry, MAX_INPUT_BYTES, MAX_SECONDS};
 use gpu_share_core::{
-    catalog, Choice, ClusterGpuCaps, Error, ErrorKind, FractionalAsk, Scenario, Share,
+    catalog, Choice, ClusterGpuCaps, Error, ErrorKind, FractionalAsk, Hint, Input, Scenario, Share,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -336,36 +336,87 @@ pub fn export_plan(
 /// `{gpus, nodes, migProfiles, sources, notes, caps}`.
 #[wasm_bindgen]
 pub fn detect(inputs: JsValue) -> JsResult {
-    js((|| {
-        let inputs = if inputs.is_string() {
-            vec![DetectInput {
-                label: "inputs".into(),
-                text: text_of(&inputs, "inputs")?,
-            }]
-        } else {
-            if let Some(list) = inputs.dyn_ref::<js_sys::Array>() {
-                check_length(&inputs, "inputs")?;
-                for (i, item) in list.iter().enumerate() {
-                    if item.is_string() {
-                        text_of(&item, "inputs").map_err(|e| Error {
-                            field: Some(format!("inputs[{i}]")),
-                            ..e
-                        })?;
-                    }
-                }
+    js((|| output(&api::detect(&detect_inputs(inputs)?)?))())
+}
+
+/// Discovery texts from JavaScript: one string, or an array of strings (one per machine).
+fn detect_inputs(inputs: JsValue) -> Result<Vec<DetectInput>, Error> {
+    if inputs.is_string() {
+        return Ok(vec![DetectInput {
+            label: "inputs".into(),
+            text: text_of(&inputs, "inputs")?,
+        }]);
+    }
+    if let Some(list) = inputs.dyn_ref::<js_sys::Array>() {
+        check_length(&inputs, "inputs")?;
+        for (i, item) in list.iter().enumerate() {
+            if item.is_string() {
+                text_of(&item, "inputs").map_err(|e| Error {
+                    field: Some(format!("inputs[{i}]")),
+                    ..e
+                })?;
             }
-            let texts: Vec<String> = input(inputs, "inputs")?;
-            texts
-                .into_iter()
-                .enumerate()
-                .map(|(i, text)| DetectInput {
-                    label: format!("inputs[{i}]"),
-                    text,
-                })
-                .collect()
+        }
+    }
+    let texts: Vec<String> = input(inputs, "inputs")?;
+    Ok(texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| DetectInput {
+            label: format!("inputs[{i}]"),
+            text,
+        })
+        .collect())
+}
+
+/// `fit`'s options: `{gpuModel: "A100-SXM4-80GB"}`.
+#[derive(serde::Deserialize, Default)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+struct FitOptionsJs {
+    gpu_model: Option<String>,
+}
+
+/// What can still be created on MIG GPUs as they are (`nvidia-smi mig -lgi` output, one string or
+/// an array, one per machine), what is stranded, and where `asks` go without moving an instance.
+#[wasm_bindgen]
+pub fn fit(current: JsValue, asks: JsValue, options: JsValue) -> JsResult {
+    js((|| {
+        let options: FitOptionsJs = input_or_default(options, "options")?;
+        let asks = if asks.is_undefined() || asks.is_null() {
+            Vec::new()
+        } else {
+            asks_of(asks)?
         };
-        output(&api::detect(&inputs)?)
+        let request = api::FitRequest {
+            inputs: detect_inputs(current).map_err(|e| rename_field(e, "inputs", "current"))?,
+            gpu_model: options.gpu_model,
+            asks,
+        };
+        // The model is this function's `options.gpuModel`; the core's hint to give it names it so.
+        output(&api::fit(&request).map_err(|e| {
+            let give = matches!(
+                e.hint,
+                Some(Hint::Give {
+                    input: Input::GpuModel
+                })
+            );
+            let e = rename_field(e, "inputs", "current");
+            let e = rename_field(e, "gpu_model", "options.gpuModel");
+            match e.field {
+                None if give => e.in_field("options.gpuModel"),
+                _ => e,
+            }
+        })?)
     })())
+}
+
+/// An error's field with its first segment `from` renamed `to` (`inputs[0]` → `current[0]`).
+fn rename_field(e: Error, from: &str, to: &str) -> Error {
+    let field = e.field.as_deref().map(|f| {
+        f.strip_prefix(from)
+            .map_or(f.to_string(), |rest| format!("{to}{rest}"))
+    });
+    Error { field, ..e }
 }
 
 /// Checks a set of MIG instances (`["3g.20gb", "2g.10gb"]` or `"3g.20gb,2g.10gb"`) on one GPU

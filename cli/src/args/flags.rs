@@ -63,6 +63,13 @@ pub fn of(command: &Command) -> Flags {
         Command::Accounting(_) => RATES.to_vec(),
         Command::Release(_) => vec![("name", "NAME")],
         Command::ValidateMig(_) => vec![("gpu_model", "--gpu-model")],
+        Command::Fit(a) => {
+            let mut flags = Vec::new();
+            if a.gpu_model.is_some() {
+                flags.push(("gpu_model", "--gpu-model"));
+            }
+            flags
+        }
         Command::Models(_) | Command::Detect(_) => Vec::new(),
     }
 }

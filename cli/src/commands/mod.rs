@@ -3,6 +3,7 @@
 pub mod accounting;
 pub mod detect;
 pub mod export;
+pub mod fit;
 pub mod models;
 pub mod pack;
 pub mod plan;

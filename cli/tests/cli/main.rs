@@ -7,6 +7,7 @@ mod common;
 mod commands;
 mod detect;
 mod export;
+mod fit;
 mod ledger_durability;
 mod limits;
 mod pack;

@@ -127,7 +127,7 @@ pub fn detect(inputs: &[DetectInput]) -> Result<DetectResponse> {
 
 /// Discovery over labelled inputs; an error names the input it is about by its label in the
 /// message (its field keeps the path, `inputs[1].…`).
-fn read(inputs: &[DetectInput]) -> Result<Inventory> {
+pub(super) fn read(inputs: &[DetectInput]) -> Result<Inventory> {
     let named: Vec<(&str, &str)> = inputs
         .iter()
         .map(|i| (i.label.as_str(), i.text.as_str()))

@@ -12,14 +12,20 @@
 //! | summarise | [`summarise`] | [`SummaryResponse`] |
 //! | export | [`export`] | [`ExportResponse`] |
 //! | validate a MIG layout | [`validate_mig`] | [`MigValidation`] |
+//! | what fits on GPUs as they are | [`fit`] | [`FitResponse`] (per GPU: creatable profiles, stranded slices; where asks go) |
 
 mod cluster;
 mod export;
+mod fit;
 mod ledger;
 mod pack;
 
 pub use cluster::{caps_summary, detect, CapsFrom, Cluster, DetectInput, DetectResponse};
 pub use export::{export, gpu_ranges, ExportRequest, ExportResponse};
+pub use fit::{
+    fit, Creatable, FitPlacement, FitRequest, FitResponse, FitUnplaced, GpuFit, LiveInstance,
+    MAX_FIT_ASKS,
+};
 #[cfg(feature = "serde")]
 pub use ledger::import;
 pub use ledger::{

@@ -80,7 +80,7 @@ fn order(choices: &[Choice]) -> Vec<usize> {
     order
 }
 
-fn check_unique_names(asks: &[FractionalAsk]) -> Result<()> {
+pub(crate) fn check_unique_names(asks: &[FractionalAsk]) -> Result<()> {
     let mut names: Vec<(&str, usize)> = asks
         .iter()
         .enumerate()
