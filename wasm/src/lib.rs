@@ -371,7 +371,7 @@ fn detect_inputs(inputs: JsValue) -> Result<Vec<DetectInput>, Error> {
 
 /// `fit`'s options: `{gpuModel: "A100-SXM4-80GB"}`.
 #[derive(serde::Deserialize, Default)]
-#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+#[serde(default, deny_unknown_fields)]
 struct FitOptionsJs {
     gpu_model: Option<String>,
 }
