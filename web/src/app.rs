@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::components::{
     asks::AsksTable, caps::CapsForm, detect::DetectBox, diagram::Diagram, export::ExportPanel,
-    ledger::Ledger, plan::PlanTable, share::ShareBar,
+    fit::FitBox, ledger::Ledger, plan::PlanTable, share::ShareBar,
 };
 use crate::state::AppState;
 use crate::url;
@@ -54,6 +54,7 @@ pub fn App() -> impl IntoView {
                 </div>
                 <PlanTable />
                 <Diagram />
+                <FitBox />
                 <ExportPanel />
                 <Ledger />
             </main>

@@ -208,8 +208,10 @@ fn processes_killed_while_appending_never_lose_or_merge_a_record() {
     }
     let elapsed = started.elapsed();
 
-    // Every line is a whole record some process wrote, or a strict prefix of a victim's (torn).
-    let text = std::fs::read_to_string(&l).unwrap();
+    // Every line is a whole record some process wrote, or a strict prefix of a victim's (torn) —
+    // in bytes: a write torn inside a multi-byte character leaves a line that is not UTF-8.
+    let bytes = std::fs::read(&l).unwrap();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
     let whole: BTreeMap<&str, &str> = victims
         .iter()
         .map(|(n, line, ..)| (line.as_str(), n.as_str()))
@@ -220,7 +222,13 @@ fn processes_killed_while_appending_never_lose_or_merge_a_record() {
         .collect();
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     let mut torn = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    let lines = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    for (n, raw) in lines
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .filter(|_| !bytes.is_empty())
+    {
+        let line = std::str::from_utf8(raw).unwrap_or("");
         if let Some(name) = whole
             .get(line)
             .copied()
@@ -230,9 +238,10 @@ fn processes_killed_while_appending_never_lose_or_merge_a_record() {
             assert_eq!(parse_ledger(line).unwrap().len(), 1);
         } else {
             assert!(
-                whole.keys().any(|w| w.starts_with(line)),
-                "line {}: neither a record nor a torn one: {line}",
-                n + 1
+                whole.keys().any(|w| w.as_bytes().starts_with(raw)),
+                "line {}: neither a record nor a torn one: {}",
+                n + 1,
+                String::from_utf8_lossy(raw)
             );
             torn.push(n + 1);
         }

@@ -1,11 +1,12 @@
 //! The page's components, one per file: asks table, capabilities form, discovery box, plan table, packing diagram,
-//! export panel, ledger, share bar.
+//! export panel, GPUs as they are (fit), ledger, share bar.
 
 pub mod asks;
 pub mod caps;
 pub mod detect;
 pub mod diagram;
 pub mod export;
+pub mod fit;
 pub mod ledger;
 pub mod plan;
 pub mod share;
