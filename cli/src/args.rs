@@ -12,13 +12,15 @@ mod detect;
 mod export;
 mod fit;
 pub mod flags;
+mod repartition;
 pub use detect::{DetectArgs, DetectConfig, DetectFrom};
 pub use export::{ExportArgs, ExportConfig, ValidateMigArgs, ValidateMigConfig, ValidateMigInput};
 pub use fit::{FitArgs, FitConfig};
 use flags::at_flag;
+pub use repartition::{RepartitionArgs, RepartitionConfig};
 
 const EXIT_CODES: &str = "\
-Exit codes: 0 success, 1 invalid input (validate-mig: an invalid layout), 2 usage error, 3 some asks unplaced (pack, export, fit), 4 ledger error.
+Exit codes: 0 success, 1 invalid input (validate-mig: an invalid layout), 2 usage error, 3 some asks unplaced (pack, export, fit, repartition), 4 ledger error.
 Environment: GPU_SHARE_LEDGER (ledger file), NO_COLOR (plain output), GPU_SHARE_NOW (Unix seconds, for reproducible reports).";
 
 /// Plan fractional GPU asks: which mechanism serves them, how they pack, what they cost.
@@ -50,6 +52,9 @@ pub enum Command {
     /// What can still be created on MIG GPUs as they are (nvidia-smi mig -lgi), what is stranded,
     /// and where new asks go without moving an instance.
     Fit(FitArgs),
+    /// The fewest GPU instances moved that let new asks into live MIG layouts: the end state,
+    /// ordered steps, nvidia-smi commands, what to drain, and a mig-parted config.
+    Repartition(RepartitionArgs),
 }
 
 /// What the cluster supports.

@@ -92,5 +92,6 @@ fn run_command(
         args::Command::Export(a) => commands::export::run(a.into_config()?, out, err),
         args::Command::ValidateMig(a) => commands::validate_mig::run(a.into_config()?, style, out),
         args::Command::Fit(a) => commands::fit::run(a.into_config()?, style, out),
+        args::Command::Repartition(a) => commands::repartition::run(a.into_config()?, style, out),
     }
 }

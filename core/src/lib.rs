@@ -31,6 +31,7 @@ mod fit;
 pub mod pack;
 pub mod parse;
 pub mod plan;
+mod repartition;
 pub mod scenario;
 #[cfg(feature = "ts")]
 mod ts;

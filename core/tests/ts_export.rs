@@ -9,7 +9,8 @@
 use gpu_share_core::account::{self, SharedGpu, SummaryRow, Usage};
 use gpu_share_core::api::{
     self, CapsFrom, Cluster, DetectInput, DetectResponse, FitRequest, FitResponse, Imported,
-    PackRequest, PackResponse, PlanRequest, PlanResponse, Recording, SummaryRequest,
+    PackRequest, PackResponse, PlanRequest, PlanResponse, Recording, RepartitionRequest,
+    RepartitionResponse, SummaryRequest,
 };
 use gpu_share_core::catalog::{self, MigGeometry};
 use gpu_share_core::discover::{
@@ -76,6 +77,7 @@ fn collect(cfg: &Config) -> BTreeMap<String, (String, String)> {
     c.visit::<PackResponse>(); // binPack
     c.visit::<DetectResponse>(); // detect
     c.visit::<FitResponse>(); // fit
+    c.visit::<RepartitionResponse>(); // repartition
     c.visit::<MigValidation>(); // validateMig
     c.visit::<GpuModel>(); // gpuModels
     c.visit::<AskEntry>(); // parseAsks
@@ -631,4 +633,26 @@ fn fit_matches_its_declaration() {
     check(&r.gpus[0].creatable[0]);
     check(&r.placed[0]);
     check(&r.unplaced[0]);
+}
+
+#[test]
+fn repartition_matches_its_declaration() {
+    let request = RepartitionRequest {
+        inputs: vec![DetectInput {
+            label: "lgi".into(),
+            text: fixture("mig-lgi__dra-driver-nvidia-gpu-933.txt"),
+        }],
+        gpu_model: Some("A100-SXM4-80GB".into()),
+        free: Vec::new(),
+        asks: asks(&["big:3g.40gb"]),
+    };
+    let r = api::repartition(&request).unwrap();
+    check(&r);
+    check(&r.gpus[0]);
+    for i in &r.gpus[0].instances {
+        check(i);
+    }
+    for s in &r.steps {
+        check(s);
+    }
 }

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { binPack, detect, exportPlan, fit, selectMechanism, validateMig } from "@examlops/gpu-sharing";
+import { binPack, detect, exportPlan, fit, repartition, selectMechanism, validateMig } from "@examlops/gpu-sharing";
 
 const fixtures = resolve(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "nvidia-smi");
 const capture = (name) => readFileSync(join(fixtures, name), "utf8");
@@ -102,4 +102,26 @@ test("fit: what can still be created on GPUs as they are, and where new asks go"
   assert.throws(() => fit(lgi, [], { gpuModel: "T4" }), (e) => e.field === "options.gpuModel");
   assert.throws(() => fit(lgi, [], { model: "x" }), TypeError);
   assert.throws(() => fit(42), TypeError);
+});
+
+test("repartition: the fewest moves that fit a new ask into live MIG layouts", () => {
+  const lgi = capture("mig-lgi__dra-driver-nvidia-gpu-933.txt");
+  const r = repartition(lgi, [{ name: "big", migProfile: "3g.40gb" }], { gpuModel: "A100-SXM4-80GB" });
+  assert.equal(r.moved, 1);
+  assert.equal(r.gpusTouched, 1);
+  assert.deepEqual(r.steps[0], { op: "destroy", node: null, gpu: 3, gpuInstanceId: 12, profile: "1g.10gb", start: 5 });
+  const big = r.gpus[0].instances.find((i) => i.ask === "big");
+  assert.deepEqual([big.profile, big.start, big.status], ["3g.40gb", 4, "new"]);
+  assert.ok(r.commands.some((c) => c.startsWith("nvidia-smi mig -dgi -i 3 -gi 12")));
+  // Instance 12 freed: nothing in use moves.
+  const freed = repartition([lgi], [{ name: "big", migProfile: "3g.40gb" }], {
+    gpuModel: "a100-80gb",
+    free: [{ gpu: 3, gpuInstanceId: 12 }],
+  });
+  assert.equal(freed.moved, 0);
+  assert.throws(
+    () => repartition(lgi, [{ name: "a", migProfile: "1g.10gb" }], { gpuModel: "a100-80gb", free: [{ gpu: 3, gpuInstanceId: 99 }] }),
+    (e) => e.field === "options.free[0]",
+  );
+  assert.throws(() => repartition(lgi, [{ name: "a", migProfile: "1g.10gb" }]), (e) => e.field === "options.gpuModel");
 });

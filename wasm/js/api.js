@@ -35,6 +35,7 @@ export const exportPlan = (format, asks, gpuCount, caps, options) =>
   raw.exportPlan(format, asks, gpuCount ?? null, caps, options);
 export const validateMig = (model, profiles) => raw.validateMig(model, profiles);
 export const fit = (current, asks, options) => raw.fit(current, asks ?? null, options);
+export const repartition = (current, asks, options) => raw.repartition(current, asks, options);
 
 /** Usage records and releases, kept in memory; store them with toJsonLines() and read them back with fromJsonLines(). */
 export class Ledger {

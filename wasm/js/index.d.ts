@@ -13,6 +13,7 @@ import type {
   DetectResponse,
   ErrorKind,
   FitResponse,
+  RepartitionResponse,
   GpuModel,
   Imported,
   LedgerEntry,
@@ -150,6 +151,24 @@ export declare function fit(
   asks?: ReadonlyArray<FractionalAsk | PlainAsk> | null,
   options?: { gpuModel?: string | null },
 ): FitResponse;
+
+/**
+ * The fewest GPU instances moved (then the fewest GPUs touched) that let `asks` into the live MIG
+ * layouts of `current` (`nvidia-smi mig -lgi` output, one text per machine), found exactly: every
+ * instance not listed in `options.free` is in use and may move, never disappear. Returns the end
+ * state per GPU (`kept` / `moved` / `new`), steps valid in order, nvidia-smi commands, what to drain,
+ * and a mig-parted config of the end state; asks that fit nowhere are `unplaced` and nothing is destroyed.
+ * @throws {Error} with `field` (`current`, `options.gpuModel`, `options.free[i]`, `asks[i]`) for bad input;
+ * a RangeError for a search too large to be exact.
+ */
+export declare function repartition(
+  current: string | ReadonlyArray<string>,
+  asks: ReadonlyArray<FractionalAsk | PlainAsk>,
+  options?: {
+    gpuModel?: string | null;
+    free?: ReadonlyArray<{ gpu: number; gpuInstanceId: number; node?: string | null }>;
+  },
+): RepartitionResponse;
 
 export declare class Ledger {
   constructor(entries?: ReadonlyArray<LedgerEntry>);

@@ -392,22 +392,67 @@ pub fn fit(current: JsValue, asks: JsValue, options: JsValue) -> JsResult {
             gpu_model: options.gpu_model,
             asks,
         };
-        // The model is this function's `options.gpuModel`; the core's hint to give it names it so.
-        output(&api::fit(&request).map_err(|e| {
-            let give = matches!(
-                e.hint,
-                Some(Hint::Give {
-                    input: Input::GpuModel
-                })
-            );
-            let e = rename_field(e, "inputs", "current");
-            let e = rename_field(e, "gpu_model", "options.gpuModel");
-            match e.field {
-                None if give => e.in_field("options.gpuModel"),
-                _ => e,
-            }
-        })?)
+        output(&api::fit(&request).map_err(js_fields)?)
     })())
+}
+
+/// `repartition`'s options: `{gpuModel, free: [{gpu, gpuInstanceId, node}]}`.
+#[derive(serde::Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct RepartitionOptionsJs {
+    gpu_model: Option<String>,
+    free: Vec<FreeJs>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FreeJs {
+    #[serde(default)]
+    node: Option<String>,
+    gpu: u64,
+    gpu_instance_id: u32,
+}
+
+/// The fewest GPU instances moved that let `asks` into the MIG layouts of `current` (`nvidia-smi
+/// mig -lgi` output): the end state, the ordered steps and commands, what to drain.
+#[wasm_bindgen]
+pub fn repartition(current: JsValue, asks: JsValue, options: JsValue) -> JsResult {
+    js((|| {
+        let options: RepartitionOptionsJs = input_or_default(options, "options")?;
+        let request = api::RepartitionRequest {
+            inputs: detect_inputs(current).map_err(|e| rename_field(e, "inputs", "current"))?,
+            gpu_model: options.gpu_model,
+            free: options
+                .free
+                .into_iter()
+                .map(|f| api::FreeInstance {
+                    node: f.node,
+                    gpu: f.gpu,
+                    gpu_instance_id: f.gpu_instance_id,
+                })
+                .collect(),
+            asks: asks_of(asks)?,
+        };
+        output(&api::repartition(&request).map_err(js_fields)?)
+    })())
+}
+
+/// The core's fields as this package's arguments name them (`current`, `options.gpuModel`,
+/// `options.free[0]`); the hint to give the model points at `options.gpuModel`.
+fn js_fields(e: Error) -> Error {
+    let give = matches!(
+        e.hint,
+        Some(Hint::Give {
+            input: Input::GpuModel
+        })
+    );
+    let e = rename_field(e, "inputs", "current");
+    let e = rename_field(e, "gpu_model", "options.gpuModel");
+    let e = rename_field(e, "free", "options.free");
+    match e.field {
+        None if give => e.in_field("options.gpuModel"),
+        _ => e,
+    }
 }
 
 /// An error's field with its first segment `from` renamed `to` (`inputs[0]` → `current[0]`).

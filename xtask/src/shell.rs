@@ -4,12 +4,13 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The workspace root (xtask lives one folder below it).
+/// The workspace root (xtask lives one folder below it). `cargo run` sets `CARGO_MANIFEST_DIR` for
+/// the checkout it runs in; the compile-time value is only a fallback, since two checkouts sharing
+/// one `target/` (as `.ci/run` does) can run a binary built in the other one.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    manifest.parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 /// A command line to run at the workspace root.

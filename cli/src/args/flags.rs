@@ -63,14 +63,18 @@ pub fn of(command: &Command) -> Flags {
         Command::Accounting(_) => RATES.to_vec(),
         Command::Release(_) => vec![("name", "NAME")],
         Command::ValidateMig(_) => vec![("gpu_model", "--gpu-model")],
-        Command::Fit(a) => {
-            let mut flags = Vec::new();
-            if a.gpu_model.is_some() {
-                flags.push(("gpu_model", "--gpu-model"));
-            }
-            flags
-        }
+        Command::Fit(a) => model_flag(a.gpu_model.is_some()),
+        Command::Repartition(a) => model_flag(a.gpu_model.is_some()),
         Command::Models(_) | Command::Detect(_) => Vec::new(),
+    }
+}
+
+/// `--gpu-model`, when it was given, is where the core's `gpu_model` came from.
+fn model_flag(given: bool) -> Flags {
+    if given {
+        vec![("gpu_model", "--gpu-model")]
+    } else {
+        Vec::new()
     }
 }
 

@@ -8,6 +8,7 @@ pub mod models;
 pub mod pack;
 pub mod plan;
 pub mod release;
+pub mod repartition;
 pub mod validate_mig;
 
 use crate::env::Env;

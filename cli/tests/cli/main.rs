@@ -12,3 +12,4 @@ mod ledger_durability;
 mod limits;
 mod pack;
 mod readme;
+mod repartition;

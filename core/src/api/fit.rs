@@ -110,9 +110,9 @@ pub struct FitUnplaced {
 }
 
 /// A GPU being fitted: where it is, its live state, and the asks' profiles on its model.
-struct Target<'a> {
-    source: &'a DiscoveredGpu,
-    live: LiveGpu,
+pub(super) struct Target<'a> {
+    pub source: &'a DiscoveredGpu,
+    pub live: LiveGpu,
 }
 
 /// Reads the GPUs, then places the asks (largest first) each on the first GPU with a free
@@ -134,19 +134,8 @@ pub fn fit(request: &FitRequest) -> Result<FitResponse> {
         .in_field("asks"));
     }
     crate::pack::check_unique_names(&request.asks)?;
-    let given = match &request.gpu_model {
-        Some(name) => Some(mig_model(name)?),
-        None => None,
-    };
-    let inventory = read(&request.inputs)?;
-    // The caps' notes (which mechanisms a plan may use) say nothing about what fits.
-    let (_, caps_notes) = inventory.caps_with_notes();
-    let mut notes: Vec<String> = inventory
-        .notes
-        .iter()
-        .filter(|n| !caps_notes.contains(n))
-        .cloned()
-        .collect();
+    let (inventory, given, mut notes) =
+        live_inventory(&request.inputs, request.gpu_model.as_deref())?;
     let mut targets = targets(&inventory, given, &mut notes)?;
     let profiles_of = |t: &Target| -> Vec<Option<usize>> {
         request
@@ -170,6 +159,24 @@ pub fn fit(request: &FitRequest) -> Result<FitResponse> {
     })
 }
 
+/// The inputs read, the model given (checked), and discovery's notes that concern live GPUs (the
+/// caps' notes — which mechanisms a plan may use — say nothing about what fits).
+pub(super) fn live_inventory(
+    inputs: &[DetectInput],
+    gpu_model: Option<&str>,
+) -> Result<(Inventory, Option<&'static GpuModel>, Vec<String>)> {
+    let given = gpu_model.map(mig_model).transpose()?;
+    let inventory = read(inputs)?;
+    let (_, caps_notes) = inventory.caps_with_notes();
+    let notes = inventory
+        .notes
+        .iter()
+        .filter(|n| !caps_notes.contains(n))
+        .cloned()
+        .collect();
+    Ok((inventory, given, notes))
+}
+
 fn mig_model(name: &str) -> Result<&'static GpuModel> {
     let model = require_model(name).map_err(|e| e.in_field(Input::GpuModel.field()))?;
     if !model.is_mig_capable() {
@@ -183,7 +190,7 @@ fn mig_model(name: &str) -> Result<&'static GpuModel> {
 }
 
 /// The MIG-enabled GPUs whose placements are known, each on its model; notes for the others.
-fn targets<'a>(
+pub(super) fn targets<'a>(
     inventory: &'a Inventory,
     given: Option<&'static GpuModel>,
     notes: &mut Vec<String>,
@@ -312,7 +319,7 @@ fn model_of(
     }
 }
 
-fn gpu_name(node: Option<&str>, index: u64) -> String {
+pub(super) fn gpu_name(node: Option<&str>, index: u64) -> String {
     match node {
         Some(node) => format!("{node} GPU {index}"),
         None => format!("GPU {index}"),
@@ -321,7 +328,7 @@ fn gpu_name(node: Option<&str>, index: u64) -> String {
 
 /// The MIG profile that serves `ask` on `model`: the one it names, or the least-waste profile
 /// covering its fraction; `None` when no profile of the model does.
-fn profile_for(ask: &FractionalAsk, model: &'static GpuModel) -> Option<usize> {
+pub(super) fn profile_for(ask: &FractionalAsk, model: &'static GpuModel) -> Option<usize> {
     let caps = ClusterGpuCaps {
         supports_mig: true,
         gpu_model: Some(model.name.to_string()),

@@ -12,6 +12,7 @@
 //! | summarise | [`summarise`] | [`SummaryResponse`] |
 //! | export | [`export`] | [`ExportResponse`] |
 //! | validate a MIG layout | [`validate_mig`] | [`MigValidation`] |
+//! | the fewest moves that fit new asks | [`repartition`] | [`RepartitionResponse`] (end state, steps, commands) |
 //! | what fits on GPUs as they are | [`fit`] | [`FitResponse`] (per GPU: creatable profiles, stranded slices; where asks go) |
 
 mod cluster;
@@ -19,6 +20,7 @@ mod export;
 mod fit;
 mod ledger;
 mod pack;
+mod repartition;
 
 pub use cluster::{caps_summary, detect, CapsFrom, Cluster, DetectInput, DetectResponse};
 pub use export::{export, gpu_ranges, ExportRequest, ExportResponse};
@@ -34,6 +36,10 @@ pub use ledger::{
 };
 pub use pack::{
     pack, OptimizeReport, PackRequest, PackResponse, DEFAULT_OPTIMIZE_MS, MAX_OPTIMIZE_MS,
+};
+pub use repartition::{
+    repartition, FreeInstance, InstanceStatus, MovedFrom, PlannedInstance, RepartitionGpu,
+    RepartitionRequest, RepartitionResponse, Step, MAX_REPARTITION_ASKS,
 };
 
 use crate::error::Result;

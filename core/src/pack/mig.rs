@@ -151,6 +151,16 @@ pub(crate) fn verify(model: &GpuModel, placed: &[Placed]) -> Result<(), Violatio
 /// the order is largest memory footprint first (ties by planned start), with `false`: it then
 /// works only if the driver picks the planned placements.
 pub(crate) fn creation_order(model: &GpuModel, placed: &[Placed]) -> (Vec<usize>, bool) {
+    creation_order_from(model, placed, 0)
+}
+
+/// [`creation_order`] on a GPU whose memory slices `occupied` (a bitmap) are already taken by
+/// instances that stay.
+pub(crate) fn creation_order_from(
+    model: &GpuModel,
+    placed: &[Placed],
+    occupied: u16,
+) -> (Vec<usize>, bool) {
     let mut largest_first: Vec<usize> = (0..placed.len()).collect();
     let size = |i: usize| {
         model
@@ -168,7 +178,7 @@ pub(crate) fn creation_order(model: &GpuModel, placed: &[Placed]) -> (Vec<usize>
         }
     }
     let mut sequence = Vec::new();
-    let start = std::collections::BTreeSet::from([0u16]);
+    let start = std::collections::BTreeSet::from([occupied]);
     if placed.len() <= 8 && fixed_order(model, &mut kinds, &start, &mut sequence) {
         // Map the profile sequence back onto the planned instances, in planned-start order.
         let mut taken = vec![false; placed.len()];

@@ -1,0 +1,669 @@
+//! The repartition use case: the fewest GPU instances moved (then the fewest GPUs touched) that
+//! let new asks into live MIG layouts, found exactly (`crate::repartition`), with the ordered
+//! steps, the nvidia-smi commands, what to drain first, and the mig-parted config of the end state.
+
+use super::cluster::DetectInput;
+use super::fit::{gpu_name, live_inventory, profile_for, targets, Target};
+use crate::ask::FractionalAsk;
+use crate::catalog::GpuModel;
+use crate::error::{Error, ErrorKind, Result};
+use crate::export::yaml::{quoted, Map, Value};
+use crate::pack::mig::{creation_order_from, Placed};
+use crate::repartition::{solve, Existing, Refusal, Solution, MAX_WORK};
+
+/// The most asks one repartition places.
+pub const MAX_REPARTITION_ASKS: usize = 64;
+
+/// GPUs as they are, the instances that may go, and the asks to fit.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RepartitionRequest {
+    /// nvidia-smi or kubectl output: one text per machine (`nvidia-smi mig -lgi` gives placements).
+    pub inputs: Vec<DetectInput>,
+    /// The GPU model, for GPUs whose inputs do not name it.
+    pub gpu_model: Option<String>,
+    /// GPU instances that are not in use and may be destroyed; every other one is in use.
+    pub free: Vec<FreeInstance>,
+    pub asks: Vec<FractionalAsk>,
+}
+
+/// A GPU instance that may go: its GPU (node and index) and its GPU instance ID.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FreeInstance {
+    pub node: Option<String>,
+    pub gpu: u64,
+    pub gpu_instance_id: u32,
+}
+
+/// The plan: what each GPU ends as, and the steps that get it there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
+pub struct RepartitionResponse {
+    pub model: String,
+    /// Instances in use that are destroyed and re-created elsewhere: the fewest possible.
+    pub moved: u32,
+    /// GPUs with any destroy or create: the fewest possible for that many moves.
+    pub gpus_touched: u32,
+    /// Asks that fit nowhere, even with moves (names, in input order).
+    pub unplaced: Vec<String>,
+    /// Every GPU as it ends.
+    pub gpus: Vec<RepartitionGpu>,
+    /// In order; each is valid at the moment it runs.
+    pub steps: Vec<Step>,
+    /// The same steps as nvidia-smi commands, with comments.
+    pub commands: Vec<String>,
+    /// What runs on a moved instance must stop first.
+    pub drain: Vec<String>,
+    /// A mig-parted config of the end state, for the GPUs touched.
+    pub mig_parted: String,
+    pub notes: Vec<String>,
+}
+
+/// One GPU as it ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
+pub struct RepartitionGpu {
+    pub node: Option<String>,
+    pub index: u64,
+    pub instances: Vec<PlannedInstance>,
+}
+
+/// An instance of the end state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
+pub struct PlannedInstance {
+    pub profile: String,
+    pub start: u8,
+    /// The existing instance's ID; `None` for one created by the plan.
+    pub gpu_instance_id: Option<u32>,
+    /// The ask it serves; `None` for an instance that was already in use.
+    pub ask: Option<String>,
+    pub status: InstanceStatus,
+    /// A moved instance: where it was.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub moved_from: Option<MovedFrom>,
+}
+
+/// Where a moved instance was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
+pub struct MovedFrom {
+    pub node: Option<String>,
+    pub gpu: u64,
+    pub gpu_instance_id: Option<u32>,
+    pub start: u8,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum InstanceStatus {
+    /// Already there, untouched.
+    Kept,
+    /// Re-created here after its old place was destroyed.
+    Moved,
+    /// Created for an ask.
+    New,
+}
+
+/// One step of the plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "op", rename_all = "snake_case"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(
+    feature = "ts",
+    ts(tag = "op", rename_all = "snake_case", rename_all_fields = "camelCase")
+)]
+pub enum Step {
+    /// Destroy a GPU instance (its compute instances first).
+    Destroy {
+        node: Option<String>,
+        gpu: u64,
+        gpu_instance_id: Option<u32>,
+        profile: String,
+        start: u8,
+    },
+    /// Create a GPU instance (with one compute instance spanning it) at a free placement.
+    Create {
+        node: Option<String>,
+        gpu: u64,
+        profile: String,
+        start: u8,
+        /// The ask it is for, or the moved instance it replaces (`GPU 3 instance 12`).
+        #[cfg_attr(feature = "serde", serde(rename = "for"))]
+        #[cfg_attr(feature = "ts", ts(rename = "for"))]
+        for_: String,
+    },
+}
+
+/// An ask resolved to a profile of the model, with its position in the request.
+struct Wanted<'a> {
+    index: usize,
+    name: &'a str,
+    profile: usize,
+}
+
+/// Plans the fewest moves that let the asks in.
+///
+/// # Errors
+/// As `fit` (discovery, the model, the layout); `free` naming no existing GPU instance (field
+/// `free[i]`); GPUs of more than one model; more than [`MAX_REPARTITION_ASKS`] asks; a search
+/// larger than the exact search takes on (`TooLarge`).
+pub fn repartition(request: &RepartitionRequest) -> Result<RepartitionResponse> {
+    if request.asks.len() > MAX_REPARTITION_ASKS {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!(
+                "{} asks is more than the {MAX_REPARTITION_ASKS} one repartition places",
+                request.asks.len()
+            ),
+        )
+        .in_field("asks"));
+    }
+    crate::pack::check_unique_names(&request.asks)?;
+    let (inventory, given, mut notes) =
+        live_inventory(&request.inputs, request.gpu_model.as_deref())?;
+    let targets = targets(&inventory, given, &mut notes)?;
+    let model = one_model(&targets)?;
+    let gpus = existing(&targets, &request.free)?;
+    let mut wanted = Vec::new();
+    let mut unplaced = Vec::new();
+    for (index, ask) in request.asks.iter().enumerate() {
+        match profile_for(ask, model) {
+            Some(profile) => wanted.push(Wanted {
+                index,
+                name: ask.name(),
+                profile,
+            }),
+            None => unplaced.push((index, ask.name().to_string())),
+        }
+    }
+    let mut asks = vec![0u32; model.profiles.len()];
+    for w in &wanted {
+        asks[w.profile] += 1;
+    }
+    let solution = solve(model, &gpus, &asks).map_err(|Refusal::TooLarge| {
+        Error::new(
+            ErrorKind::TooLarge,
+            format!("this repartition needs more than {MAX_WORK} search steps to be exact; give fewer GPUs (one node at a time) or fewer asks"),
+        )
+    })?;
+    let plan = Planner::new(model, &targets, &gpus, &solution, &wanted);
+    let (gpus_out, steps, drain) = plan.build();
+    let placed = placed_asks(&wanted, &solution.unplaced);
+    for w in &wanted {
+        if !placed.iter().any(|p| p.index == w.index) {
+            unplaced.push((w.index, w.name.to_string()));
+        }
+    }
+    unplaced.sort();
+    let commands = commands(model, &targets, &gpus, &solution, &steps);
+    Ok(RepartitionResponse {
+        model: model.name.to_string(),
+        moved: solution.moved,
+        gpus_touched: solution.touched,
+        unplaced: unplaced.into_iter().map(|(_, n)| n).collect(),
+        mig_parted: mig_parted(&targets, &solution, model),
+        gpus: gpus_out,
+        steps,
+        commands,
+        drain,
+        notes,
+    })
+}
+
+fn one_model(targets: &[Target]) -> Result<&'static GpuModel> {
+    let Some(first) = targets.first() else {
+        return Err(Error::new(
+            ErrorKind::Syntax,
+            "the inputs show no MIG-enabled GPU with known placements (nvidia-smi mig -lgi shows them)",
+        )
+        .in_field("inputs"));
+    };
+    let model = first.live.model;
+    if let Some(other) = targets.iter().find(|t| t.live.model.name != model.name) {
+        return Err(Error::new(
+            ErrorKind::Syntax,
+            format!(
+                "the inputs hold GPUs of two models ({} and {}); repartition plans one model at a time",
+                model.name, other.live.model.name
+            ),
+        )
+        .in_field("inputs"));
+    }
+    Ok(model)
+}
+
+/// Each GPU's instances, marked in use unless `free` names them.
+fn existing(targets: &[Target], free: &[FreeInstance]) -> Result<Vec<Vec<Existing>>> {
+    let mut out: Vec<Vec<Existing>> = targets
+        .iter()
+        .map(|t| {
+            t.live
+                .placed
+                .iter()
+                .map(|&placed| Existing {
+                    placed,
+                    in_use: true,
+                })
+                .collect()
+        })
+        .collect();
+    for (i, f) in free.iter().enumerate() {
+        let found = targets.iter().enumerate().find_map(|(g, t)| {
+            let here = t.source.index == f.gpu && (f.node.is_none() || f.node == t.source.node);
+            let k = id_position(t, f.gpu_instance_id).filter(|_| here)?;
+            Some((g, k))
+        });
+        let Some((g, k)) = found else {
+            return Err(Error::new(
+                ErrorKind::Syntax,
+                format!(
+                    "{} has no GPU instance {} in the inputs",
+                    gpu_name(f.node.as_deref(), f.gpu),
+                    f.gpu_instance_id
+                ),
+            )
+            .in_field(format!("free[{i}]")));
+        };
+        out[g][k].in_use = false;
+    }
+    Ok(out)
+}
+
+/// Position in `t.live.placed` (sorted by start) of the instance with this GPU instance ID.
+fn id_position(t: &Target, id: u32) -> Option<usize> {
+    let device = t
+        .source
+        .mig_devices
+        .iter()
+        .find(|d| d.gpu_instance_id == Some(id))?;
+    t.live
+        .placed
+        .iter()
+        .position(|p| Some(p.start) == device.start)
+}
+
+/// The GPU instance ID of the instance at `start` on `t`, as listed.
+fn id_at(t: &Target, start: u8) -> Option<u32> {
+    t.source
+        .mig_devices
+        .iter()
+        .find(|d| d.start == Some(start))
+        .and_then(|d| d.gpu_instance_id)
+}
+
+/// Turns the search's layouts into the end state and the steps, and assigns the new instances to
+/// the moved instances (same GPU first) and the asks (in input order).
+struct Planner<'a> {
+    model: &'static GpuModel,
+    targets: &'a [Target<'a>],
+    gpus: &'a [Vec<Existing>],
+    solution: &'a Solution,
+    wanted: &'a [Wanted<'a>],
+}
+
+impl<'a> Planner<'a> {
+    fn new(
+        model: &'static GpuModel,
+        targets: &'a [Target<'a>],
+        gpus: &'a [Vec<Existing>],
+        solution: &'a Solution,
+        wanted: &'a [Wanted<'a>],
+    ) -> Self {
+        Planner {
+            model,
+            targets,
+            gpus,
+            solution,
+            wanted,
+        }
+    }
+
+    fn build(&self) -> (Vec<RepartitionGpu>, Vec<Step>, Vec<String>) {
+        let name = |p: usize| self.model.profiles[p].name.to_string();
+        let node = |g: usize| self.targets[g].source.node.clone();
+        let index = |g: usize| self.targets[g].source.index;
+        // Existing instances that stay, and those destroyed (moved when in use).
+        let mut out: Vec<Vec<PlannedInstance>> = vec![Vec::new(); self.gpus.len()];
+        let mut open: Vec<(usize, usize, u8)> = Vec::new(); // new places: (gpu, profile, start)
+        let mut reused: Vec<(usize, usize)> = Vec::new(); // freed instances serving an ask: (gpu, slot in out)
+        let mut moved: Vec<(usize, Existing)> = Vec::new();
+        let mut steps = Vec::new();
+        let mut drain = Vec::new();
+        for (g, choice) in self.solution.choices.iter().enumerate() {
+            for (k, p) in choice.layout.iter().enumerate() {
+                let current = self.gpus[g].iter().find(|e| e.placed == *p);
+                match current {
+                    Some(e) => {
+                        out[g].push(PlannedInstance {
+                            profile: name(p.profile),
+                            start: p.start,
+                            gpu_instance_id: id_at(&self.targets[g], p.start),
+                            ask: None,
+                            status: InstanceStatus::Kept,
+                            moved_from: None,
+                        });
+                        if !e.in_use && !choice.leftover[k] {
+                            reused.push((g, out[g].len() - 1));
+                        }
+                    }
+                    None => open.push((g, p.profile, p.start)),
+                }
+            }
+            for e in &self.gpus[g] {
+                if choice.layout.contains(&e.placed) {
+                    continue;
+                }
+                let id = id_at(&self.targets[g], e.placed.start);
+                if e.in_use {
+                    moved.push((g, *e));
+                    let what = match id {
+                        Some(id) => format!("GPU instance {id}"),
+                        None => format!("the instance at slice {}", e.placed.start),
+                    };
+                    drain.push(format!(
+                        "{}: stop what runs on {what} ({}) — it moves",
+                        gpu_name(node(g).as_deref(), index(g)),
+                        name(e.placed.profile)
+                    ));
+                }
+                steps.push(Step::Destroy {
+                    node: node(g),
+                    gpu: index(g),
+                    gpu_instance_id: id,
+                    profile: name(e.placed.profile),
+                    start: e.placed.start,
+                });
+            }
+        }
+        // Asks take freed instances of their profile first, then new places; moved instances the
+        // rest of the new places, on their own GPU where one is left. The last asks of each
+        // profile are the unplaced ones.
+        let wanted = placed_asks(self.wanted, &self.solution.unplaced);
+        let mut creates: Vec<Vec<(usize, u8, String)>> = vec![Vec::new(); self.gpus.len()];
+        for w in wanted {
+            if let Some(at) = reused
+                .iter()
+                .position(|&(g, slot)| out[g][slot].profile == name(w.profile))
+            {
+                let (g, slot) = reused.remove(at);
+                out[g][slot].ask = Some(w.name.to_string());
+                continue;
+            }
+            if let Some(at) = open.iter().position(|&(_, p, _)| p == w.profile) {
+                let (g, p, start) = open.remove(at);
+                out[g].push(PlannedInstance {
+                    profile: name(p),
+                    start,
+                    gpu_instance_id: None,
+                    ask: Some(w.name.to_string()),
+                    status: InstanceStatus::New,
+                    moved_from: None,
+                });
+                creates[g].push((p, start, w.name.to_string()));
+            }
+        }
+        for (from, e) in moved {
+            let pick = open
+                .iter()
+                .position(|&(g, p, _)| g == from && p == e.placed.profile)
+                .or_else(|| open.iter().position(|&(_, p, _)| p == e.placed.profile));
+            let id = id_at(&self.targets[from], e.placed.start);
+            let Some(at) = pick else {
+                // A freed instance of the profile left over takes it instead (the search counted it).
+                if let Some(r) = reused
+                    .iter()
+                    .position(|&(g, slot)| out[g][slot].profile == name(e.placed.profile))
+                {
+                    let (g, slot) = reused.remove(r);
+                    out[g][slot].status = InstanceStatus::Moved;
+                    out[g][slot].moved_from = Some(MovedFrom {
+                        node: node(from),
+                        gpu: index(from),
+                        gpu_instance_id: id,
+                        start: e.placed.start,
+                    });
+                }
+                continue;
+            };
+            let (g, p, start) = open.remove(at);
+            let label = match id {
+                Some(id) => format!(
+                    "{} instance {id}",
+                    gpu_name(node(from).as_deref(), index(from))
+                ),
+                None => format!(
+                    "{} slice {}",
+                    gpu_name(node(from).as_deref(), index(from)),
+                    e.placed.start
+                ),
+            };
+            out[g].push(PlannedInstance {
+                profile: name(p),
+                start,
+                gpu_instance_id: None,
+                ask: None,
+                status: InstanceStatus::Moved,
+                moved_from: Some(MovedFrom {
+                    node: node(from),
+                    gpu: index(from),
+                    gpu_instance_id: id,
+                    start: e.placed.start,
+                }),
+            });
+            creates[g].push((p, start, label));
+        }
+        for (g, list) in creates.iter().enumerate() {
+            let kept: Vec<Placed> = out[g]
+                .iter()
+                .filter(|i| i.gpu_instance_id.is_some() || i.status == InstanceStatus::Kept)
+                .filter_map(|i| {
+                    Some(Placed {
+                        profile: self
+                            .model
+                            .profiles
+                            .iter()
+                            .position(|p| p.name == i.profile)?,
+                        start: i.start,
+                    })
+                })
+                .collect();
+            let new: Vec<Placed> = list
+                .iter()
+                .map(|&(profile, start, _)| Placed { profile, start })
+                .collect();
+            let (order, _) = creation_order_from(self.model, &new, occupied(self.model, &kept));
+            for k in order {
+                let (p, start, for_) = &list[k];
+                steps.push(Step::Create {
+                    node: node(g),
+                    gpu: index(g),
+                    profile: name(*p),
+                    start: *start,
+                    for_: for_.clone(),
+                });
+            }
+        }
+        for list in &mut out {
+            list.sort_by_key(|i| i.start);
+        }
+        let gpus = out
+            .into_iter()
+            .enumerate()
+            .map(|(g, instances)| RepartitionGpu {
+                node: node(g),
+                index: index(g),
+                instances,
+            })
+            .collect();
+        (gpus, steps, drain)
+    }
+}
+
+/// The asks the search placed: all but the last `unplaced[p]` of each profile `p`.
+fn placed_asks<'w>(wanted: &'w [Wanted<'w>], unplaced: &[u32]) -> Vec<&'w Wanted<'w>> {
+    let mut left = unplaced.to_vec();
+    let mut out: Vec<&Wanted> = Vec::new();
+    for w in wanted.iter().rev() {
+        if left[w.profile] > 0 {
+            left[w.profile] -= 1;
+        } else {
+            out.push(w);
+        }
+    }
+    out.reverse();
+    out
+}
+
+fn occupied(model: &GpuModel, placed: &[Placed]) -> u16 {
+    placed
+        .iter()
+        .fold(0, |m, p| m | model.profiles[p.profile].mask_at(p.start))
+}
+
+/// The steps as nvidia-smi commands: destroys by GPU instance ID, then per GPU one `-cgi` in an
+/// order that works whatever free placement the driver picks where one exists (else the planned
+/// placements are stated: nvidia-smi's `-cgi` takes no placement, docs/hardware-facts.md §1.1).
+fn commands(
+    model: &GpuModel,
+    targets: &[Target],
+    gpus: &[Vec<Existing>],
+    solution: &Solution,
+    steps: &[Step],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in steps {
+        if let Step::Destroy {
+            gpu,
+            gpu_instance_id: Some(id),
+            profile,
+            start,
+            ..
+        } = s
+        {
+            out.push(format!("nvidia-smi mig -dci -i {gpu} -gi {id}   # {profile} at slice {start}: its compute instances"));
+            out.push(format!("nvidia-smi mig -dgi -i {gpu} -gi {id}"));
+        } else if let Step::Destroy {
+            gpu,
+            profile,
+            start,
+            ..
+        } = s
+        {
+            out.push(format!("# GPU {gpu}: destroy the {profile} at slice {start} (its GPU instance ID was not in the input)"));
+        }
+    }
+    for (g, t) in targets.iter().enumerate() {
+        let creates: Vec<(&str, u8)> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Create {
+                    gpu,
+                    node,
+                    profile,
+                    start,
+                    ..
+                } if *gpu == t.source.index && *node == t.source.node => {
+                    Some((profile.as_str(), *start))
+                }
+                _ => None,
+            })
+            .collect();
+        if creates.is_empty() {
+            continue;
+        }
+        let kept: Vec<Placed> = solution.choices[g]
+            .layout
+            .iter()
+            .copied()
+            .filter(|p| gpus[g].iter().any(|e| e.placed == *p))
+            .collect();
+        let new: Vec<Placed> = creates
+            .iter()
+            .filter_map(|&(name, start)| {
+                Some(Placed {
+                    profile: model.profiles.iter().position(|p| p.name == name)?,
+                    start,
+                })
+            })
+            .collect();
+        let (_, any_choice) = creation_order_from(model, &new, occupied(model, &kept));
+        let names: Vec<&str> = creates.iter().map(|c| c.0).collect();
+        let at: Vec<String> = creates.iter().map(|c| format!("{}:{}", c.0, c.1)).collect();
+        let how = if any_choice {
+            "this order succeeds whatever free placement the driver picks".to_string()
+        } else {
+            format!(
+                "works if the driver picks the planned placements {}",
+                at.join(", ")
+            )
+        };
+        out.push(format!(
+            "nvidia-smi mig -i {} -cgi {} -C   # {how}",
+            t.source.index,
+            names.join(",")
+        ));
+    }
+    out
+}
+
+/// A mig-parted config with one entry per GPU touched, holding its end state. mig-parted applies a
+/// whole layout, destroying and re-creating every instance of the GPUs it configures
+/// (NVIDIA/mig-parted#119), so the comment says to drain them all first.
+fn mig_parted(targets: &[Target], solution: &Solution, model: &GpuModel) -> String {
+    let mut entries: Vec<Value> = Vec::new();
+    for (g, t) in targets.iter().enumerate() {
+        let layout = &solution.choices[g].layout;
+        let same =
+            layout.len() == t.live.placed.len() && layout.iter().all(|p| t.live.placed.contains(p));
+        if same {
+            continue;
+        }
+        let mut counts = Map::new();
+        let mut names: Vec<&str> = layout
+            .iter()
+            .map(|p| model.profiles[p.profile].name)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        for n in names {
+            let c = layout
+                .iter()
+                .filter(|p| model.profiles[p.profile].name == n)
+                .count();
+            counts.insert(n, Value::from(c as u64));
+        }
+        let mut entry = Map::new();
+        entry.comment(format!(
+            "{} ({})",
+            gpu_name(t.source.node.as_deref(), t.source.index),
+            model.name
+        ));
+        entry.insert("devices", Value::from(vec![Value::from(t.source.index)]));
+        entry.insert("mig-enabled", Value::from(true));
+        entry.insert("mig-devices", Value::from(counts));
+        entries.push(Value::from(entry));
+    }
+    let mut configs = Map::new();
+    configs.insert("gpu-share-repartition", Value::from(entries));
+    let mut doc = Map::new();
+    doc.comment(format!(
+        "The end state of the GPUs the plan touches. mig-parted re-creates every instance of a GPU it configures \
+         (NVIDIA/mig-parted#119): drain all of {} first, or apply the steps instead, which keep the instances marked kept.",
+        quoted("each GPU listed")
+    ));
+    doc.insert("version", Value::from("v1"));
+    doc.insert("mig-configs", Value::from(configs));
+    crate::export::yaml::document(&doc)
+}
