@@ -175,42 +175,53 @@ fn better(a: Score, b: Score) -> bool {
     a.0 > b.0 || (a.0 == b.0 && a.1 < b.1)
 }
 
-/// The optimum for `gpus` (each GPU's existing instances) of one `model`, placing `asks[p]` new
-/// instances of each profile `p` besides every instance in use.
-pub(crate) fn solve(
-    model: &GpuModel,
-    gpus: &[Vec<Existing>],
-    asks: &[u32],
-) -> Result<Solution, Refusal> {
+/// Demand still to place, per profile.
+type Demand = Vec<u32>;
+
+/// The best way found to a demand after some GPUs: its score, and the step back to the demand
+/// before this GPU with the option and the use of its freed instances that were taken.
+#[derive(Clone, Debug)]
+struct Reached {
+    score: Score,
+    back: Option<(Demand, usize, usize)>,
+}
+
+/// Every demand reachable after each GPU (layer `g + 1` is after GPU `g`), best score each.
+type Layers = Vec<HashMap<Demand, Reached>>;
+
+/// The demand of the instances in use and the asks, and the most of each profile one layout may hold.
+fn demand_and_limit(model: &GpuModel, gpus: &[Vec<Existing>], asks: &[u32]) -> (Demand, Vec<u32>) {
     let n = model.profiles.len();
     let mut demand = asks.to_vec();
     demand.resize(n, 0);
     let mut limit = demand.clone();
-    for gpu in gpus {
-        for e in gpu {
-            if e.in_use {
-                demand[e.placed.profile] += 1;
-            }
-            limit[e.placed.profile] += 1;
+    for e in gpus.iter().flatten() {
+        if e.in_use {
+            demand[e.placed.profile] += 1;
         }
+        limit[e.placed.profile] += 1;
     }
     for (p, profile) in model.profiles.iter().enumerate() {
         limit[p] = limit[p].max(demand[p]).min(u32::from(profile.max_count));
     }
-    let all = layouts(model, &limit);
-    let in_use: u32 = gpus.iter().flatten().filter(|e| e.in_use).count() as u32;
-    // states[g]: remaining demand → (score, back-pointer to the state before, option, use).
-    type Back = (Vec<u32>, usize, usize);
-    let mut layers: Vec<HashMap<Vec<u32>, (Score, Option<Back>)>> =
-        Vec::with_capacity(gpus.len() + 1);
-    layers.push(HashMap::from([(demand.clone(), ((0, 0), None))]));
+    (demand, limit)
+}
+
+/// The forward pass: per GPU, every option applied to every demand reached so far.
+fn search(per_gpu: &[Vec<Option_>], demand: Demand) -> Result<Layers, Refusal> {
+    let mut layers: Layers = vec![HashMap::from([(
+        demand,
+        Reached {
+            score: (0, 0),
+            back: None,
+        },
+    )])];
     let mut work = 0u64;
-    let per_gpu: Vec<Vec<Option_>> = gpus.iter().map(|g| options(model, g, &all)).collect();
     for (g, opts) in per_gpu.iter().enumerate() {
-        let mut next: HashMap<Vec<u32>, (Score, Option<Back>)> = HashMap::new();
-        let mut states: Vec<(&Vec<u32>, &(Score, Option<Back>))> = layers[g].iter().collect();
-        states.sort_by(|a, b| a.0.cmp(b.0)); // deterministic order of ties
-        for (state, (score, _)) in states {
+        let mut next: HashMap<Demand, Reached> = HashMap::new();
+        let mut states: Vec<(&Demand, &Reached)> = layers[g].iter().collect();
+        states.sort_by(|a, b| a.0.cmp(b.0)); // the same ties win on every run
+        for (state, reached) in states {
             for (oi, opt) in opts.iter().enumerate() {
                 for (ui, (_, consumed)) in opt.uses.iter().enumerate() {
                     work += 1;
@@ -220,68 +231,84 @@ pub(crate) fn solve(
                     if consumed.iter().zip(state).any(|(c, s)| c > s) {
                         continue;
                     }
-                    let rest: Vec<u32> = state.iter().zip(consumed).map(|(s, c)| s - c).collect();
-                    let s = (score.0 + opt.kept, score.1 + u32::from(opt.touched));
-                    let back = Some((state.clone(), oi, ui));
-                    match next.get(&rest) {
-                        Some((old, _)) if !better(s, *old) => {}
-                        _ => {
-                            next.insert(rest, (s, back));
-                        }
+                    let rest: Demand = state.iter().zip(consumed).map(|(s, c)| s - c).collect();
+                    let score = (
+                        reached.score.0 + opt.kept,
+                        reached.score.1 + u32::from(opt.touched),
+                    );
+                    if next.get(&rest).is_none_or(|old| better(score, old.score)) {
+                        let back = Some((state.clone(), oi, ui));
+                        next.insert(rest, Reached { score, back });
                     }
                 }
             }
         }
         layers.push(next);
     }
-    // Every instance in use placed; of the rest, fewest asks unplaced, then the best score.
+    Ok(layers)
+}
+
+/// The optimum for `gpus` (each GPU's existing instances) of one `model`, placing `asks[p]` new
+/// instances of each profile `p` besides every instance in use.
+pub(crate) fn solve(
+    model: &GpuModel,
+    gpus: &[Vec<Existing>],
+    asks: &[u32],
+) -> Result<Solution, Refusal> {
+    let (demand, limit) = demand_and_limit(model, gpus, asks);
+    let all = layouts(model, &limit);
+    let per_gpu: Vec<Vec<Option_>> = gpus.iter().map(|g| options(model, g, &all)).collect();
+    let layers = search(&per_gpu, demand.clone())?;
+    // Every instance in use placed; of the rest, fewest asks unplaced, then the best score. The
+    // current layouts always qualify (nothing moved, every ask unplaced), so there is a best.
     let in_use_of = |p: usize| demand[p] - asks.get(p).copied().unwrap_or(0);
-    let last = layers.last().expect("one layer per GPU and the start");
-    let mut best: Option<(u32, Score, &Vec<u32>)> = None;
-    let mut finals: Vec<(&Vec<u32>, &(Score, Option<Back>))> = last.iter().collect();
+    let mut finals: Vec<(&Demand, &Reached)> = layers[gpus.len()].iter().collect();
     finals.sort_by(|a, b| a.0.cmp(b.0));
-    for (rest, (score, _)) in finals {
-        let placed_all_in_use = (0..n).all(|p| demand[p] - rest[p] >= in_use_of(p));
-        if !placed_all_in_use {
+    let mut best: Option<(u32, Score, &Demand)> = None;
+    for (rest, reached) in finals {
+        if (0..rest.len()).any(|p| demand[p] - rest[p] < in_use_of(p)) {
             continue;
         }
         let unplaced: u32 = rest.iter().sum();
-        let wins = match best {
-            None => true,
-            Some((u, s, _)) => unplaced < u || (unplaced == u && better(*score, s)),
-        };
+        let wins = best
+            .is_none_or(|(u, s, _)| unplaced < u || (unplaced == u && better(reached.score, s)));
         if wins {
-            best = Some((unplaced, *score, rest));
+            best = Some((unplaced, reached.score, rest));
         }
     }
-    // The current layouts always qualify (nothing moved, every ask unplaced), so there is a best.
     let (_, score, rest) = best.expect("keeping every layout as it is is always possible");
-    let mut choices = vec![
-        Choice {
-            layout: Vec::new(),
-            leftover: Vec::new()
-        };
-        gpus.len()
-    ];
-    let mut state = rest.clone();
-    for g in (0..gpus.len()).rev() {
-        let (_, back) = &layers[g + 1][&state];
-        let (before, oi, ui) = back
-            .clone()
-            .expect("every layer after the first has a back-pointer");
-        let opt = &per_gpu[g][oi];
-        choices[g] = Choice {
-            layout: all[opt.layout].clone(),
-            leftover: opt.uses[ui].0.clone(),
-        };
-        state = before;
-    }
+    let in_use: u32 = gpus.iter().flatten().filter(|e| e.in_use).count() as u32;
     Ok(Solution {
-        choices,
+        choices: trace_back(&layers, &per_gpu, &all, rest),
         unplaced: rest.clone(),
         moved: in_use - score.0,
         touched: score.1,
     })
+}
+
+/// The choice per GPU that led to `rest`, following the back-pointers.
+fn trace_back(
+    layers: &Layers,
+    per_gpu: &[Vec<Option_>],
+    all: &[Vec<Placed>],
+    rest: &Demand,
+) -> Vec<Choice> {
+    let mut choices = Vec::with_capacity(per_gpu.len());
+    let mut state = rest.clone();
+    for g in (0..per_gpu.len()).rev() {
+        let (before, oi, ui) = layers[g + 1][&state]
+            .back
+            .clone()
+            .expect("every layer after the first has a back-pointer");
+        let opt = &per_gpu[g][oi];
+        choices.push(Choice {
+            layout: all[opt.layout].clone(),
+            leftover: opt.uses[ui].0.clone(),
+        });
+        state = before;
+    }
+    choices.reverse();
+    choices
 }
 
 #[cfg(test)]

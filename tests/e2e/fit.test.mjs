@@ -40,3 +40,23 @@ test('pasted -lgi output: held, new, free and stranded slices, and where the ask
   assert.match(await error.textContent(), /choose the GPU model/);
   await assertClean(assert, page, watch);
 });
+
+test('make room: the fewest moves after the pasted layout, and marking an instance free changes the plan', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=big:3g.40gb&mig-capable&gpu-model=A100-SXM4-80GB');
+  await paste(page, lgi);
+  const summary = page.locator('[data-testid="repartition-summary"]');
+  await summary.waitFor();
+  assert.equal(await summary.textContent(), '1 instance moved, 1 GPU touched');
+  const after = page.locator('[data-testid="after-gpu-3"] ol.slices > li');
+  const kinds = await after.evaluateAll((cells) => cells.map((c) => c.className.replace('slice ', '')));
+  assert.deepEqual(kinds, ['held', 'held', 'moved', 'free', 'new', 'new', 'new', 'new']);
+  const steps = await page.locator('[data-testid="repartition-steps"]').textContent();
+  assert.match(steps, /destroy 1g\.10gb at slice 5 \(GPU instance 12\) on GPU 3/);
+  assert.match(await page.locator('[data-testid="repartition-commands"]').textContent(), /nvidia-smi mig -dgi -i 3 -gi 12/);
+  await shot(page.locator('section.fit'), 'repartition-dra-933');
+  // Instance 12 is not in use: nothing has to move.
+  await page.getByRole('checkbox', { name: /GPU instance 12\)/ }).check();
+  await page.waitForFunction(() => document.querySelector('[data-testid="repartition-summary"]')?.textContent.startsWith('0 instances moved'));
+  await assertClean(assert, page, watch);
+});

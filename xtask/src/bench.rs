@@ -8,6 +8,7 @@ mod bpplib;
 mod mig_quality;
 mod peers;
 mod quality;
+mod repartition;
 mod report;
 mod speed;
 
@@ -16,12 +17,12 @@ use gpu_share_core::pack::optimize::Budget;
 use std::path::{Path, PathBuf};
 
 const USAGE: &str = "usage: cargo xtask bench --bpplib DIR [--tsv FILE] [--budget-ms N] \
-[--only quality|mig|speed|peers] [--family NAME] [--no-write] (--help: what DIR holds)";
+[--only quality|mig|repartition|speed|peers] [--family NAME] [--no-write] (--help: what DIR holds)";
 
 /// What `--bpplib DIR` must hold; the data is not in the repository.
 const BPPLIB_DIR: &str = "\
 --bpplib DIR names the BPPLIB benchmark data, which the repository does not ship; the quality and
-peers parts (everything but `--only mig` and `--only speed`) need it. DIR must hold:
+peers parts (everything but `--only mig`, `--only repartition` and `--only speed`) need it. DIR must hold:
   - the instances, one folder per family (Falkenauer_T/, Scholl_1/, Hard28/, ...), each instance a
     `.txt` file: n (the number of items) on the first line, the capacity c on the second, then n
     integer weights, one per line;
@@ -160,6 +161,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     } else {
         Vec::new()
     };
+    let repartition_rows = if wants("repartition") {
+        repartition::run()?
+    } else {
+        Vec::new()
+    };
     let mut speed = Vec::new();
     let mut mig = None;
     if wants("speed") {
@@ -182,6 +188,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             rows: &rows,
             peers: &peers,
             mig_rows: &mig_rows,
+            repartition: &repartition_rows,
             speed: &speed,
             mig,
             wall_s: started.elapsed().as_secs_f64(),

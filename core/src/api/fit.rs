@@ -263,12 +263,22 @@ fn model_of(
     name: &str,
     notes: &mut Vec<String>,
 ) -> Result<&'static GpuModel> {
-    if let Some(m) = g
+    let found = g
         .model
         .as_deref()
         .and_then(find_model)
-        .filter(|m| m.is_mig_capable())
-    {
+        .filter(|m| m.is_mig_capable());
+    if let Some(m) = found {
+        // A model the given one cannot be (other profiles) is the input's; boards with the same
+        // profiles (discovery may have named the first of them) are the user's to tell apart.
+        match given {
+            Some(g) if g.name != m.name && g.same_profiles(m) => return Ok(g),
+            Some(g) if g.name != m.name => notes.push(format!(
+                "{name}: the input shows a {}, so the model given ({}) is not used for it",
+                m.name, g.name
+            )),
+            _ => {}
+        }
         return Ok(m);
     }
     // Discovery's note that the input names no model is answered here, one way or the other.

@@ -3,11 +3,13 @@
 //! where the scenario's asks would go without moving an instance.
 //!
 //! The pasted text stays in this component (it can be large and names real machines); the asks and
-//! the GPU model come from the scenario, so the answer follows every edit.
+//! the GPU model come from the scenario, so the answer follows every edit. Below it, the fewest
+//! moves that would let every ask in (`repartition.rs`).
 
 use gpu_share_core::api::{self, DetectInput, FitRequest, FitResponse, GpuFit};
 use leptos::prelude::*;
 
+use super::repartition::Repartition;
 use crate::file_input::{pasted_text, read_chosen_text};
 use crate::state::AppState;
 use crate::words;
@@ -256,9 +258,10 @@ pub fn FitBox() -> impl IntoView {
                 prop:value=move || text.get() on:input=on_paste></textarea>
             <label class="file">"Or pick a file "
                 <input type="file" data-testid="fit-file" accept=".txt,.log,text/plain" on:change=on_file /></label>
-            <p class="legend"><span class="slice held">"in use"</span>" "<span class="slice new">"new"</span>" "
+            <p class="legend"><span class="slice held">"in use"</span>" "<span class="slice new">"new"</span>" "<span class="slice moved">"moved"</span>" "
                 <span class="slice free">"free"</span>" "<span class="slice stranded">"stranded"</span></p>
             {shown}
+            <Repartition text=text fit=result />
         </section>
     }
 }

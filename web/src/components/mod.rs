@@ -9,4 +9,5 @@ pub mod export;
 pub mod fit;
 pub mod ledger;
 pub mod plan;
+pub mod repartition;
 pub mod share;

@@ -3,6 +3,7 @@
 use super::mig_quality::MigRow;
 use super::peers::Peer;
 use super::quality::{summarise, Row};
+use super::repartition::RepartitionRow;
 use super::speed::{Timing, REFERENCE_UP_TO};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -13,6 +14,7 @@ pub struct Report<'a> {
     pub rows: &'a [Row],
     pub peers: &'a BTreeMap<String, Peer>,
     pub mig_rows: &'a [MigRow],
+    pub repartition: &'a [RepartitionRow],
     pub speed: &'a [Timing],
     /// (asks, milliseconds, GPUs) of a full MIG `bin_pack`.
     pub mig: Option<(usize, f64, u64)>,
@@ -138,6 +140,7 @@ part of the optimize column, and is below a millisecond per instance: see the sp
     );
     let _ = writeln!(s, "Per-instance rows: the TSV written by the same command (`--tsv`, default `target/bench/bpplib.tsv`).\n");
     mig_quality(&mut s, r);
+    repartition(&mut s, r);
     let _ = writeln!(s, "## Speed\n");
     let _ = writeln!(
         s,
@@ -259,4 +262,38 @@ counts instances packed on exactly that many GPUs, which is then optimal.\n",
         );
     }
     let _ = writeln!(s);
+}
+
+fn repartition(s: &mut String, r: &Report) {
+    if r.repartition.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "## Repartition on random live states\n");
+    let _ = writeln!(
+        s,
+        "Per MIG board of the catalogue, {} seeded random live states: two GPUs with random plain-profile instances at \
+random valid placements (a quarter of them freed), and one or two random plain-profile asks, given to `api::repartition` \
+(the call `gpu-share repartition` and the npm `repartition` make) as `nvidia-smi mig -lgi` text. The search is exact \
+(a dynamic programme over every valid layout of each GPU; tested against an exhaustive search), so *moved* is the \
+minimum; times are wall-clock per state on one thread, parsing included. Goal: every state within a second.\n",
+        super::repartition::STATES
+    );
+    let _ = writeln!(
+        s,
+        "| board | states | max ms | mean ms | instances moved | asks unplaced |"
+    );
+    let _ = writeln!(s, "|---|--:|--:|--:|--:|--:|");
+    for row in r.repartition {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.1} | {:.2} | {} | {} |",
+            row.model, row.states, row.max_ms, row.mean_ms, row.moved, row.unplaced
+        );
+    }
+    let worst = r.repartition.iter().map(|x| x.max_ms).fold(0.0, f64::max);
+    let verdict = if worst < 1000.0 { "met" } else { "not met" };
+    let _ = writeln!(
+        s,
+        "\nSlowest state: {worst:.1} ms; the one-second goal is {verdict}.\n"
+    );
 }
