@@ -119,8 +119,8 @@ fn discovery_text() -> impl Strategy<Value = String> {
     ]
 }
 
-/// The smaller real captures, sections of the larger ones, and the `-lgi`/`-lci`/`-L` fuzz seed (no real
-/// capture of those is among the fixtures; the seed is in their documented format), read once.
+/// The smaller real captures, sections of the larger ones, the `-lgi`/`-lci`/`-L` fuzz seed (in their
+/// documented format) and the two real `-lgi` outputs quoted in public issues, read once.
 fn fixtures() -> &'static [String] {
     static FIXTURES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     FIXTURES.get_or_init(|| {
@@ -139,6 +139,8 @@ fn fixtures() -> &'static [String] {
             read("qx-t4.xml"),
             mig[from..to].to_string(),
             std::fs::read_to_string(seed).unwrap(),
+            read("mig-lgi__dra-driver-nvidia-gpu-933.txt"),
+            read("mig-lgi__dcgm-138.txt"),
         ]
     })
 }
@@ -146,7 +148,7 @@ fn fixtures() -> &'static [String] {
 /// A real capture with a few bytes deleted, replaced or inserted, or cut short.
 fn mutated_fixture() -> impl Strategy<Value = String> {
     (
-        0..4usize,
+        0..6usize,
         prop::collection::vec((any::<prop::sample::Index>(), 0..4u8, any::<u8>()), 1..6),
     )
         .prop_map(|(which, edits)| {
@@ -290,6 +292,27 @@ proptest! {
             let _ = select_mechanism(a, &caps);
         }
         if let Ok(r) = bin_pack(&asks, &caps) {
+            prop_assert!(r.unplaced.len() <= asks.len());
+        }
+    }
+
+    #[test]
+    fn fit_and_repartition_never_panic(
+        text in prop_oneof![mutated_fixture(), discovery_text()],
+        asks in prop::collection::vec(ask(), 0..4),
+        free in prop::collection::vec((0u64..4, 0u32..20), 0..3),
+        model in prop::option::of(prop::sample::select(vec!["a100-80gb", "h100", "a30", "t4", "nonsense"])),
+    ) {
+        use gpu_share_core::api::{fit, repartition, DetectInput, FitRequest, FreeInstance, RepartitionRequest};
+        let asks: Vec<FractionalAsk> = asks.into_iter().flatten().collect();
+        let inputs = vec![DetectInput { label: "text".into(), text }];
+        let gpu_model = model.map(String::from);
+        let _ = fit(&FitRequest { inputs: inputs.clone(), gpu_model: gpu_model.clone(), asks: asks.clone() });
+        let free = free
+            .into_iter()
+            .map(|(gpu, gpu_instance_id)| FreeInstance { node: None, gpu, gpu_instance_id })
+            .collect();
+        if let Ok(r) = repartition(&RepartitionRequest { inputs, gpu_model, free, asks: asks.clone() }) {
             prop_assert!(r.unplaced.len() <= asks.len());
         }
     }
