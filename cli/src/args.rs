@@ -75,12 +75,16 @@ pub struct CapsArgs {
     /// Allowed MIG profiles, comma-separated.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub mig_profiles: Option<Vec<String>>,
+    /// The nodes, so that no node needs two sharing configurations and a multi-GPU ask stays on
+    /// one node: NODESxGPUS (4x8: four nodes of eight GPUs) or NAME:GPUS,… (gpu-a:8,gpu-b:4).
+    #[arg(long, value_name = "4x8")]
+    pub nodes: Option<String>,
     /// Take the caps from discovery output instead of these flags (what `gpu-share detect --from`
     /// reads: nvidia-smi -q -x, nvidia-smi, kubectl get nodes -o json, …; `-` is stdin); repeatable.
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with_all = ["mig_capable", "mps", "timeslice", "gpu_model", "mig_profiles"]
+        conflicts_with_all = ["mig_capable", "mps", "timeslice", "gpu_model", "mig_profiles", "nodes"]
     )]
     pub caps_from: Vec<PathBuf>,
 }
@@ -102,6 +106,12 @@ impl CapsArgs {
             supports_timeslicing: self.timeslice,
             gpu_model: self.gpu_model.clone(),
             gpu_count,
+            nodes: self
+                .nodes
+                .as_deref()
+                .map(gpu_share_core::nodes::parse_nodes)
+                .transpose()
+                .map_err(|e| flags::at_flag(e, "--nodes"))?,
         }))
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::catalog::{self, GpuModel, MigProfile, DEFAULT_MIG_MODEL};
 use crate::error::{Error, ErrorKind, Hint, Input, Result};
+use crate::nodes::{check_names, NodeSpec, MAX_NODES};
 
 /// The most GPUs a cluster description may hold.
 pub const MAX_GPU_COUNT: u64 = 1_000_000;
@@ -23,8 +24,13 @@ pub struct ClusterGpuCaps {
     pub supports_timeslicing: bool,
     /// The GPU model, by canonical, nvidia-smi or short name.
     pub gpu_model: Option<String>,
-    /// How many GPUs there are; `None` means as many as needed.
+    /// How many GPUs there are; `None` means as many as needed (or, with `nodes`, the nodes' GPUs).
     pub gpu_count: Option<u64>,
+    /// The nodes and their GPUs, when the plan must respect them: one sharing configuration per
+    /// node, a multi-GPU ask on one node (`crate::nodes`). `None`: GPUs without nodes.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub nodes: Option<Vec<NodeSpec>>,
 }
 
 /// Caps checked against the catalogue, with the model settled.
@@ -43,7 +49,9 @@ pub struct ResolvedCaps {
     pub profiles_limited: bool,
     pub mps: bool,
     pub timeslicing: bool,
+    /// The GPU limit: given, or the nodes' GPUs.
     pub gpu_count: Option<u64>,
+    pub nodes: Option<Vec<NodeSpec>>,
 }
 
 impl ClusterGpuCaps {
@@ -61,7 +69,8 @@ impl ClusterGpuCaps {
     /// the model does not offer; `OutOfRange` for a GPU count of 0 or above [`MAX_GPU_COUNT`];
     /// `OutOfRange` for MIG on a model without it.
     pub fn resolve(&self, asked_profiles: &[&str]) -> Result<ResolvedCaps> {
-        if let Some(n) = self.gpu_count {
+        let gpu_count = self.node_gpu_count()?;
+        if let Some(n) = gpu_count {
             if n == 0 || n > MAX_GPU_COUNT {
                 return Err(Error::new(
                     ErrorKind::OutOfRange,
@@ -139,8 +148,33 @@ impl ClusterGpuCaps {
             profiles_limited: !limited.is_empty(),
             mps: self.supports_mps,
             timeslicing: self.supports_timeslicing,
-            gpu_count: self.gpu_count,
+            gpu_count,
+            nodes: self.nodes.clone(),
         })
+    }
+
+    /// The GPU count, checked against the nodes: theirs when none is given.
+    fn node_gpu_count(&self) -> Result<Option<u64>> {
+        let Some(nodes) = &self.nodes else {
+            return Ok(self.gpu_count);
+        };
+        let err = |m: String| Err(Error::new(ErrorKind::OutOfRange, m).in_field("nodes"));
+        if nodes.is_empty() || nodes.len() > MAX_NODES {
+            return err(format!("give between 1 and {MAX_NODES} nodes"));
+        }
+        check_names(nodes)?;
+        let total = nodes.iter().try_fold(0u64, |t, n| {
+            t.checked_add(n.gpus).filter(|&t| t <= MAX_GPU_COUNT)
+        });
+        let Some(total) = total else {
+            return err(format!("the nodes hold more than {MAX_GPU_COUNT} GPUs"));
+        };
+        match self.gpu_count {
+            Some(n) if n != total => err(format!(
+                "the nodes hold {total} GPUs but the GPU count is {n}: give one or the other"
+            )),
+            _ => Ok(Some(total)),
+        }
     }
 }
 

@@ -28,6 +28,7 @@ pub mod discover;
 pub mod error;
 pub mod export;
 mod fit;
+pub mod nodes;
 pub mod pack;
 pub mod parse;
 pub mod plan;

@@ -18,9 +18,10 @@ pub struct Scenario {
 }
 
 /// Query keys a scenario understands; any other key (say `embed`) is left to the page.
-pub const SCENARIO_KEYS: [&str; 8] = [
+pub const SCENARIO_KEYS: [&str; 9] = [
     "ask",
     "gpus",
+    "nodes",
     "timeslice",
     "mig-capable",
     "mps",
@@ -31,6 +32,7 @@ pub const SCENARIO_KEYS: [&str; 8] = [
 
 impl Scenario {
     /// Reads `ask=a:0.5&ask=x:3g.20gb&gpus=2&timeslice&mig-capable&mps&gpu-model=h100&mig-profiles=1g.10gb,2g.20gb`
+    /// (and `nodes=4x8` or `nodes=gpu-a:8,gpu-b:4`)
     /// (a leading `?` is allowed; `+` and `%XX` are decoded; unknown keys are ignored). A flag may
     /// be given bare or as `=true`/`=1`; `=false`/`=0` turns it off.
     ///
@@ -72,6 +74,14 @@ impl Scenario {
                         })?)
                     };
                 }
+                "nodes" => {
+                    let v = value.as_deref().unwrap_or("").trim();
+                    s.caps.nodes = if v.is_empty() {
+                        None
+                    } else {
+                        Some(crate::nodes::parse_nodes(v)?)
+                    };
+                }
                 "timeslice" => s.caps.supports_timeslicing = flag("timeslice")?,
                 "mig-capable" => s.caps.supports_mig = flag("mig-capable")?,
                 "mps" => s.caps.supports_mps = flag("mps")?,
@@ -101,6 +111,12 @@ impl Scenario {
             .collect();
         if let Some(n) = self.caps.gpu_count {
             parts.push(format!("gpus={n}"));
+        }
+        if let Some(nodes) = &self.caps.nodes {
+            parts.push(format!(
+                "nodes={}",
+                encode(&crate::nodes::nodes_to_text(nodes))
+            ));
         }
         for (on, key) in [
             (self.caps.supports_mig, "mig-capable"),

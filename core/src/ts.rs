@@ -7,6 +7,7 @@
 use crate::account::GpuHours;
 use crate::api::{CapsFrom, DetectResponse, OptimizeReport, PackResponse};
 use crate::discover::Inventory;
+use crate::nodes::NodeLayout;
 use crate::pack::{GpuLayout, MigInstance, PackResult, SharedSlot, Unplaced};
 use crate::{Choice, ClusterGpuCaps, FractionalAsk, Share};
 use ts_rs::{Config, TypeVisitor, TS};
@@ -109,7 +110,7 @@ declared!(
     "PackResult",
     " The packing of a set of asks.",
     pack_result,
-    [Unplaced, GpuLayout, Choice]
+    [Unplaced, GpuLayout, Choice, NodeLayout]
 );
 
 fn pack_result(cfg: &Config) -> String {
@@ -152,6 +153,11 @@ fn pack_result(cfg: &Config) -> String {
             n::<Vec<Choice>>(cfg),
         ),
         ("", "notes", n::<Vec<String>>(cfg)),
+        (
+            "The nodes, when the cluster has them: each one's role and GPUs.",
+            "nodes?",
+            n::<Vec<NodeLayout>>(cfg),
+        ),
     ])
 }
 
@@ -168,6 +174,7 @@ fn gpu_layout(cfg: &Config) -> String {
     let common = |mechanism: &str| {
         vec![
             ("The GPU's position in the packing, from 0.", "index", n::<u64>(cfg)),
+            ("The node it is on, when the cluster has nodes.", "node?", n::<String>(cfg)),
             ("", "mechanism", mechanism.to_string()),
             ("Names of the asks on this GPU.", "asks", n::<Vec<String>>(cfg)),
             (
@@ -183,12 +190,15 @@ fn gpu_layout(cfg: &Config) -> String {
         "instances",
         n::<Vec<MigInstance>>(cfg),
     ));
+    // Absent on a MIG GPU: `g.slots ?? []` type-checks on any GPU.
+    mig.push(("", "slots?", "never".to_string()));
     let mut shared = common("\"mps\" | \"timeslice\" | \"whole\"");
     shared.push((
         "Each ask's share of this GPU (a whole GPU's one ask: 1).",
         "slots",
         n::<Vec<SharedSlot>>(cfg),
     ));
+    shared.push(("", "instances?", "never".to_string()));
     format!("{} | {}", object(&mig), object(&shared))
 }
 

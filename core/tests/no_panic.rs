@@ -198,14 +198,27 @@ fn caps() -> impl Strategy<Value = ClusterGpuCaps> {
         models,
         profiles,
         prop::option::of(0u64..5),
+        prop::option::of(prop::collection::vec(
+            (prop::sample::select(vec!["a", "b", "c", ""]), 0u64..4),
+            0..4,
+        )),
     )
-        .prop_map(|(f, model, profiles, count)| ClusterGpuCaps {
+        .prop_map(|(f, model, profiles, count, nodes)| ClusterGpuCaps {
             supports_mig: f[0],
             supports_mps: f[1],
             supports_timeslicing: f[2],
             gpu_model: model.map(String::from),
             mig_profiles: profiles.map(|p| p.into_iter().map(String::from).collect()),
             gpu_count: count,
+            // Nodes as any caller may give them: empty names, repeats, no GPUs included.
+            nodes: nodes.map(|list| {
+                list.into_iter()
+                    .map(|(name, gpus)| gpu_share_core::nodes::NodeSpec {
+                        name: name.into(),
+                        gpus,
+                    })
+                    .collect()
+            }),
         })
 }
 

@@ -127,6 +127,8 @@ pub struct CapsIn {
     pub model: Option<ModelIn>,
     pub profiles: Option<Vec<u8>>,
     pub count: Option<CountIn>,
+    /// Nodes as (name number, GPUs): repeats and zero GPUs included, as a caller may give them.
+    pub nodes: Option<Vec<(u8, u8)>>,
 }
 
 impl CapsIn {
@@ -146,6 +148,14 @@ impl CapsIn {
                     .collect()
             }),
             gpu_count: self.count.as_ref().map(CountIn::get),
+            nodes: self.nodes.as_ref().map(|list| {
+                list.iter()
+                    .map(|&(name, gpus)| gpu_share_core::nodes::NodeSpec {
+                        name: format!("n{name}"),
+                        gpus: u64::from(gpus),
+                    })
+                    .collect()
+            }),
         }
     }
 }
@@ -225,6 +235,22 @@ pub fn check_pack(asks: &[FractionalAsk], limit: Option<u64>, r: &PackResult) {
                 let v = validate_placements(model, &placed).expect("catalogue profiles");
                 assert!(v.valid, "GPU {i}: {:?}", v.reason);
             }
+        }
+    }
+    // Nodes: never more GPUs than a node has, one role per node, every GPU on its node.
+    for n in &r.nodes {
+        assert!(
+            n.gpus.len() as u64 <= n.capacity,
+            "node {} over full",
+            n.name
+        );
+        for &g in &n.gpus {
+            let gpu = &r.gpus[g as usize];
+            assert_eq!(
+                n.role,
+                Some(gpu_share_core::nodes::NodeRole::of(gpu.mechanism()))
+            );
+            assert_eq!(gpu.node.as_deref(), Some(n.name.as_str()));
         }
     }
     let mut unplaced: BTreeMap<&str, u64> = BTreeMap::new();

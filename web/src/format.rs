@@ -55,6 +55,17 @@ pub fn gpu_count(text: &str) -> Result<Option<u64>, String> {
         .map_err(|_| format!("expected a whole number of GPUs or blank for unlimited, got {t:?}"))
 }
 
+/// The nodes field: blank is no nodes; else the core's grammar (`4x8`, `gpu-a:8,gpu-b:4`), its
+/// error in the page's words.
+pub fn nodes(text: &str) -> Result<Option<Vec<gpu_share_core::nodes::NodeSpec>>, String> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    gpu_share_core::nodes::parse_nodes(text)
+        .map(Some)
+        .map_err(|e| crate::words::message(&e))
+}
+
 /// An optional number field (rates): blank is `None`.
 pub fn optional_number(text: &str) -> Result<Option<f64>, String> {
     let t = text.trim();

@@ -112,8 +112,9 @@ fn mig_lane(gpu: &GpuLayout, instances: &[MigInstance], slices: u8) -> Lane {
         index: gpu.index,
         mechanism: Mechanism::Mig,
         title: format!(
-            "GPU {} · mig · {taken} of {slices} memory slices used",
-            gpu.index
+            "GPU {}{} · mig · {taken} of {slices} memory slices used",
+            gpu.index,
+            on_node(gpu)
         ),
         slices: Some(slices),
         segments,
@@ -171,14 +172,23 @@ fn shared_lane(gpu: &GpuLayout, slots: &[SharedSlot]) -> Lane {
         index: gpu.index,
         mechanism: gpu.mechanism(),
         title: format!(
-            "GPU {} · {} · {} used",
+            "GPU {}{} · {} · {} used",
             gpu.index,
+            on_node(gpu),
             gpu.mechanism(),
             gpu.used_fraction()
         ),
         slices: None,
         segments,
     }
+}
+
+/// ` on node-1` for a GPU on a node, else nothing.
+fn on_node(gpu: &GpuLayout) -> String {
+    gpu.node
+        .as_deref()
+        .map(|n| format!(" on {n}"))
+        .unwrap_or_default()
 }
 
 fn fmt_share(v: f64) -> String {

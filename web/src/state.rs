@@ -129,6 +129,9 @@ pub struct AppState {
     next_id: StoredValue<u64>,
     pub gpu_model: RwSignal<String>,
     pub gpu_count: RwSignal<String>,
+    /// The nodes as typed (`4x8`, `gpu-a:8,gpu-b:4`; blank: no nodes).
+    pub nodes: RwSignal<String>,
+    pub nodes_error: Memo<Option<String>>,
     pub mig: RwSignal<bool>,
     pub limit_profiles: RwSignal<bool>,
     pub allowed_profiles: RwSignal<Vec<String>>,
@@ -188,7 +191,19 @@ impl AppState {
         let caps = &scenario.caps;
         let rows = RwSignal::new(rows);
         let gpu_model = RwSignal::new(caps.gpu_model.clone().unwrap_or_default());
-        let gpu_count = RwSignal::new(caps.gpu_count.map(|n| n.to_string()).unwrap_or_default());
+        let nodes_given = caps.nodes.is_some();
+        let gpu_count = RwSignal::new(
+            caps.gpu_count
+                .filter(|_| !nodes_given)
+                .map(|n| n.to_string())
+                .unwrap_or_default(),
+        );
+        let nodes = RwSignal::new(
+            caps.nodes
+                .as_deref()
+                .map(gpu_share_core::nodes::nodes_to_text)
+                .unwrap_or_default(),
+        );
         let mig = RwSignal::new(caps.supports_mig);
         let limit_profiles = RwSignal::new(caps.mig_profiles.is_some());
         let allowed_profiles = RwSignal::new(caps.mig_profiles.clone().unwrap_or_default());
@@ -211,6 +226,7 @@ impl AppState {
         let invalid_rows =
             Memo::new(move |_| rows.with(|rows| rows.iter().filter(|r| r.ask().is_err()).count()));
         let gpu_count_error = Memo::new(move |_| format::gpu_count(&gpu_count.get()).err());
+        let nodes_error = Memo::new(move |_| format::nodes(&nodes.get()).err());
         let caps = Memo::new(move |_| ClusterGpuCaps {
             supports_mig: mig.get(),
             mig_profiles: limit_profiles.get().then(|| allowed_profiles.get()),
@@ -218,6 +234,7 @@ impl AppState {
             supports_timeslicing: timeslice.get(),
             gpu_model: Some(gpu_model.get()).filter(|m| !m.trim().is_empty()),
             gpu_count: format::gpu_count(&gpu_count.get()).ok().flatten(),
+            nodes: format::nodes(&nodes.get()).ok().flatten(),
         });
         let scenario = Memo::new(move |_| Scenario {
             asks: asks.with(|a| a.iter().map(|e| e.ask.clone()).collect()),
@@ -248,6 +265,8 @@ impl AppState {
             next_id,
             gpu_model,
             gpu_count,
+            nodes,
+            nodes_error,
             mig,
             limit_profiles,
             allowed_profiles,

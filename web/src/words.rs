@@ -12,6 +12,7 @@ pub fn field(name: &str) -> Option<&'static str> {
         "grid_g_co2e_per_kwh" => "grid intensity",
         "gpu_model" => "GPU model",
         "gpu_count" => "GPU count",
+        "nodes" => "Nodes",
         "mig_profiles" => "MIG profiles",
         "mig_profile" => "MIG profile",
         "supports_mig" => "MIG",

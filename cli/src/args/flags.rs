@@ -99,6 +99,7 @@ fn caps(c: &CapsArgs, ask_profile: Option<&'static str>) -> Flags {
     let mut flags = vec![
         ("gpu_model", "--gpu-model"),
         ("supports_mig", "--mig-capable"),
+        ("nodes", "--nodes"),
     ];
     let allowed = c.mig_profiles.is_some().then_some("--mig-profiles");
     match (c.gpu_model.is_some(), allowed, ask_profile) {

@@ -142,6 +142,18 @@ fn write_text(out: &mut impl Write, r: &PackResult, style: Style) -> std::io::Re
             line.replacen(m, &style.mechanism(gpu.mechanism()), 1)
         )?;
     }
+    for n in &r.nodes {
+        let what = match n.role {
+            Some(role) => format!(
+                "{role}, {} of {} GPUs: {}",
+                n.gpus.len(),
+                n.capacity,
+                gpu_share_core::api::gpu_ranges(&n.gpus)
+            ),
+            None => format!("unused, {} GPUs", n.capacity),
+        };
+        writeln!(out, "  node {}: {what}", printable(&n.name))?;
+    }
     if !r.unplaced.is_empty() {
         writeln!(out, "{}", style.warning("unplaced:"))?;
         for u in &r.unplaced {
@@ -186,7 +198,10 @@ fn gpu_row(g: &GpuLayout) -> Vec<String> {
         Tenants::Whole(ask) => format!("{} {:.2}", printable(ask), Share::ONE),
     };
     vec![
-        format!("GPU {}", g.index),
+        match &g.node {
+            Some(node) => format!("GPU {} on {}", g.index, printable(node)),
+            None => format!("GPU {}", g.index),
+        },
         g.mechanism().to_string(),
         format!("{:.2} used", g.used_fraction()),
         asks,

@@ -2,6 +2,7 @@
 
 use crate::caps::ClusterGpuCaps;
 use crate::catalog::{self, GpuModel};
+use crate::nodes::NodeSpec;
 use std::collections::{BTreeMap, HashMap};
 
 /// The text formats discovery reads.
@@ -387,8 +388,32 @@ impl Inventory {
             supports_timeslicing,
             gpu_model: chosen,
             gpu_count: (!self.gpus.is_empty()).then_some(self.gpus.len() as u64),
+            nodes: self.node_specs(),
         };
         (caps, notes)
+    }
+}
+
+impl Inventory {
+    /// The Kubernetes nodes as the planner's nodes, when every GPU read is on one of them (so the
+    /// nodes' GPUs are the GPU count); `None` otherwise.
+    fn node_specs(&self) -> Option<Vec<NodeSpec>> {
+        let nodes: Vec<NodeSpec> = self
+            .nodes
+            .iter()
+            .filter(|n| n.gpu_count > 0)
+            .map(|n| NodeSpec {
+                name: n.name.clone(),
+                gpus: n.gpu_count,
+            })
+            .collect();
+        let total: u64 = nodes.iter().map(|n| n.gpus).sum();
+        let all_on_nodes = self.gpus.iter().all(|g| {
+            g.node
+                .as_ref()
+                .is_some_and(|name| nodes.iter().any(|n| &n.name == name))
+        });
+        (!nodes.is_empty() && all_on_nodes && total == self.gpus.len() as u64).then_some(nodes)
     }
 }
 

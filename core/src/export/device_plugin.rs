@@ -309,6 +309,14 @@ pub(crate) fn configs(plan: &Plan, options: &ExportOptions) -> Result<String> {
             text.push('\n');
             text.push_str(n);
         }
+        let labels = plan.label_commands(&c.gpus, "nvidia.com/device-plugin.config", &name);
+        if !labels.is_empty() {
+            text.push_str("\nSelect it on its nodes:");
+            for l in labels {
+                text.push_str("\n  ");
+                text.push_str(&l);
+            }
+        }
         yaml::write_comment(&mut out, 0, &text);
         let mut doc = Map::new();
         doc.insert("version", "v1");

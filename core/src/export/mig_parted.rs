@@ -58,8 +58,12 @@ fn warnings(plan: &Plan) -> Vec<String> {
 /// Instance counts per profile, and the GPUs holding exactly those.
 type Group<'g> = (Vec<(String, u64)>, Vec<&'g MigGpu>);
 
-/// The mig-parted config of the plan: one named config, entries grouped by identical instances.
+/// The mig-parted config of the plan: one named config, entries grouped by identical instances;
+/// with nodes, one config per distinct node layout, its device indices counted on the node.
 pub(crate) fn mig_parted(plan: &Plan, options: &ExportOptions) -> String {
+    if !plan.result.nodes.is_empty() {
+        return per_node(plan, options);
+    }
     let mut out = plan.header("mig-parted");
     let mut intro = format!(
         "NVIDIA mig-parted config (v1). Apply it with `nvidia-mig-parted apply -f FILE -c {name}`, or give it to the GPU Operator's mig-manager and label the nodes nvidia.com/mig.config={name}.\nDevice indices are the plan's GPU numbers, as if its GPUs sat on one node; if they do not, split the entries per node (indices count from 0 on each node).\nEvery layout below passed the catalogue's placement rules (valid starts, no overlap, maximum counts).",
@@ -69,8 +73,69 @@ pub(crate) fn mig_parted(plan: &Plan, options: &ExportOptions) -> String {
         intro.push_str(&format!("\n⚠ {w}"));
     }
     yaml::write_comment(&mut out, 0, &intro);
+    let all: Vec<(u64, u64)> = plan
+        .result
+        .gpus
+        .iter()
+        .map(|g| (g.index, g.index))
+        .collect();
+    let entries = entries(plan, &all);
+    let doc = Map::new().with("version", "v1").with(
+        "mig-configs",
+        Map::new().with(options.config_name.as_str(), Value::Seq(entries)),
+    );
+    out.push_str(&yaml::document(&doc));
+    out
+}
+
+/// One config per distinct node layout (`<name>-1`, `<name>-2`, …), each node labelled with its own.
+fn per_node(plan: &Plan, options: &ExportOptions) -> String {
+    let mut out = plan.header("mig-parted");
+    let mut configs: Vec<(Vec<Value>, Vec<&str>)> = Vec::new();
+    for node in &plan.result.nodes {
+        let gpus: Vec<(u64, u64)> = node
+            .gpus
+            .iter()
+            .enumerate()
+            .map(|(local, &g)| (g, local as u64))
+            .collect();
+        let entries = entries(plan, &gpus);
+        match configs.iter_mut().find(|(e, _)| *e == entries) {
+            Some((_, nodes)) => nodes.push(&node.name),
+            None => configs.push((entries, vec![&node.name])),
+        }
+    }
+    let name = |k: usize| format!("{}-{}", options.config_name, k + 1);
+    let mut intro = String::from("NVIDIA mig-parted config (v1), one config per distinct node layout; device indices count from 0 on each node. Give it to the GPU Operator's mig-manager and label each node with its config:");
+    for (k, (_, nodes)) in configs.iter().enumerate() {
+        for node in nodes {
+            intro.push_str(&format!(
+                "\n  kubectl label node {node} nvidia.com/mig.config={} --overwrite",
+                name(k)
+            ));
+        }
+    }
+    intro.push_str("\nEvery layout below passed the catalogue's placement rules (valid starts, no overlap, maximum counts).");
+    for w in warnings(plan) {
+        intro.push_str(&format!("\n⚠ {w}"));
+    }
+    yaml::write_comment(&mut out, 0, &intro);
+    let mut all = Map::new();
+    for (k, (entries, nodes)) in configs.into_iter().enumerate() {
+        all.comment(format!("nodes {}", nodes.join(", ")));
+        all.insert(name(k), Value::Seq(entries));
+    }
+    let doc = Map::new().with("version", "v1").with("mig-configs", all);
+    out.push_str(&yaml::document(&doc));
+    out
+}
+
+/// The entries for `gpus`, given as (plan index, device index): MIG GPUs grouped by identical
+/// instances, then the others with MIG off (`devices: all` and MIG off when there are none).
+fn entries(plan: &Plan, gpus: &[(u64, u64)]) -> Vec<Value> {
+    let device = |g: u64| gpus.iter().find(|(p, _)| *p == g).map(|&(_, d)| d);
     let mut groups: Vec<Group> = Vec::new();
-    for g in &plan.mig_gpus {
+    for g in plan.mig_gpus.iter().filter(|g| device(g.index).is_some()) {
         let key = counts(plan.model, g);
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, list)) => list.push(g),
@@ -83,7 +148,11 @@ pub(crate) fn mig_parted(plan: &Plan, options: &ExportOptions) -> String {
         for g in gpus {
             entry.comment(format!("GPU {}: {}", g.index, placements(g)));
         }
-        let devices: Vec<Value> = gpus.iter().map(|g| Value::from(g.index)).collect();
+        let devices: Vec<Value> = gpus
+            .iter()
+            .filter_map(|g| device(g.index))
+            .map(Value::from)
+            .collect();
         entry.insert("devices", Value::FlowSeq(devices));
         entry.insert("mig-enabled", true);
         let mut mig_devices = Map::new();
@@ -97,7 +166,7 @@ pub(crate) fn mig_parted(plan: &Plan, options: &ExportOptions) -> String {
         .result
         .gpus
         .iter()
-        .filter(|g| g.mechanism() != Mechanism::Mig)
+        .filter(|g| g.mechanism() != Mechanism::Mig && device(g.index).is_some())
         .map(|g| g.index)
         .collect();
     if !others.is_empty() {
@@ -105,7 +174,13 @@ pub(crate) fn mig_parted(plan: &Plan, options: &ExportOptions) -> String {
         entry.comment(format!("without MIG in the plan: {}", gpu_list(&others)));
         entry.insert(
             "devices",
-            Value::FlowSeq(others.iter().map(|&i| Value::from(i)).collect()),
+            Value::FlowSeq(
+                others
+                    .iter()
+                    .filter_map(|&i| device(i))
+                    .map(Value::from)
+                    .collect(),
+            ),
         );
         entry.insert("mig-enabled", false);
         entries.push(entry.into());
@@ -117,12 +192,7 @@ pub(crate) fn mig_parted(plan: &Plan, options: &ExportOptions) -> String {
         entry.insert("mig-enabled", false);
         entries.push(entry.into());
     }
-    let doc = Map::new().with("version", "v1").with(
-        "mig-configs",
-        Map::new().with(options.config_name.as_str(), Value::Seq(entries)),
-    );
-    out.push_str(&yaml::document(&doc));
-    out
+    entries
 }
 
 /// A shell script of `nvidia-smi mig` commands creating the plan's MIG instances.
@@ -130,7 +200,12 @@ pub(crate) fn mig_commands(plan: &Plan) -> String {
     let mut out = String::from("#!/bin/sh\n");
     out.push_str(&plan.header("mig-commands"));
     let indices: Vec<String> = plan.mig_gpus.iter().map(|g| g.index.to_string()).collect();
-    let mut intro = String::from("nvidia-smi commands creating the plan's MIG instances, each with its default compute instance (-C). Run as root with the GPUs idle. GPU numbers are the plan's: change -i to the node's indices.");
+    let mut intro = String::from("nvidia-smi commands creating the plan's MIG instances, each with its default compute instance (-C). Run as root with the GPUs idle.");
+    intro.push_str(if plan.result.nodes.is_empty() {
+        " GPU numbers are the plan's: change -i to the node's indices."
+    } else {
+        " Run each GPU's commands on its node: -i is the GPU's index on that node."
+    });
     if indices.is_empty() {
         intro.push_str("\nThe plan has no MIG GPUs: nothing to create.");
     } else {
@@ -149,7 +224,11 @@ pub(crate) fn mig_commands(plan: &Plan) -> String {
     }
     for g in &plan.mig_gpus {
         let model = plan.model.map_or("", |m| m.name);
-        let mut text = format!("GPU {} ({model}): expected {}", g.index, placements(g));
+        let (on, index) = match plan.place_of(g.index) {
+            Some((node, local)) => (format!(", GPU {local} of node {node}"), local),
+            None => (String::new(), g.index),
+        };
+        let mut text = format!("GPU {}{on} ({model}): expected {}", g.index, placements(g));
         if g.validation.order_works_for_any_placement {
             text.push_str("\nthis order succeeds whatever free placement the driver picks (under the catalogue's placement rules)");
         } else {
@@ -163,7 +242,7 @@ pub(crate) fn mig_commands(plan: &Plan) -> String {
             .map(|p| p.profile.as_str())
             .collect();
         if !names.is_empty() {
-            out.push_str(&create_command(g.index, &names));
+            out.push_str(&create_command(index, &names));
             out.push('\n');
         }
     }

@@ -429,6 +429,26 @@ impl<'a> Plan<'a> {
         })
     }
 
+    /// The node a GPU of the plan is on and its index there (nodes count GPUs from 0), when the
+    /// cluster has nodes.
+    pub fn place_of(&self, gpu: u64) -> Option<(&'a str, u64)> {
+        self.result.nodes.iter().find_map(|n| {
+            let local = n.gpus.iter().position(|&g| g == gpu)?;
+            Some((n.name.as_str(), local as u64))
+        })
+    }
+
+    /// `kubectl label node` commands giving each node of `gpus` the `label=value`: one per node,
+    /// in the nodes' order (none without nodes).
+    pub fn label_commands(&self, gpus: &[u64], label: &str, value: &str) -> Vec<String> {
+        self.result
+            .nodes
+            .iter()
+            .filter(|n| n.gpus.iter().any(|g| gpus.contains(g)))
+            .map(|n| format!("kubectl label node {} {label}={value} --overwrite", n.name))
+            .collect()
+    }
+
     /// Indices of the GPUs of one mechanism, in order.
     pub fn gpus_of(&self, mechanism: Mechanism) -> Vec<u64> {
         self.result

@@ -12,6 +12,8 @@ use crate::units::Share;
 pub struct GpuLayout {
     /// The GPU's position in the packing, from 0.
     pub index: u64,
+    /// The node it is on, when the cluster has nodes.
+    pub node: Option<String>,
     tenants: Tenants,
     used_fraction: Share,
 }
@@ -86,6 +88,7 @@ impl GpuLayout {
         });
         GpuLayout {
             index,
+            node: None,
             tenants: Tenants::Mig(instances),
             used_fraction,
         }
@@ -101,6 +104,7 @@ impl GpuLayout {
         };
         GpuLayout {
             index,
+            node: None,
             tenants,
             used_fraction: Share::from_units(used),
         }
@@ -110,6 +114,7 @@ impl GpuLayout {
     pub(crate) fn whole(index: u64, ask: String) -> Self {
         GpuLayout {
             index,
+            node: None,
             tenants: Tenants::Whole(ask),
             used_fraction: Share::ONE,
         }
@@ -190,14 +195,18 @@ impl GpuLayout {
 }
 
 /// The JSON every version has written: `index`, `mechanism`, `asks`, `used_fraction`, then
-/// `slots` (shared and whole GPUs; a whole GPU's one slot has share 1) or `instances` (MIG).
+/// `slots` (shared and whole GPUs; a whole GPU's one slot has share 1) or `instances` (MIG), and
+/// `node` when the cluster has nodes.
 #[cfg(feature = "serde")]
 impl serde::Serialize for GpuLayout {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let asks: Vec<&str> = self.asks().collect();
-        let mut st = s.serialize_struct("GpuLayout", 5)?;
+        let mut st = s.serialize_struct("GpuLayout", 6)?;
         st.serialize_field("index", &self.index)?;
+        if let Some(node) = &self.node {
+            st.serialize_field("node", node)?;
+        }
         st.serialize_field("mechanism", &self.mechanism())?;
         st.serialize_field("asks", &asks)?;
         st.serialize_field("used_fraction", &self.used_fraction)?;

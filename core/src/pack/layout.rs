@@ -7,6 +7,7 @@ use super::tree::FirstFitTree;
 use super::MPS_CLIENTS_PER_GPU;
 use crate::caps::{ResolvedCaps, MAX_GPU_COUNT};
 use crate::catalog::{GpuModel, ProfileClass};
+use crate::nodes::NodeLayout;
 use crate::plan::{Choice, Mechanism};
 use crate::units::Share;
 
@@ -27,6 +28,8 @@ pub struct PackResult {
     /// The mechanism choice for every ask, in input order.
     pub choices: Vec<Choice>,
     pub notes: Vec<String>,
+    /// The nodes, when the cluster has them: each one's role and GPUs.
+    pub nodes: Vec<NodeLayout>,
 }
 
 /// An ask the packer could not place.
@@ -72,7 +75,7 @@ impl serde::Serialize for PackResult {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let names: Vec<&str> = self.unplaced.iter().map(|u| u.name.as_str()).collect();
-        let mut st = s.serialize_struct("PackResult", 9)?;
+        let mut st = s.serialize_struct("PackResult", 11)?;
         st.serialize_field("gpus_used", &self.gpus_used)?;
         st.serialize_field("lower_bound", &self.lower_bound)?;
         st.serialize_field("gpu_count", &self.gpu_count)?;
@@ -83,6 +86,9 @@ impl serde::Serialize for PackResult {
         st.serialize_field("gpus", &self.gpus)?;
         st.serialize_field("choices", &self.choices)?;
         st.serialize_field("notes", &self.notes)?;
+        if !self.nodes.is_empty() {
+            st.serialize_field("nodes", &self.nodes)?;
+        }
         st.end()
     }
 }
@@ -297,6 +303,7 @@ impl Builder {
                 .collect(),
             choices,
             notes: Vec::new(),
+            nodes: Vec::new(),
         }
     }
 }

@@ -38,12 +38,18 @@ pub const MPS_CLIENTS_PER_GPU: u32 = 48;
 /// asks are placed first, each on the first GPU of its mechanism with room, or on a new GPU. When
 /// the GPU limit leaves asks unplaced, asks move to a weaker mechanism the cluster also offers
 /// where that places more (`fallback.rs`; the result's notes name them). Asks that still do not
-/// fit are returned in `unplaced` with the reason, never dropped.
+/// fit are returned in `unplaced` with the reason, never dropped. With nodes in the caps, the GPUs
+/// are then put on nodes, one sharing configuration per node (`crate::nodes`).
 ///
 /// # Errors
 /// Invalid caps or profiles (naming the ask), duplicate ask names, more than [`MAX_ASKS`] asks,
 /// or a GPU count of 0.
 pub fn bin_pack(asks: &[FractionalAsk], caps: &ClusterGpuCaps) -> Result<PackResult> {
+    bin_pack_with(asks, caps, &PackOptions::default()).map(|p| p.result)
+}
+
+/// [`bin_pack`] without nodes: first-fit-decreasing and the fallback to weaker mechanisms.
+pub(crate) fn first_fit(asks: &[FractionalAsk], caps: &ClusterGpuCaps) -> Result<PackResult> {
     if asks.len() > MAX_ASKS {
         return Err(Error::new(
             ErrorKind::TooLarge,

@@ -4,7 +4,7 @@ mod mig;
 
 use super::layout::shared_bound;
 use super::optimize::{improve, Budget, Problem};
-use super::{bin_pack, GpuLayout, PackResult, SharedSlot, MPS_CLIENTS_PER_GPU};
+use super::{first_fit, GpuLayout, PackResult, SharedSlot, MPS_CLIENTS_PER_GPU};
 use crate::ask::FractionalAsk;
 use crate::caps::ClusterGpuCaps;
 use crate::error::Result;
@@ -38,19 +38,41 @@ impl OptimizedPack {
     }
 }
 
-/// Like [`bin_pack`], then, with `options.optimize`, re-packs the MPS and time-sliced GPUs with
+/// Like [`bin_pack`](super::bin_pack), then, with `options.optimize`, re-packs the MPS and time-sliced GPUs with
 /// [`improve`] and empties MIG GPUs whose instances fit on the others (`options/mig.rs`);
 /// the budget is split evenly between the pools in use. Whole GPUs are already optimal. GPUs a
 /// better packing frees go first to asks FFD could not place under a GPU limit (shared and whole asks).
 ///
+/// With nodes in the caps, the GPUs are then put on nodes, one sharing configuration per node
+/// (`crate::nodes`); asks that lose their GPU there are unplaced and the rest packed again.
+///
 /// # Errors
-/// As [`bin_pack`].
+/// As [`bin_pack`](super::bin_pack).
 pub fn bin_pack_with(
     asks: &[FractionalAsk],
     caps: &ClusterGpuCaps,
     options: &PackOptions,
 ) -> Result<OptimizedPack> {
-    let mut result = bin_pack(asks, caps)?;
+    let (result, ffd_gpus) = match &caps.nodes {
+        None => optimized(asks, caps, options)?,
+        Some(nodes) => crate::nodes::pack_on_nodes(asks, nodes, |a| optimized(a, caps, options))?,
+    };
+    let lower_bound = result.lower_bound;
+    Ok(OptimizedPack {
+        proven_optimal: result.unplaced.is_empty() && result.gpus_used == lower_bound,
+        lower_bound,
+        ffd_gpus,
+        result,
+    })
+}
+
+/// First-fit-decreasing, then the optimizer when asked; and the GPUs FFD alone used.
+fn optimized(
+    asks: &[FractionalAsk],
+    caps: &ClusterGpuCaps,
+    options: &PackOptions,
+) -> Result<(PackResult, u64)> {
+    let mut result = first_fit(asks, caps)?;
     let ffd_gpus = result.gpus_used;
     if let Some(budget) = options.optimize {
         let pools = [Mechanism::Mps, Mechanism::Timeslice, Mechanism::Mig];
@@ -81,13 +103,7 @@ pub fn bin_pack_with(
             ));
         }
     }
-    let lower_bound = result.lower_bound;
-    Ok(OptimizedPack {
-        proven_optimal: result.unplaced.is_empty() && result.gpus_used == lower_bound,
-        lower_bound,
-        ffd_gpus,
-        result,
-    })
+    Ok((result, ffd_gpus))
 }
 
 /// Re-packs the GPUs of one shared mechanism in place; freed GPUs are removed. Returns the GPUs

@@ -117,6 +117,16 @@ pub fn CapsForm() -> impl IntoView {
                         on:input=move |ev| state.gpu_count.set(event_target_value(&ev)) />
                     {move || state.gpu_count_error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
                 </div>
+                <label for="nodes">"Nodes"</label>
+                <div>
+                    <input id="nodes" type="text" placeholder="none (e.g. 4x8)" data-testid="nodes"
+                        aria-invalid=move || if state.nodes_error.get().is_some() { "true" } else { "false" }
+                        aria-describedby="nodes-hint"
+                        prop:value=move || state.nodes.get()
+                        on:input=move |ev| state.nodes.set(event_target_value(&ev)) />
+                    <span class="explain" id="nodes-hint">"4x8 (four nodes of eight GPUs) or gpu-a:8,gpu-b:4: one sharing configuration per node; a multi-GPU ask stays on one node. Leave the GPU count blank."</span>
+                    {move || state.nodes_error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
+                </div>
             </div>
             <fieldset class="mechanisms">
                 <legend>"Sharing the cluster supports"</legend>

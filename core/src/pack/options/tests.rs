@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::pack::optimize::Budget;
-use crate::pack::Tenants;
+use crate::pack::{bin_pack, Tenants};
 use proptest::prelude::*;
 
 fn fraction_asks(thousandths: &[u64]) -> Vec<FractionalAsk> {

@@ -1,0 +1,387 @@
+//! Nodes: the GPUs of a packing put on nodes so that no node needs two sharing configurations.
+//!
+//! The NVIDIA device plugin applies one configuration per node, chosen by the node label
+//! `nvidia.com/device-plugin.config`: time-slicing and MPS exclude each other and apply to every
+//! whole GPU of the node, and MPS is not offered on MIG-enabled GPUs (docs/hardware-facts.md §2).
+//! A time-sliced node's whole GPUs are all shared, so an exclusive whole GPU cannot sit there. So a
+//! node is *exclusive* (whole GPUs and MIG GPUs, the mixed MIG strategy), *time-slicing* or *MPS*.
+//! A pod asking for several whole GPUs gets them on one node, so a multi-GPU ask stays on one node.
+
+use crate::ask::FractionalAsk;
+use crate::error::{Error, ErrorKind, Result};
+use crate::pack::{GpuLayout, PackResult, Unplaced};
+use crate::plan::Choice;
+use crate::plan::Mechanism;
+
+/// The most nodes a cluster description may hold.
+pub const MAX_NODES: usize = 100_000;
+
+/// One node and how many GPUs it has.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct NodeSpec {
+    pub name: String,
+    pub gpus: u64,
+}
+
+/// The sharing configuration a node gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "kebab-case"))]
+pub enum NodeRole {
+    /// No sharing: whole GPUs, and MIG GPUs under the mixed strategy.
+    Exclusive,
+    /// The device plugin's time-slicing.
+    TimeSlicing,
+    /// The device plugin's MPS.
+    Mps,
+}
+
+impl NodeRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeRole::Exclusive => "exclusive",
+            NodeRole::TimeSlicing => "time-slicing",
+            NodeRole::Mps => "mps",
+        }
+    }
+
+    /// The role the GPUs of `mechanism` need.
+    pub fn of(mechanism: Mechanism) -> NodeRole {
+        match mechanism {
+            Mechanism::Mps => NodeRole::Mps,
+            Mechanism::Timeslice => NodeRole::TimeSlicing,
+            Mechanism::Mig | Mechanism::Whole => NodeRole::Exclusive,
+        }
+    }
+}
+
+impl std::fmt::Display for NodeRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+/// A node of the packing, with the GPUs on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
+pub struct NodeLayout {
+    pub name: String,
+    /// `None` for a node the packing leaves empty.
+    pub role: Option<NodeRole>,
+    /// GPUs of the node.
+    pub capacity: u64,
+    /// Indices of the packing's GPUs on it.
+    pub gpus: Vec<u64>,
+}
+
+/// Reads `4x8` (four nodes of eight GPUs, named `node-1` …) or `a:8,b:4` (named nodes), or a mix.
+///
+/// # Errors
+/// `Syntax` (field `nodes`) for anything else, a count of 0, more than [`MAX_NODES`] nodes, or
+/// two nodes of one name.
+pub fn parse_nodes(text: &str) -> Result<Vec<NodeSpec>> {
+    let bad = |why: String| Err(Error::new(ErrorKind::Syntax, why).in_field("nodes"));
+    let mut out: Vec<NodeSpec> = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let number = |s: &str| s.trim().parse::<u64>().ok().filter(|&n| n > 0);
+        if let Some((name, gpus)) = part.split_once(':') {
+            let (Some(gpus), false) = (number(gpus), name.trim().is_empty()) else {
+                return bad(format!(
+                    "{part:?} is not NAME:GPUS (a node name and its GPU count, e.g. gpu-a:8)"
+                ));
+            };
+            out.push(NodeSpec {
+                name: name.trim().to_string(),
+                gpus,
+            });
+        } else if let Some((count, gpus)) = part.split_once(['x', '×']) {
+            let (Some(count), Some(gpus)) = (number(count), number(gpus)) else {
+                return bad(format!(
+                    "{part:?} is not NODESxGPUS (e.g. 4x8: four nodes of eight GPUs)"
+                ));
+            };
+            if count > MAX_NODES as u64 {
+                return bad(format!(
+                    "{count} nodes is more than the {MAX_NODES} a cluster may hold"
+                ));
+            }
+            let first = out.len();
+            out.extend((0..count).map(|i| NodeSpec {
+                name: format!("node-{}", first as u64 + i + 1),
+                gpus,
+            }));
+        } else {
+            return bad(format!(
+                "{part:?} is neither NODESxGPUS (4x8) nor NAME:GPUS (gpu-a:8)"
+            ));
+        }
+        if out.len() > MAX_NODES {
+            return bad(format!(
+                "more than the {MAX_NODES} nodes a cluster may hold"
+            ));
+        }
+    }
+    if out.is_empty() {
+        return bad("give nodes as NODESxGPUS (4x8) or NAME:GPUS,… (gpu-a:8,gpu-b:4)".into());
+    }
+    check_names(&out)?;
+    Ok(out)
+}
+
+/// Node names are unique and not empty.
+pub(crate) fn check_names(nodes: &[NodeSpec]) -> Result<()> {
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, n) in nodes.iter().enumerate() {
+        if n.name.trim().is_empty() || n.gpus == 0 {
+            return Err(Error::new(
+                ErrorKind::Syntax,
+                "a node needs a name and at least one GPU",
+            )
+            .in_field(format!("nodes[{i}]")));
+        }
+        if !seen.insert(n.name.as_str()) {
+            return Err(Error::new(
+                ErrorKind::DuplicateName,
+                format!("two nodes are named {:?}", n.name),
+            )
+            .in_field(format!("nodes[{i}]")));
+        }
+    }
+    Ok(())
+}
+
+/// `4x8` for four nodes of eight GPUs named `node-1` …, else `name:gpus,…`: what [`parse_nodes`] reads back.
+pub fn nodes_to_text(nodes: &[NodeSpec]) -> String {
+    let uniform = nodes.first().is_some_and(|first| {
+        nodes
+            .iter()
+            .enumerate()
+            .all(|(i, n)| n.gpus == first.gpus && n.name == format!("node-{}", i + 1))
+    });
+    if uniform {
+        return format!("{}x{}", nodes.len(), nodes[0].gpus);
+    }
+    nodes
+        .iter()
+        .map(|n| format!("{}:{}", n.name, n.gpus))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A group of GPUs that must share a node: one GPU, or every GPU of a multi-GPU whole ask.
+struct Group {
+    role: NodeRole,
+    gpus: Vec<usize>,
+}
+
+/// How often [`pack_on_nodes`] packs again after asks lost their GPU to the node rules.
+const REPACKS: usize = 8;
+
+/// Packs `asks` with `pack` and puts the GPUs on `nodes`. Asks whose GPU finds no node are
+/// unplaced, and the others are packed again without them (their room may serve others), until
+/// every GPU has a node or [`REPACKS`] passes are made. The lower bound stays the one of all asks.
+pub(crate) fn pack_on_nodes<F>(
+    asks: &[FractionalAsk],
+    nodes: &[NodeSpec],
+    mut pack: F,
+) -> Result<(PackResult, u64)>
+where
+    F: FnMut(&[FractionalAsk]) -> Result<(PackResult, u64)>,
+{
+    let mut rest: Vec<FractionalAsk> = asks.to_vec();
+    let mut lost: Vec<(Choice, Unplaced)> = Vec::new();
+    let mut lower_bound = None;
+    let mut passes = 0;
+    loop {
+        passes += 1;
+        let (mut r, ffd_gpus) = pack(&rest)?;
+        let bound = *lower_bound.get_or_insert(r.lower_bound);
+        let homeless = assign(&mut r, nodes);
+        if homeless.is_empty() || passes == REPACKS {
+            for (c, u) in lost {
+                r.choices.push(c);
+                r.unplaced.push(u);
+            }
+            let position = |name: &str| asks.iter().position(|a| a.name() == name);
+            r.choices.sort_by_key(|c| position(&c.name));
+            r.unplaced.sort_by_key(|u| position(&u.name));
+            r.lower_bound = bound;
+            return Ok((r, ffd_gpus));
+        }
+        for name in &homeless {
+            let c = r
+                .choices
+                .iter()
+                .position(|c| &c.name == name)
+                .map(|i| r.choices.remove(i));
+            let u = r
+                .unplaced
+                .iter()
+                .position(|u| &u.name == name)
+                .map(|i| r.unplaced.remove(i));
+            if let (Some(c), Some(u)) = (c, u) {
+                lost.push((c, u));
+            }
+        }
+        rest.retain(|a| !homeless.contains(a.name()));
+    }
+}
+
+/// Puts `result`'s GPUs on `nodes`: per role, groups largest first, each on the first node of
+/// its role with room, else on the first free node (largest first). GPUs that find no node are
+/// taken out and their asks reported unplaced, with why (returned by name); the rest are renumbered.
+pub(crate) fn assign(
+    result: &mut PackResult,
+    nodes: &[NodeSpec],
+) -> std::collections::BTreeSet<String> {
+    let groups = groups(&result.gpus);
+    // Nodes largest first (stable), so the largest groups find room.
+    let mut order: Vec<usize> = (0..nodes.len()).collect();
+    order.sort_by_key(|&n| std::cmp::Reverse(nodes[n].gpus));
+    let mut role: Vec<Option<NodeRole>> = vec![None; nodes.len()];
+    let mut used: Vec<u64> = vec![0; nodes.len()];
+    let mut node_of: Vec<Option<usize>> = vec![None; result.gpus.len()];
+    let mut sorted: Vec<&Group> = groups.iter().collect();
+    // MPS and time-slicing first (they cannot share), then whole groups, then MIG GPUs filling in.
+    sorted.sort_by_key(|g| {
+        (
+            g.role != NodeRole::Mps,
+            g.role != NodeRole::TimeSlicing,
+            std::cmp::Reverse(g.gpus.len()),
+        )
+    });
+    for g in sorted {
+        let size = g.gpus.len() as u64;
+        let fits = |n: usize, role: &[Option<NodeRole>], used: &[u64]| {
+            used[n] + size <= nodes[n].gpus && role[n].is_none_or(|r| r == g.role)
+        };
+        let pick = order
+            .iter()
+            .copied()
+            .find(|&n| role[n] == Some(g.role) && fits(n, &role, &used))
+            .or_else(|| {
+                order
+                    .iter()
+                    .copied()
+                    .find(|&n| role[n].is_none() && fits(n, &role, &used))
+            });
+        if let Some(n) = pick {
+            role[n] = Some(g.role);
+            used[n] += size;
+            for &gpu in &g.gpus {
+                node_of[gpu] = Some(n);
+            }
+        }
+    }
+    let homeless = drop_homeless(result, &node_of, nodes);
+    let mut layouts: Vec<NodeLayout> = nodes
+        .iter()
+        .zip(&role)
+        .map(|(n, &role)| NodeLayout {
+            name: n.name.clone(),
+            role,
+            capacity: n.gpus,
+            gpus: Vec::new(),
+        })
+        .collect();
+    for gpu in &mut result.gpus {
+        if let Some(name) = &gpu.node {
+            if let Some(l) = layouts.iter_mut().find(|l| &l.name == name) {
+                l.gpus.push(gpu.index);
+            }
+        }
+    }
+    result.nodes = layouts;
+    homeless
+}
+
+/// Each GPU on its own, except the GPUs of one multi-GPU whole ask, which go together.
+fn groups(gpus: &[GpuLayout]) -> Vec<Group> {
+    let mut out: Vec<Group> = Vec::new();
+    for (i, g) in gpus.iter().enumerate() {
+        let role = NodeRole::of(g.mechanism());
+        let whole_ask = match g.tenants() {
+            crate::pack::Tenants::Whole(ask) => Some(ask.as_str()),
+            _ => None,
+        };
+        let same = whole_ask.and_then(|a| {
+            out.iter_mut().find(|grp| {
+                grp.role == NodeRole::Exclusive
+                    && matches!(gpus[grp.gpus[0]].tenants(), crate::pack::Tenants::Whole(b) if b == a)
+            })
+        });
+        match same {
+            Some(grp) => grp.gpus.push(i),
+            None => out.push(Group {
+                role,
+                gpus: vec![i],
+            }),
+        }
+    }
+    out
+}
+
+/// Takes out the GPUs without a node (and every GPU of an ask that lost one), reports their asks
+/// unplaced, and renumbers the rest.
+fn drop_homeless(
+    result: &mut PackResult,
+    node_of: &[Option<usize>],
+    nodes: &[NodeSpec],
+) -> std::collections::BTreeSet<String> {
+    let homeless: std::collections::BTreeSet<String> = result
+        .gpus
+        .iter()
+        .zip(node_of)
+        .filter(|(_, n)| n.is_none())
+        .flat_map(|(g, _)| g.asks().map(str::to_string).collect::<Vec<_>>())
+        .collect();
+    let total: u64 = nodes.iter().map(|n| n.gpus).sum();
+    let mut kept = Vec::with_capacity(result.gpus.len());
+    for (g, n) in std::mem::take(&mut result.gpus).into_iter().zip(node_of) {
+        if g.asks().any(|a| homeless.contains(a)) {
+            continue;
+        }
+        let mut g = g;
+        g.node = n.map(|n| nodes[n].name.clone());
+        kept.push(g);
+    }
+    for (index, g) in kept.iter_mut().enumerate() {
+        g.index = index as u64;
+    }
+    result.gpus = kept;
+    result.gpus_used = result.gpus.len() as u64;
+    let largest = nodes.iter().map(|n| n.gpus).max().unwrap_or(0);
+    for c in result.choices.iter().filter(|c| homeless.contains(&c.name)) {
+        let reason = match c.gpus {
+            n if n > largest && c.mechanism == Mechanism::Whole => format!(
+                "needs {n} whole GPUs on one node (a pod's GPUs are on one node), and the largest node has {largest}"
+            ),
+            n if n > 1 && c.mechanism == Mechanism::Whole => format!(
+                "needs {n} whole GPUs on one node, and no node has that many left beside the others' sharing configurations"
+            ),
+            _ => format!(
+                "needs a GPU on a node of its kind ({}): each node has one sharing configuration (the device plugin's), and the {} nodes ({total} GPUs) have no such room left",
+                NodeRole::of(c.mechanism).as_str(),
+                nodes.len()
+            ),
+        };
+        result.unplaced.push(Unplaced {
+            name: c.name.clone(),
+            mechanism: c.mechanism,
+            reason,
+        });
+    }
+    let position = |name: &str| result.choices.iter().position(|c| c.name == name);
+    result.unplaced.sort_by_key(|u| position(&u.name));
+    homeless
+}
+
+#[cfg(test)]
+mod tests;
