@@ -242,37 +242,59 @@ pub(crate) fn assign(
     nodes: &[NodeSpec],
 ) -> std::collections::BTreeSet<String> {
     let groups = groups(&result.gpus);
-    // Nodes largest first (stable), so the largest groups find room.
+    // Nodes largest first (stable), so "the largest free node" is the first free one.
     let mut order: Vec<usize> = (0..nodes.len()).collect();
     order.sort_by_key(|&n| std::cmp::Reverse(nodes[n].gpus));
     let mut role: Vec<Option<NodeRole>> = vec![None; nodes.len()];
     let mut used: Vec<u64> = vec![0; nodes.len()];
     let mut node_of: Vec<Option<usize>> = vec![None; result.gpus.len()];
+    // GPUs of each role still to place.
+    let left = |r: NodeRole| {
+        groups
+            .iter()
+            .filter(|g| g.role == r)
+            .map(|g| g.gpus.len() as u64)
+            .sum::<u64>()
+    };
+    let mut remaining = [
+        left(NodeRole::Exclusive),
+        left(NodeRole::TimeSlicing),
+        left(NodeRole::Mps),
+    ];
+    let slot = |r: NodeRole| r as usize;
     let mut sorted: Vec<&Group> = groups.iter().collect();
-    // MPS and time-slicing first (they cannot share), then whole groups, then MIG GPUs filling in.
+    // Largest groups first (a multi-GPU ask needs one node with room); among equals, the roles
+    // that cannot share a node before the exclusive GPUs, which fill in.
     sorted.sort_by_key(|g| {
         (
-            g.role != NodeRole::Mps,
-            g.role != NodeRole::TimeSlicing,
             std::cmp::Reverse(g.gpus.len()),
+            g.role == NodeRole::Exclusive,
         )
     });
     for g in sorted {
         let size = g.gpus.len() as u64;
-        let fits = |n: usize, role: &[Option<NodeRole>], used: &[u64]| {
-            used[n] + size <= nodes[n].gpus && role[n].is_none_or(|r| r == g.role)
-        };
-        let pick = order
+        let room = |n: usize| nodes[n].gpus - used[n];
+        // A node of its role with room, fullest first; else a free node: the smallest that holds
+        // everything of this role still to place, or failing that the largest.
+        let mine = order
             .iter()
             .copied()
-            .find(|&n| role[n] == Some(g.role) && fits(n, &role, &used))
-            .or_else(|| {
-                order
-                    .iter()
-                    .copied()
-                    .find(|&n| role[n].is_none() && fits(n, &role, &used))
-            });
-        if let Some(n) = pick {
+            .filter(|&n| role[n] == Some(g.role) && room(n) >= size)
+            .min_by_key(|&n| room(n));
+        let free: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|&n| role[n].is_none() && room(n) >= size)
+            .collect();
+        let need = remaining[slot(g.role)];
+        let fresh = free
+            .iter()
+            .copied()
+            .filter(|&n| nodes[n].gpus >= need)
+            .min_by_key(|&n| nodes[n].gpus)
+            .or_else(|| free.first().copied());
+        remaining[slot(g.role)] -= size;
+        if let Some(n) = mine.or(fresh) {
             role[n] = Some(g.role);
             used[n] += size;
             for &gpu in &g.gpus {

@@ -1,6 +1,8 @@
 //! Exports of a plan on nodes: each device-plugin config names the nodes to label with it, mig-parted
 //! gets one config per node layout with device indices counted on the node, and the nvidia-smi
 //! commands use each GPU's index on its node.
+// The YAML is read back through serde.
+#![cfg(feature = "serde")]
 
 mod export_support;
 

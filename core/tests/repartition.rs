@@ -195,6 +195,12 @@ fn one_move_makes_room_for_a_3g() {
         "{}",
         r.mig_parted
     );
+    // The mig-parted config reads back: GPU 3 with three 1g.10gb and a 3g.40gb.
+    let doc: serde_norway::Value = serde_norway::from_str(&r.mig_parted).unwrap();
+    let entry = &doc["mig-configs"]["gpu-share-repartition"][0];
+    assert_eq!(entry["devices"][0].as_u64(), Some(3));
+    assert_eq!(entry["mig-devices"]["1g.10gb"].as_u64(), Some(3));
+    assert_eq!(entry["mig-devices"]["3g.40gb"].as_u64(), Some(1));
     let current = [
         (3, "1g.10gb", 7, 0, 1),
         (3, "1g.10gb", 8, 1, 1),

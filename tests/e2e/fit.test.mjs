@@ -60,3 +60,20 @@ test('make room: the fewest moves after the pasted layout, and marking an instan
   await page.waitForFunction(() => document.querySelector('[data-testid="repartition-summary"]')?.textContent.startsWith('0 instances moved'));
   await assertClean(assert, page, watch);
 });
+
+test('nodes: the page keeps one sharing configuration per node and says what a node rule leaves out', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=s:0.3&ask=w:2&ask=big:3&mps&nodes=2x2');
+  assert.equal(await page.locator('[data-testid="nodes"]').inputValue(), '2x2');
+  const diagram = await page.locator('svg.packing').textContent();
+  assert.match(diagram, /GPU 0 on node-\d/);
+  const body = await page.locator('body').textContent();
+  assert.match(body, /needs 3 whole GPUs on one node/);
+  // A bad value is marked at the field, in the page's words.
+  await page.fill('[data-testid="nodes"]', '4x0');
+  await page.waitForFunction(() => document.querySelector('#nodes')?.getAttribute('aria-invalid') === 'true');
+  // The link carries the nodes.
+  await page.fill('[data-testid="nodes"]', '3x4');
+  await page.waitForFunction(() => location.search.includes('nodes=3x4'));
+  await assertClean(assert, page, watch);
+});

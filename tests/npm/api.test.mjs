@@ -192,3 +192,14 @@ test("optimize packs on fewer GPUs than first-fit-decreasing and says it is prov
   assert.deepEqual(r.optimize, { provenOptimal: true, lowerBound: 2, gap: 0, ffdGpus: 3 });
   assert.throws(() => binPack(asks, null, caps, { optimise: true }), TypeError);
 });
+
+test("nodes: one sharing configuration per node, a multi-GPU ask on one node", () => {
+  const caps = { supportsMps: true, nodes: [{ name: "gpu-a", gpus: 1 }, { name: "gpu-b", gpus: 2 }] };
+  const r = binPack([{ name: "s", fraction: 0.3 }, { name: "w", fraction: 2 }], null, caps);
+  assert.deepEqual(r.unplaced, []);
+  const byName = Object.fromEntries(r.nodes.map((n) => [n.name, n]));
+  assert.equal(byName["gpu-b"].role, "exclusive");
+  assert.equal(byName["gpu-a"].role, "mps");
+  assert.ok(r.gpus.filter((g) => g.asks.includes("w")).every((g) => g.node === "gpu-b"));
+  assert.throws(() => binPack([{ name: "s", fraction: 0.3 }], 5, caps), (e) => e.field === "nodes");
+});

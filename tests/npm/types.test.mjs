@@ -80,6 +80,7 @@ function results() {
   assert.equal(limited.unplaced.length, 1);
   add("T.PackResponse", limited);
   add("T.PackResult", binPack([], null, {}));
+  add("T.PackResponse", binPack([{ name: "n", fraction: 0.5 }], null, { supportsTimeslicing: true, nodes: [{ name: "a", gpus: 2 }] }));
 
   const inventory = detect([fixture("linux-x86_64__nvidia-h100-mig__590.48.01.txt"), kubectlNode]);
   assert.ok(inventory.gpus.some((g) => g.migDevices.some((d) => d.computeInstances.length > 0)));

@@ -2,7 +2,7 @@
 //! mechanism rather than left unplaced, and tenants of one GPU recorded together and billed at most
 //! the GPU (issue #13).
 
-use crate::common::{gpu_share, json, stdout};
+use crate::common::{gpu_share, json, no_ledger, stdout};
 
 #[test]
 fn optimize_proves_a_bound_above_l2_and_reports_it() {
@@ -166,4 +166,53 @@ fn pack_record_bills_a_full_gpu_exactly_once() {
         text.contains("1 shared GPU billed at most once over"),
         "{text}"
     );
+}
+
+#[test]
+fn pack_on_nodes_keeps_one_sharing_configuration_per_node() {
+    // An MPS client and two whole GPUs on two nodes of two GPUs: MPS on one node, the whole
+    // GPUs on the other; a 3-GPU ask fits no node and is unplaced (exit 3), saying why.
+    let mut cmd = gpu_share(no_ledger());
+    cmd.args([
+        "pack", "--ask", "s:0.3", "--ask", "w:2", "--ask", "big:3", "--mps", "--nodes", "2x2",
+        "--json",
+    ]);
+    let out = cmd.assert().code(3).get_output().stdout.clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["unplaced"], serde_json::json!(["big"]));
+    let mut roles: Vec<&str> = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["role"].as_str().unwrap())
+        .collect();
+    roles.sort_unstable();
+    assert_eq!(roles, ["exclusive", "mps"]);
+    assert!(v["gpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|g| g["node"].is_string()));
+    gpu_share(no_ledger())
+        .args(["pack", "--ask", "s:0.3", "--nodes", "2x2", "--gpus", "3"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("--nodes"));
+    gpu_share(no_ledger())
+        .args([
+            "export",
+            "device-plugin",
+            "--ask",
+            "s:0.3",
+            "--ask",
+            "w:1",
+            "--mps",
+            "--nodes",
+            "gpu-a:1,gpu-b:1",
+        ])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "kubectl label node gpu-a nvidia.com/device-plugin.config=gpu-share-mps --overwrite",
+        ));
 }

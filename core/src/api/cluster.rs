@@ -48,10 +48,14 @@ impl Cluster {
         match self {
             Cluster::Given(caps) => Ok((caps.clone(), None)),
             Cluster::Detected { inputs, gpu_count } => {
-                let inventory = read(inputs)?;
+                let mut inventory = read(inputs)?;
                 let mut caps = inventory.caps();
                 if gpu_count.is_some() {
                     caps.gpu_count = *gpu_count;
+                    // A count given overrides the one found, and with it the nodes that held it.
+                    if caps.nodes.take().is_some() {
+                        inventory.notes.push("a GPU count was given, so the plan does not use the nodes read (one sharing configuration per node)".into());
+                    }
                 }
                 let from = CapsFrom {
                     files: inputs.iter().map(|i| i.label.clone()).collect(),

@@ -7,7 +7,7 @@ use super::fit::{gpu_name, live_inventory, profile_for, targets, Target};
 use crate::ask::FractionalAsk;
 use crate::catalog::GpuModel;
 use crate::error::{Error, ErrorKind, Result};
-use crate::export::yaml::{quoted, Map, Value};
+use crate::export::yaml::{Map, Value};
 use crate::pack::mig::{creation_order_from, Placed};
 use crate::repartition::{solve, Existing, Refusal, Solution, MAX_WORK};
 
@@ -618,11 +618,12 @@ fn commands(
     out
 }
 
-/// A mig-parted config with one entry per GPU touched, holding its end state. mig-parted applies a
-/// whole layout, destroying and re-creating every instance of the GPUs it configures
-/// (NVIDIA/mig-parted#119), so the comment says to drain them all first.
+/// A mig-parted config of the end state for the GPUs touched: one config per node (device indices
+/// are the node's own), named `gpu-share-repartition` or, for several nodes, `…-1`, `…-2`. mig-parted
+/// applies a whole layout, destroying and re-creating every instance of the GPUs it configures
+/// (NVIDIA/mig-parted#119, docs/hardware-facts.md §1.1), so the comment says to drain them all first.
 fn mig_parted(targets: &[Target], solution: &Solution, model: &GpuModel) -> String {
-    let mut entries: Vec<Value> = Vec::new();
+    let mut by_node: Vec<(Option<&str>, Vec<Value>)> = Vec::new();
     for (g, t) in targets.iter().enumerate() {
         let layout = &solution.choices[g].layout;
         let same =
@@ -630,40 +631,67 @@ fn mig_parted(targets: &[Target], solution: &Solution, model: &GpuModel) -> Stri
         if same {
             continue;
         }
-        let mut counts = Map::new();
-        let mut names: Vec<&str> = layout
-            .iter()
-            .map(|p| model.profiles[p.profile].name)
-            .collect();
-        names.sort_unstable();
-        names.dedup();
-        for n in names {
-            let c = layout
-                .iter()
-                .filter(|p| model.profiles[p.profile].name == n)
-                .count();
-            counts.insert(n, Value::from(c as u64));
-        }
-        let mut entry = Map::new();
-        entry.comment(format!(
-            "{} ({})",
-            gpu_name(t.source.node.as_deref(), t.source.index),
-            model.name
-        ));
-        entry.insert("devices", Value::from(vec![Value::from(t.source.index)]));
-        entry.insert("mig-enabled", Value::from(true));
-        entry.insert("mig-devices", Value::from(counts));
-        entries.push(Value::from(entry));
+        let node = t.source.node.as_deref();
+        let at = match by_node.iter().position(|(n, _)| *n == node) {
+            Some(at) => at,
+            None => {
+                by_node.push((node, Vec::new()));
+                by_node.len() - 1
+            }
+        };
+        by_node[at].1.push(entry(t, layout, model));
     }
+    let name = |k: usize| {
+        if by_node.len() == 1 {
+            "gpu-share-repartition".to_string()
+        } else {
+            format!("gpu-share-repartition-{}", k + 1)
+        }
+    };
     let mut configs = Map::new();
-    configs.insert("gpu-share-repartition", Value::from(entries));
+    for (k, (node, entries)) in by_node.iter().enumerate() {
+        if let Some(node) = node {
+            configs.comment(format!(
+                "the GPUs of {node}: label its node nvidia.com/mig.config={}",
+                name(k)
+            ));
+        }
+        configs.insert(name(k), Value::from(entries.clone()));
+    }
     let mut doc = Map::new();
-    doc.comment(format!(
+    doc.comment(
         "The end state of the GPUs the plan touches. mig-parted re-creates every instance of a GPU it configures \
-         (NVIDIA/mig-parted#119): drain all of {} first, or apply the steps instead, which keep the instances marked kept.",
-        quoted("each GPU listed")
-    ));
+         (NVIDIA/mig-parted#119): drain each GPU listed first, or apply the steps instead, which keep the instances marked kept.",
+    );
     doc.insert("version", Value::from("v1"));
     doc.insert("mig-configs", Value::from(configs));
     crate::export::yaml::document(&doc)
+}
+
+/// One GPU's mig-parted entry: its index on its node, MIG on, the instance counts of `layout`.
+fn entry(t: &Target, layout: &[Placed], model: &GpuModel) -> Value {
+    let mut counts = Map::new();
+    let mut names: Vec<&str> = layout
+        .iter()
+        .map(|p| model.profiles[p.profile].name)
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    for n in names {
+        let c = layout
+            .iter()
+            .filter(|p| model.profiles[p.profile].name == n)
+            .count();
+        counts.insert(n, Value::from(c as u64));
+    }
+    let mut entry = Map::new();
+    entry.comment(format!(
+        "{} ({})",
+        gpu_name(t.source.node.as_deref(), t.source.index),
+        model.name
+    ));
+    entry.insert("devices", Value::FlowSeq(vec![Value::from(t.source.index)]));
+    entry.insert("mig-enabled", Value::from(true));
+    entry.insert("mig-devices", Value::from(counts));
+    Value::from(entry)
 }

@@ -101,6 +101,17 @@ fn a_multi_gpu_ask_stays_on_one_node() {
 }
 
 #[test]
+fn a_small_role_takes_a_small_node() {
+    // One MPS GPU and a 2-GPU ask on nodes of 1 and 2 GPUs: the MPS GPU must not take the large node.
+    let c = caps("gpu-a:1,gpu-b:2", true, false, false);
+    let r = bin_pack(&asks(&["s:0.3", "w:2"]), &c).unwrap();
+    assert!(r.unplaced.is_empty(), "{:?}", r.unplaced);
+    let role = |name: &str| r.nodes.iter().find(|n| n.name == name).unwrap().role;
+    assert_eq!(role("gpu-a"), Some(NodeRole::Mps));
+    assert_eq!(role("gpu-b"), Some(NodeRole::Exclusive));
+}
+
+#[test]
 fn mig_gpus_share_nodes_with_whole_gpus() {
     let r = bin_pack(
         &asks(&["m:3g.20gb", "w:1"]),
