@@ -110,7 +110,7 @@ pub struct FitUnplaced {
 }
 
 /// A GPU being fitted: where it is, its live state, and the asks' profiles on its model.
-pub(super) struct Target<'a> {
+pub(crate) struct Target<'a> {
     pub source: &'a DiscoveredGpu,
     pub live: LiveGpu,
 }
@@ -329,7 +329,7 @@ fn model_of(
     }
 }
 
-pub(super) fn gpu_name(node: Option<&str>, index: u64) -> String {
+pub(crate) fn gpu_name(node: Option<&str>, index: u64) -> String {
     match node {
         Some(node) => format!("{node} GPU {index}"),
         None => format!("GPU {index}"),
