@@ -12,6 +12,7 @@ mod detect;
 mod export;
 mod fit;
 pub mod flags;
+mod live;
 mod repartition;
 pub use detect::{DetectArgs, DetectConfig, DetectFrom};
 pub use export::{ExportArgs, ExportConfig, ValidateMigArgs, ValidateMigConfig, ValidateMigInput};

@@ -1,22 +1,15 @@
-//! Arguments of `fit`: the GPUs as they are (files), the model where they do not name it, and asks.
+//! Arguments of `fit`: the GPUs as they are, and asks to place without moving anything.
 
-use super::{detect::read_all, flags::at_flag, format, Format};
+use super::live::{ask_flags, LiveArgs};
+use super::{format, Format};
 use crate::exit::CliError;
 use clap::Args;
 use gpu_share_core::api::FitRequest;
-use gpu_share_core::FractionalAsk;
-use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct FitArgs {
-    /// The GPUs as they are: the output of `nvidia-smi mig -lgi` (the placements), with
-    /// `nvidia-smi -L` or `-q -x` in the same file to name the model; one file per machine
-    /// (`-` is stdin); repeatable.
-    #[arg(long = "current", value_name = "FILE", required = true)]
-    pub current: Vec<PathBuf>,
-    /// The GPU model, where the files do not name it (`nvidia-smi mig -lgi` alone does not).
-    #[arg(long, value_name = "MODEL")]
-    pub gpu_model: Option<String>,
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// An ask to place in the free room without moving anything: NAME:SIZE with SIZE a MIG
     /// profile (3g.40gb) or a fraction (0.25); repeatable.
     #[arg(long = "ask", value_name = "NAME:SIZE")]
@@ -34,19 +27,11 @@ pub struct FitConfig {
 
 impl FitArgs {
     pub fn into_config(self) -> Result<FitConfig, CliError> {
-        let asks = self
-            .asks
-            .iter()
-            .enumerate()
-            .map(|(i, spec)| {
-                FractionalAsk::parse_spec(spec).map_err(|e| at_flag(e, format!("--ask #{}", i + 1)))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
         Ok(FitConfig {
             request: FitRequest {
-                inputs: read_all(&self.current)?,
-                gpu_model: self.gpu_model,
-                asks,
+                asks: ask_flags(&self.asks)?,
+                inputs: self.live.inputs()?,
+                gpu_model: self.live.gpu_model,
             },
             format: format(self.json),
         })

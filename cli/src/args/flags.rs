@@ -63,8 +63,8 @@ pub fn of(command: &Command) -> Flags {
         Command::Accounting(_) => RATES.to_vec(),
         Command::Release(_) => vec![("name", "NAME")],
         Command::ValidateMig(_) => vec![("gpu_model", "--gpu-model")],
-        Command::Fit(a) => model_flag(a.gpu_model.is_some()),
-        Command::Repartition(a) => model_flag(a.gpu_model.is_some()),
+        Command::Fit(a) => model_flag(a.live.gpu_model.is_some()),
+        Command::Repartition(a) => model_flag(a.live.gpu_model.is_some()),
         Command::Models(_) | Command::Detect(_) => Vec::new(),
     }
 }

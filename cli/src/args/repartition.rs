@@ -1,21 +1,16 @@
 //! Arguments of `repartition`: the GPUs as they are, the instances that may go, and the asks.
 
-use super::{detect::read_all, flags::at_flag, format, Format};
+use super::live::{ask_flags, LiveArgs};
+use super::{flags::at_flag, format, Format};
 use crate::exit::CliError;
 use clap::Args;
 use gpu_share_core::api::{FreeInstance, RepartitionRequest};
-use gpu_share_core::{Error, ErrorKind, FractionalAsk};
-use std::path::PathBuf;
+use gpu_share_core::{Error, ErrorKind};
 
 #[derive(Args, Debug)]
 pub struct RepartitionArgs {
-    /// The GPUs as they are: `nvidia-smi mig -lgi` output (with `nvidia-smi -L` in the same file to
-    /// name the model), one file per machine (`-` is stdin); repeatable.
-    #[arg(long = "current", value_name = "FILE", required = true)]
-    pub current: Vec<PathBuf>,
-    /// The GPU model, where the files do not name it.
-    #[arg(long, value_name = "MODEL")]
-    pub gpu_model: Option<String>,
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// A GPU instance that is not in use and may be destroyed: GPU:GI (GPU index and GPU instance
     /// ID as `nvidia-smi mig -lgi` shows them), or FILE-LABEL/GPU:GI for a GPU of one file among
     /// several; repeatable. Every other instance is in use: it may move, never disappear.
@@ -37,14 +32,7 @@ pub struct RepartitionConfig {
 
 impl RepartitionArgs {
     pub fn into_config(self) -> Result<RepartitionConfig, CliError> {
-        let asks = self
-            .asks
-            .iter()
-            .enumerate()
-            .map(|(i, spec)| {
-                FractionalAsk::parse_spec(spec).map_err(|e| at_flag(e, format!("--ask #{}", i + 1)))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let asks = ask_flags(&self.asks)?;
         let free = self
             .free
             .iter()
@@ -53,8 +41,8 @@ impl RepartitionArgs {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(RepartitionConfig {
             request: RepartitionRequest {
-                inputs: read_all(&self.current)?,
-                gpu_model: self.gpu_model,
+                inputs: self.live.inputs()?,
+                gpu_model: self.live.gpu_model,
                 free,
                 asks,
             },

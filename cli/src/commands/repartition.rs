@@ -5,7 +5,7 @@ use super::write_json;
 use crate::args::{Format, RepartitionConfig};
 use crate::exit::{CliError, Code};
 use crate::output::{printable, Style};
-use gpu_share_core::api::{self, InstanceStatus, RepartitionResponse, Step};
+use gpu_share_core::api::{self, InstanceStatus, RepartitionResponse};
 use std::io::Write;
 
 /// Exit 3 when some ask fits nowhere, as `pack` does.
@@ -82,35 +82,7 @@ fn write_text(out: &mut impl Write, r: &RepartitionResponse, style: Style) -> Re
         writeln!(out, "steps:")?;
     }
     for (n, s) in r.steps.iter().enumerate() {
-        let line = match s {
-            Step::Destroy {
-                node,
-                gpu,
-                gpu_instance_id,
-                profile,
-                start,
-            } => {
-                let id = gpu_instance_id
-                    .map(|id| format!(" (GPU instance {id})"))
-                    .unwrap_or_default();
-                format!(
-                    "destroy {profile} at slice {start}{id} on {}",
-                    at(node.as_deref(), *gpu)
-                )
-            }
-            Step::Create {
-                node,
-                gpu,
-                profile,
-                start,
-                for_,
-            } => format!(
-                "create {profile} at slice {start} on {} for {}",
-                at(node.as_deref(), *gpu),
-                printable(for_)
-            ),
-        };
-        writeln!(out, "  {}. {line}", n + 1)?;
+        writeln!(out, "  {}. {}", n + 1, printable(&s.describe()))?;
     }
     if !r.commands.is_empty() {
         writeln!(out, "commands:")?;

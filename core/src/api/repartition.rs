@@ -147,6 +147,38 @@ pub enum Step {
     },
 }
 
+impl Step {
+    /// The step in words, as every front end shows it: `destroy 1g.10gb at slice 5 (GPU instance
+    /// 12) on GPU 3`, `create 3g.40gb at slice 4 on GPU 3 for big`.
+    pub fn describe(&self) -> String {
+        match self {
+            Step::Destroy {
+                node,
+                gpu,
+                gpu_instance_id,
+                profile,
+                start,
+            } => {
+                let id = gpu_instance_id
+                    .map(|id| format!(" (GPU instance {id})"))
+                    .unwrap_or_default();
+                let on = gpu_name(node.as_deref(), *gpu);
+                format!("destroy {profile} at slice {start}{id} on {on}")
+            }
+            Step::Create {
+                node,
+                gpu,
+                profile,
+                start,
+                for_,
+            } => {
+                let on = gpu_name(node.as_deref(), *gpu);
+                format!("create {profile} at slice {start} on {on} for {for_}")
+            }
+        }
+    }
+}
+
 /// An ask resolved to a profile of the model, with its position in the request.
 pub(super) struct Wanted<'a> {
     pub index: usize,

@@ -260,8 +260,11 @@ pub fn FitBox() -> impl IntoView {
                 <input type="file" data-testid="fit-file" accept=".txt,.log,text/plain" on:change=on_file /></label>
             <p class="legend"><span class="slice held">"in use"</span>" "<span class="slice new">"new"</span>" "<span class="slice moved">"moved"</span>" "
                 <span class="slice free">"free"</span>" "<span class="slice stranded">"stranded"</span></p>
-            {shown}
-            <Repartition text=text fit=result />
+            // Now and after the moves, side by side on wide screens.
+            <div class="fit-columns">
+                <div class="fit-now">{shown}</div>
+                <Repartition text=text fit=result />
+            </div>
         </section>
     }
 }

@@ -71,30 +71,6 @@ pub fn after_cells(gpu: &RepartitionGpu, model: &str) -> Vec<(&'static str, Stri
     cells
 }
 
-fn step_text(s: &Step) -> String {
-    match s {
-        Step::Destroy {
-            gpu,
-            gpu_instance_id,
-            profile,
-            start,
-            ..
-        } => {
-            let id = gpu_instance_id
-                .map(|id| format!(" (GPU instance {id})"))
-                .unwrap_or_default();
-            format!("destroy {profile} at slice {start}{id} on GPU {gpu}")
-        }
-        Step::Create {
-            gpu,
-            profile,
-            start,
-            for_,
-            ..
-        } => format!("create {profile} at slice {start} on GPU {gpu} for {for_}"),
-    }
-}
-
 fn plan_view(r: RepartitionResponse) -> impl IntoView {
     let summary = format!(
         "{} instance{} moved, {} GPU{} touched",
@@ -105,7 +81,7 @@ fn plan_view(r: RepartitionResponse) -> impl IntoView {
     );
     let model = r.model.clone();
     let gpus = r.gpus.clone();
-    let steps: Vec<String> = r.steps.iter().map(step_text).collect();
+    let steps: Vec<String> = r.steps.iter().map(Step::describe).collect();
     let commands = r.commands.join("\n");
     let drain = r.drain.clone();
     let unplaced = r.unplaced.clone();
@@ -241,6 +217,6 @@ mod tests {
         );
         let freed = run(&state, LGI_933, &[(None, 3, 12)]).unwrap();
         assert_eq!(freed.moved, 0);
-        assert!(step_text(&r.steps[0]).contains("GPU instance 12"));
+        assert!(r.steps[0].describe().contains("GPU instance 12"));
     }
 }
