@@ -47,7 +47,10 @@ pub fn main(
             return code.into();
         }
     };
-    match run(cli, env, out, err) {
+    // `out` may be buffered (the binary's is): a write error can surface only at the flush.
+    let ran = run(cli, env, out, err)
+        .and_then(|code| out.flush().map(|()| code).map_err(CliError::Output));
+    match ran {
         Ok(code) => code.into(),
         // A reader that stops early (`| head`) is not an error worth reporting.
         Err(CliError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Code::Ok.into(),
