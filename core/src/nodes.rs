@@ -9,9 +9,10 @@
 
 use crate::ask::FractionalAsk;
 use crate::error::{Error, ErrorKind, Result};
-use crate::pack::{GpuLayout, PackResult, Unplaced};
+use crate::pack::{GpuLayout, PackResult, Tenants, Unplaced};
 use crate::plan::Choice;
 use crate::plan::Mechanism;
+use std::collections::{BTreeSet, HashMap};
 
 /// The most nodes a cluster description may hold.
 pub const MAX_NODES: usize = 100_000;
@@ -209,59 +210,56 @@ where
                 r.choices.push(c);
                 r.unplaced.push(u);
             }
-            let position = |name: &str| asks.iter().position(|a| a.name() == name);
-            r.choices.sort_by_key(|c| position(&c.name));
-            r.unplaced.sort_by_key(|u| position(&u.name));
+            let position: std::collections::HashMap<&str, usize> = asks
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (a.name(), i))
+                .collect();
+            r.choices
+                .sort_by_key(|c| position.get(c.name.as_str()).copied());
+            r.unplaced
+                .sort_by_key(|u| position.get(u.name.as_str()).copied());
             r.lower_bound = bound;
             return Ok((r, ffd_gpus));
         }
-        for name in &homeless {
-            let c = r
-                .choices
-                .iter()
-                .position(|c| &c.name == name)
-                .map(|i| r.choices.remove(i));
-            let u = r
-                .unplaced
-                .iter()
-                .position(|u| &u.name == name)
-                .map(|i| r.unplaced.remove(i));
-            if let (Some(c), Some(u)) = (c, u) {
-                lost.push((c, u));
+        let (gone, kept): (Vec<Choice>, Vec<Choice>) = r
+            .choices
+            .into_iter()
+            .partition(|c| homeless.contains(&c.name));
+        let (mut why, still): (Vec<Unplaced>, Vec<Unplaced>) = r
+            .unplaced
+            .into_iter()
+            .partition(|u| homeless.contains(&u.name));
+        drop((kept, still)); // packed again without the homeless asks
+        why.sort_by(|a, b| a.name.cmp(&b.name));
+        for c in gone {
+            if let Ok(k) = why.binary_search_by(|u| u.name.as_str().cmp(&c.name)) {
+                lost.push((c, why[k].clone()));
             }
         }
         rest.retain(|a| !homeless.contains(a.name()));
     }
 }
 
-/// Puts `result`'s GPUs on `nodes`: per role, groups largest first, each on the first node of
-/// its role with room, else on the first free node (largest first). GPUs that find no node are
-/// taken out and their asks reported unplaced, with why (returned by name); the rest are renumbered.
-pub(crate) fn assign(
-    result: &mut PackResult,
-    nodes: &[NodeSpec],
-) -> std::collections::BTreeSet<String> {
+/// Puts `result`'s GPUs on `nodes`, largest groups first: each on the fullest node of its role
+/// with room, else on a free node — the smallest that holds what its role still has to place, or
+/// failing that the largest. Greedy: optimal for nodes of one size, not proven for mixed sizes.
+/// GPUs that find no node are taken out and their asks reported unplaced, with why (returned by
+/// name); the rest are renumbered.
+pub(crate) fn assign(result: &mut PackResult, nodes: &[NodeSpec]) -> BTreeSet<String> {
     let groups = groups(&result.gpus);
-    // Nodes largest first (stable), so "the largest free node" is the first free one.
-    let mut order: Vec<usize> = (0..nodes.len()).collect();
-    order.sort_by_key(|&n| std::cmp::Reverse(nodes[n].gpus));
     let mut role: Vec<Option<NodeRole>> = vec![None; nodes.len()];
     let mut used: Vec<u64> = vec![0; nodes.len()];
     let mut node_of: Vec<Option<usize>> = vec![None; result.gpus.len()];
+    // Free nodes by (GPUs, position); per role, its nodes with room by (room left, position).
+    let mut free: BTreeSet<(u64, usize)> =
+        nodes.iter().enumerate().map(|(n, s)| (s.gpus, n)).collect();
+    let mut open: [BTreeSet<(u64, usize)>; 3] = Default::default();
     // GPUs of each role still to place.
-    let left = |r: NodeRole| {
-        groups
-            .iter()
-            .filter(|g| g.role == r)
-            .map(|g| g.gpus.len() as u64)
-            .sum::<u64>()
-    };
-    let mut remaining = [
-        left(NodeRole::Exclusive),
-        left(NodeRole::TimeSlicing),
-        left(NodeRole::Mps),
-    ];
-    let slot = |r: NodeRole| r as usize;
+    let mut remaining = [0u64; 3];
+    for g in &groups {
+        remaining[g.role as usize] += g.gpus.len() as u64;
+    }
     let mut sorted: Vec<&Group> = groups.iter().collect();
     // Largest groups first (a multi-GPU ask needs one node with room); among equals, the roles
     // that cannot share a node before the exclusive GPUs, which fill in.
@@ -273,36 +271,36 @@ pub(crate) fn assign(
     });
     for g in sorted {
         let size = g.gpus.len() as u64;
-        let room = |n: usize| nodes[n].gpus - used[n];
+        let r = g.role as usize;
         // A node of its role with room, fullest first; else a free node: the smallest that holds
         // everything of this role still to place, or failing that the largest.
-        let mine = order
-            .iter()
-            .copied()
-            .filter(|&n| role[n] == Some(g.role) && room(n) >= size)
-            .min_by_key(|&n| room(n));
-        let free: Vec<usize> = order
-            .iter()
-            .copied()
-            .filter(|&n| role[n].is_none() && room(n) >= size)
-            .collect();
-        let need = remaining[slot(g.role)];
-        let fresh = free
-            .iter()
-            .copied()
-            .filter(|&n| nodes[n].gpus >= need)
-            .min_by_key(|&n| nodes[n].gpus)
-            .or_else(|| free.first().copied());
-        remaining[slot(g.role)] -= size;
-        if let Some(n) = mine.or(fresh) {
+        let mine = open[r].range((size, 0)..).next().map(|&(_, n)| n);
+        let need = remaining[r].max(size);
+        let fresh = || {
+            free.range((need, 0)..)
+                .next()
+                .or_else(|| free.iter().next_back().filter(|&&(cap, _)| cap >= size))
+                .map(|&(_, n)| n)
+        };
+        remaining[r] -= size;
+        let Some(n) = mine.or_else(fresh) else {
+            continue;
+        };
+        if role[n].is_none() {
+            free.remove(&(nodes[n].gpus, n));
             role[n] = Some(g.role);
-            used[n] += size;
-            for &gpu in &g.gpus {
-                node_of[gpu] = Some(n);
-            }
+        } else {
+            open[r].remove(&(nodes[n].gpus - used[n], n));
+        }
+        used[n] += size;
+        if used[n] < nodes[n].gpus {
+            open[r].insert((nodes[n].gpus - used[n], n));
+        }
+        for &gpu in &g.gpus {
+            node_of[gpu] = Some(n);
         }
     }
-    let homeless = drop_homeless(result, &node_of, nodes);
+    let (homeless, on) = drop_homeless(result, &node_of, nodes);
     let mut layouts: Vec<NodeLayout> = nodes
         .iter()
         .zip(&role)
@@ -313,12 +311,8 @@ pub(crate) fn assign(
             gpus: Vec::new(),
         })
         .collect();
-    for gpu in &mut result.gpus {
-        if let Some(name) = &gpu.node {
-            if let Some(l) = layouts.iter_mut().find(|l| &l.name == name) {
-                l.gpus.push(gpu.index);
-            }
-        }
+    for (gpu, n) in result.gpus.iter().zip(on) {
+        layouts[n].gpus.push(gpu.index);
     }
     result.nodes = layouts;
     homeless
@@ -327,25 +321,19 @@ pub(crate) fn assign(
 /// Each GPU on its own, except the GPUs of one multi-GPU whole ask, which go together.
 fn groups(gpus: &[GpuLayout]) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
+    let mut of_ask: HashMap<&str, usize> = HashMap::new();
     for (i, g) in gpus.iter().enumerate() {
-        let role = NodeRole::of(g.mechanism());
-        let whole_ask = match g.tenants() {
-            crate::pack::Tenants::Whole(ask) => Some(ask.as_str()),
-            _ => None,
-        };
-        let same = whole_ask.and_then(|a| {
-            out.iter_mut().find(|grp| {
-                grp.role == NodeRole::Exclusive
-                    && matches!(gpus[grp.gpus[0]].tenants(), crate::pack::Tenants::Whole(b) if b == a)
-            })
-        });
-        match same {
-            Some(grp) => grp.gpus.push(i),
-            None => out.push(Group {
-                role,
-                gpus: vec![i],
-            }),
+        if let Tenants::Whole(ask) = g.tenants() {
+            if let Some(&k) = of_ask.get(ask.as_str()) {
+                out[k].gpus.push(i);
+                continue;
+            }
+            of_ask.insert(ask, out.len());
         }
+        out.push(Group {
+            role: NodeRole::of(g.mechanism()),
+            gpus: vec![i],
+        });
     }
     out
 }
@@ -356,8 +344,8 @@ fn drop_homeless(
     result: &mut PackResult,
     node_of: &[Option<usize>],
     nodes: &[NodeSpec],
-) -> std::collections::BTreeSet<String> {
-    let homeless: std::collections::BTreeSet<String> = result
+) -> (BTreeSet<String>, Vec<usize>) {
+    let homeless: BTreeSet<String> = result
         .gpus
         .iter()
         .zip(node_of)
@@ -366,13 +354,15 @@ fn drop_homeless(
         .collect();
     let total: u64 = nodes.iter().map(|n| n.gpus).sum();
     let mut kept = Vec::with_capacity(result.gpus.len());
-    for (g, n) in std::mem::take(&mut result.gpus).into_iter().zip(node_of) {
-        if g.asks().any(|a| homeless.contains(a)) {
+    let mut on = Vec::with_capacity(result.gpus.len());
+    for (mut g, n) in std::mem::take(&mut result.gpus).into_iter().zip(node_of) {
+        // A GPU keeps its node unless one of its asks lost a GPU elsewhere.
+        let Some(n) = n.filter(|_| !g.asks().any(|a| homeless.contains(a))) else {
             continue;
-        }
-        let mut g = g;
-        g.node = n.map(|n| nodes[n].name.clone());
+        };
+        g.node = Some(nodes[n].name.clone());
         kept.push(g);
+        on.push(n);
     }
     for (index, g) in kept.iter_mut().enumerate() {
         g.index = index as u64;
@@ -400,9 +390,16 @@ fn drop_homeless(
             reason,
         });
     }
-    let position = |name: &str| result.choices.iter().position(|c| c.name == name);
-    result.unplaced.sort_by_key(|u| position(&u.name));
-    homeless
+    let position: HashMap<&str, usize> = result
+        .choices
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name.as_str(), i))
+        .collect();
+    result
+        .unplaced
+        .sort_by_key(|u| position.get(u.name.as_str()).copied());
+    (homeless, on)
 }
 
 #[cfg(test)]
