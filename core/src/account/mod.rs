@@ -44,7 +44,12 @@ impl GpuHours {
     pub fn to_fixed(self, places: u32) -> String {
         let den = 3600 * u128::from(UNITS_PER_GPU);
         let scale = 10u128.pow(places);
-        let scaled = (self.0 * scale * 2 + den) / (2 * den);
+        // Whole hours and the remainder apart, so that an absurd total (an open use resolved at
+        // the end of time) saturates instead of overflowing: `r * scale * 2` stays far below u128.
+        let (hours, rest) = (self.0 / den, self.0 % den);
+        let scaled = hours
+            .saturating_mul(scale)
+            .saturating_add((rest * scale * 2 + den) / (2 * den));
         if places == 0 {
             return scaled.to_string();
         }

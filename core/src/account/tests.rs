@@ -26,6 +26,23 @@ fn quarter_gpu_for_two_hours_is_half_a_gpu_hour() {
 }
 
 #[test]
+fn gpu_hours_round_half_up_and_never_overflow() {
+    // 1/3 GPU for 1 s: 0.0000926 GPU-h; half a unit-hour rounds up.
+    let third = fractional_gpu_hours(Share::parse("1/3").unwrap(), 1);
+    assert_eq!(third.to_fixed(6), "0.000093");
+    assert_eq!(
+        GpuHours(3600 * u128::from(UNITS_PER_GPU) / 2).to_fixed(0),
+        "1"
+    );
+    // Found by the ledger fuzz target: an open use of 341,056 GPUs resolved at the end of time.
+    // The text saturates instead of overflowing (a panic in a debug build, garbage in release).
+    let huge = GpuHours(u128::MAX / 3);
+    assert!(huge.to_fixed(4).ends_with(|c: char| c.is_ascii_digit()));
+    let hours = (u128::MAX / (3600 * u128::from(UNITS_PER_GPU))).to_string();
+    assert!(GpuHours(u128::MAX).to_fixed(2).starts_with(&hours[..20]));
+}
+
+#[test]
 fn summary_splits_requested_allocated_and_wasted() {
     let entries = [
         record("JPCP:0.25", &ClusterGpuCaps::default(), 0, Some(7200)),
