@@ -247,23 +247,50 @@ pub struct PackArgs {
     pub json: bool,
 }
 
-/// `pack`: what to pack, and whether to record it.
+/// `pack`: what to pack, whether to record it, and where to draw it.
 #[derive(Args, Debug)]
 pub struct PackCommandArgs {
     #[command(flatten)]
     pub pack: PackArgs,
     #[command(flatten)]
     pub record: RecordArgs,
+    /// Also write the packing diagram to FILE as a standalone SVG document (a lane per GPU, MIG
+    /// instances at their memory slices, unplaced asks, legend); the usual output is still
+    /// printed. `-` writes the SVG to standard output instead of the text (not with --json).
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
 }
 
 impl PackCommandArgs {
     pub fn into_config(self) -> Result<PackConfig, CliError> {
         let record = self.record.recording()?;
+        let pack = self.pack.into_config()?;
+        let svg = match self.svg {
+            Some(path) if path.as_os_str() == "-" => {
+                if pack.format == Format::Json {
+                    return Err(CliError::Usage(
+                        "--svg - and --json would both write to standard output; give --svg a file name".into(),
+                    ));
+                }
+                Some(SvgTo::Stdout)
+            }
+            Some(path) => Some(SvgTo::File(path)),
+            None => None,
+        };
         Ok(PackConfig {
             record,
-            ..self.pack.into_config()?
+            svg,
+            ..pack
         })
     }
+}
+
+/// Where `pack --svg` writes the diagram.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SvgTo {
+    /// `--svg -`: standard output, instead of the text.
+    Stdout,
+    File(PathBuf),
 }
 
 /// `pack`, checked.
@@ -272,6 +299,8 @@ pub struct PackConfig {
     /// With `--record`: the duration, or `None` for uses open until `release`.
     pub record: Option<Option<u64>>,
     pub format: Format,
+    /// With `--svg`: where the diagram goes.
+    pub svg: Option<SvgTo>,
 }
 
 impl PackArgs {
@@ -306,6 +335,7 @@ impl PackArgs {
             },
             record: None,
             format: format(self.json),
+            svg: None,
         })
     }
 }

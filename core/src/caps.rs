@@ -67,7 +67,7 @@ impl ClusterGpuCaps {
     /// # Errors
     /// `UnknownModel` for an unknown model where MIG needs one; `UnknownProfile` for profile names
     /// the model does not offer; `OutOfRange` for a GPU count of 0 or above [`MAX_GPU_COUNT`];
-    /// `OutOfRange` for MIG on a model without it.
+    /// `OutOfRange` for MIG on a model without it, or for an empty list of allowed profiles.
     pub fn resolve(&self, asked_profiles: &[&str]) -> Result<ResolvedCaps> {
         let gpu_count = self.node_gpu_count()?;
         if let Some(n) = gpu_count {
@@ -78,6 +78,14 @@ impl ClusterGpuCaps {
                 )
                 .in_field("gpu_count"));
             }
+        }
+        if self.mig_profiles.as_ref().is_some_and(Vec::is_empty) {
+            // An empty allow-list would otherwise read as "no limit": say so rather than allow all.
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                "no MIG profile is allowed: allow at least one, or lift the limit",
+            )
+            .in_field("mig_profiles"));
         }
         let limited: Vec<&str> = self
             .mig_profiles
@@ -271,6 +279,21 @@ mod tests {
         assert_eq!(r.model.unwrap().name, "A100-SXM4-40GB");
         assert!(r.model_note.unwrap().contains("assumed"));
         assert!(r.allowed_profiles.iter().all(|p| p.is_plain()));
+    }
+
+    #[test]
+    fn an_empty_allow_list_allows_nothing_and_says_so() {
+        let caps = ClusterGpuCaps {
+            mig_profiles: Some(Vec::new()),
+            ..mig(&[])
+        };
+        let e = caps.resolve(&[]).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("mig_profiles"));
+        assert!(
+            e.message.contains("no MIG profile is allowed"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

@@ -48,7 +48,9 @@ pub use catalog::{find_model, models, GpuModel, MigProfile};
 pub use discover::{detect, detect_all, Inventory};
 pub use error::{Error, ErrorKind, Hint, Input, Result};
 pub use pack::{bin_pack, GpuLayout, MigInstance, PackResult, Unplaced};
-pub use plan::{select_mechanism, Choice, Isolation, Mechanism};
+pub use plan::{
+    select_mechanism, warning_groups, Choice, Isolation, Mechanism, WarningGroup, WarningKind,
+};
 pub use scenario::Scenario;
 pub use units::Share;
 pub use validate_mig::{validate_mig, MigPlacement, MigValidation};

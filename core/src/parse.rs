@@ -74,6 +74,22 @@ pub fn parse_hours(text: &str) -> Result<u64> {
     seconds_in_range((hours * 3600.0).round(), text)
 }
 
+/// Seconds as the hours [`parse_hours`] reads back to the same second: `7200` → `2`, `5400` →
+/// `1.5`, `1` → `0.0002778` (seven decimals keep the error under a tenth of a second).
+pub fn hours_text(seconds: u64) -> String {
+    let whole = seconds / 3600;
+    let rest = seconds % 3600;
+    // rest/3600 to seven decimals, rounded half up, in integers (no float formatting).
+    let mut frac = (u128::from(rest) * 10_000_000 * 2 + 3600) / (3600 * 2);
+    let mut whole = u128::from(whole);
+    if frac >= 10_000_000 {
+        whole += 1;
+        frac -= 10_000_000;
+    }
+    let text = format!("{whole}.{frac:07}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// Reads whole seconds.
 ///
 /// # Errors
@@ -371,6 +387,20 @@ fn parse_json(_text: &str) -> Result<Vec<AskEntry>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn hours_text_reads_back_to_the_same_second() {
+        assert_eq!(super::hours_text(7200), "2");
+        assert_eq!(super::hours_text(5400), "1.5");
+        assert_eq!(super::hours_text(1), "0.0002778");
+        assert_eq!(super::hours_text(0), "0");
+        for s in (0..200_000).chain([31_536_000, 315_359_999]) {
+            let text = super::hours_text(s);
+            if s > 0 {
+                assert_eq!(super::parse_hours(&text).unwrap(), s, "{text}");
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

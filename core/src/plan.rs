@@ -7,6 +7,10 @@ use crate::error::Result;
 use crate::units::Share;
 use std::fmt;
 
+mod warnings;
+use warnings::UNCERTAIN;
+pub use warnings::{warning_groups, WarningGroup, WarningKind};
+
 /// How a GPU is shared, strongest isolation first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -374,17 +378,15 @@ fn mig_choice(
     }) = sms
     {
         c.warnings
-            .push(format!("{} SM counts are uncertain: {why}", model.name));
+            .push(format!("{} SM counts are{UNCERTAIN}{why}", model.name));
     }
     if let Certainty::Uncertain(why) = profile.certainty {
         c.warnings
-            .push(format!("{} geometry is uncertain: {why}", model.name));
+            .push(format!("{} geometry is{UNCERTAIN}{why}", model.name));
     }
     if let Certainty::Uncertain(why) = model.certainty {
-        c.warnings.push(format!(
-            "{} catalogue entry is uncertain: {why}",
-            model.name
-        ));
+        c.warnings
+            .push(format!("{} catalogue entry is{UNCERTAIN}{why}", model.name));
     }
     c
 }

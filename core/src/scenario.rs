@@ -15,11 +15,16 @@ pub struct Scenario {
     /// Pack with `--optimize` (search for fewer GPUs than first-fit-decreasing).
     #[cfg_attr(feature = "serde", serde(default))]
     pub optimize: bool,
+    /// How long each ask runs, in seconds, by position (`None` or past the end: an open use);
+    /// for recording. `hours=2,,1.5` in the query.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub seconds: Vec<Option<u64>>,
 }
 
 /// Query keys a scenario understands; any other key (say `embed`) is left to the page.
-pub const SCENARIO_KEYS: [&str; 9] = [
+pub const SCENARIO_KEYS: [&str; 10] = [
     "ask",
+    "hours",
     "gpus",
     "nodes",
     "timeslice",
@@ -41,65 +46,79 @@ impl Scenario {
     /// query above [`MAX_INPUT_BYTES`](crate::parse::MAX_INPUT_BYTES) (before reading it) or with
     /// more than [`MAX_ASKS`](crate::pack::MAX_ASKS) asks (at the first one too many).
     pub fn from_query(query: &str) -> Result<Scenario> {
-        crate::parse::check_size(query, "the query")?;
         let mut s = Scenario::default();
-        let query = query.strip_prefix('?').unwrap_or(query);
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
-            let (key, value) = match pair.split_once('=') {
-                Some((k, v)) => (decode(k)?, Some(decode(v)?)),
-                None => (decode(pair)?, None),
-            };
-            let flag = |field: &str| parse_flag(value.as_deref()).map_err(|e| e.in_field(field));
-            match key.as_str() {
-                "ask" => {
-                    if s.asks.len() == crate::pack::MAX_ASKS {
-                        return Err(crate::parse::too_many_asks().in_field("ask"));
-                    }
-                    let field = format!("ask[{}]", s.asks.len());
-                    let ask = FractionalAsk::parse_spec(value.as_deref().unwrap_or(""))
-                        .map_err(|e| e.in_field(field))?;
-                    s.asks.push(ask);
-                }
-                "gpus" => {
-                    let v = value.as_deref().unwrap_or("").trim();
-                    s.caps.gpu_count = if v.is_empty() || v == "unlimited" {
-                        None
-                    } else {
-                        Some(v.parse().map_err(|_| {
-                            Error::new(
-                                ErrorKind::Syntax,
-                                format!("expected a whole number of GPUs, got {v:?}"),
-                            )
-                            .in_field("gpus")
-                        })?)
-                    };
-                }
-                "nodes" => {
-                    let v = value.as_deref().unwrap_or("").trim();
-                    s.caps.nodes = if v.is_empty() {
-                        None
-                    } else {
-                        Some(crate::nodes::parse_nodes(v)?)
-                    };
-                }
-                "timeslice" => s.caps.supports_timeslicing = flag("timeslice")?,
-                "mig-capable" => s.caps.supports_mig = flag("mig-capable")?,
-                "mps" => s.caps.supports_mps = flag("mps")?,
-                "optimize" => s.optimize = flag("optimize")?,
-                "gpu-model" => s.caps.gpu_model = value.filter(|v| !v.trim().is_empty()),
-                "mig-profiles" => {
-                    let list: Vec<String> = value
-                        .unwrap_or_default()
-                        .split(',')
-                        .map(|p| p.trim().to_string())
-                        .filter(|p| !p.is_empty())
-                        .collect();
-                    s.caps.mig_profiles = (!list.is_empty()).then_some(list);
-                }
-                _ => {}
-            }
+        for pair in pairs(query)? {
+            s.apply(pair)?;
         }
         Ok(s)
+    }
+
+    /// Reads what it can of a query: a bad parameter is dropped with its error (in query order)
+    /// and the rest kept, so a link with one bad ask still opens its other asks.
+    ///
+    /// # Errors
+    /// Only a query above [`MAX_INPUT_BYTES`](crate::parse::MAX_INPUT_BYTES), unread.
+    pub fn from_query_lenient(query: &str) -> Result<(Scenario, Vec<Error>)> {
+        let mut s = Scenario::default();
+        let mut dropped = Vec::new();
+        for pair in pairs(query)? {
+            if let Err(e) = s.apply(pair) {
+                dropped.push(e);
+            }
+        }
+        Ok((s, dropped))
+    }
+
+    /// Applies one `key=value` (or bare `key`) of the query.
+    fn apply(&mut self, pair: &str) -> Result<()> {
+        let (key, value) = match pair.split_once('=') {
+            Some((k, v)) => (decode(k)?, Some(decode(v)?)),
+            None => (decode(pair)?, None),
+        };
+        let flag = |field: &str| parse_flag(value.as_deref()).map_err(|e| e.in_field(field));
+        let caps = &mut self.caps;
+        match key.as_str() {
+            "ask" => {
+                if self.asks.len() == crate::pack::MAX_ASKS {
+                    return Err(crate::parse::too_many_asks().in_field("ask"));
+                }
+                let field = format!("ask[{}]", self.asks.len());
+                let ask = FractionalAsk::parse_spec(value.as_deref().unwrap_or(""))
+                    .map_err(|e| e.in_field(field))?;
+                self.asks.push(ask);
+            }
+            "hours" => self.seconds = parse_hours_list(value.as_deref().unwrap_or(""))?,
+            "gpus" => caps.gpu_count = parse_gpus(value.as_deref().unwrap_or(""))?,
+            "nodes" => {
+                let v = value.as_deref().unwrap_or("").trim();
+                caps.nodes = if v.is_empty() {
+                    None
+                } else {
+                    Some(crate::nodes::parse_nodes(v)?)
+                };
+            }
+            "timeslice" => caps.supports_timeslicing = flag("timeslice")?,
+            "mig-capable" => caps.supports_mig = flag("mig-capable")?,
+            "mps" => caps.supports_mps = flag("mps")?,
+            "optimize" => self.optimize = flag("optimize")?,
+            "gpu-model" => caps.gpu_model = value.filter(|v| !v.trim().is_empty()),
+            "mig-profiles" => {
+                let list: Vec<String> = value
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(|p| p.trim().to_string())
+                    .filter(|p| !p.is_empty())
+                    .collect();
+                caps.mig_profiles = (!list.is_empty()).then_some(list);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The duration of ask `i`, when the scenario gives one.
+    pub fn seconds_of(&self, i: usize) -> Option<u64> {
+        self.seconds.get(i).copied().flatten()
     }
 
     /// The query [`Scenario::from_query`] reads back (without `?`), in a fixed order.
@@ -109,6 +128,14 @@ impl Scenario {
             .iter()
             .map(|a| format!("ask={}", encode(&a.to_spec())))
             .collect();
+        let seconds = &self.seconds[..self.seconds.len().min(self.asks.len())];
+        if seconds.iter().any(Option::is_some) {
+            let hours: Vec<String> = seconds
+                .iter()
+                .map(|s| s.map(crate::parse::hours_text).unwrap_or_default())
+                .collect();
+            parts.push(format!("hours={}", hours.join(",")));
+        }
         if let Some(n) = self.caps.gpu_count {
             parts.push(format!("gpus={n}"));
         }
@@ -136,6 +163,48 @@ impl Scenario {
         }
         parts.join("&")
     }
+}
+
+/// The query's `&`-separated pairs (a leading `?` allowed), after the size check.
+fn pairs(query: &str) -> Result<impl Iterator<Item = &str>> {
+    crate::parse::check_size(query, "the query")?;
+    let query = query.strip_prefix('?').unwrap_or(query);
+    Ok(query.split('&').filter(|p| !p.is_empty()))
+}
+
+fn parse_gpus(v: &str) -> Result<Option<u64>> {
+    let v = v.trim();
+    if v.is_empty() || v == "unlimited" {
+        return Ok(None);
+    }
+    v.parse().map(Some).map_err(|_| {
+        Error::new(
+            ErrorKind::Syntax,
+            format!("expected a whole number of GPUs, got {v:?}"),
+        )
+        .in_field("gpus")
+    })
+}
+
+/// `2,,1.5`: each ask's hours in order, blank for an open use.
+fn parse_hours_list(v: &str) -> Result<Vec<Option<u64>>> {
+    if v.len() > crate::pack::MAX_ASKS * 24 {
+        return Err(
+            Error::new(ErrorKind::TooLarge, "the hours list is too long").in_field("hours"),
+        );
+    }
+    v.split(',')
+        .enumerate()
+        .map(|(i, h)| {
+            if h.trim().is_empty() {
+                Ok(None)
+            } else {
+                crate::parse::parse_hours(h)
+                    .map(Some)
+                    .map_err(|e| e.in_field(format!("hours[{i}]")))
+            }
+        })
+        .collect()
 }
 
 fn parse_flag(value: Option<&str>) -> Result<bool> {
@@ -226,6 +295,42 @@ mod tests {
         assert_eq!(s.caps.gpu_model.as_deref(), Some("NVIDIA A100-SXM4-40GB"));
         assert!(!s.caps.supports_mps);
         assert_eq!(Scenario::from_query(&s.to_query()).unwrap(), s);
+    }
+
+    #[test]
+    fn hours_ride_along_with_the_asks() {
+        let s = Scenario::from_query("ask=a:0.5&ask=b:0.3&ask=c:0.4&hours=2,,1.5").unwrap();
+        assert_eq!(s.seconds, [Some(7200), None, Some(5400)]);
+        assert_eq!(
+            (s.seconds_of(1), s.seconds_of(2), s.seconds_of(9)),
+            (None, Some(5400), None)
+        );
+        assert_eq!(s.to_query(), "ask=a:0.5&ask=b:0.3&ask=c:0.4&hours=2,,1.5");
+        assert_eq!(Scenario::from_query(&s.to_query()).unwrap(), s);
+        let e = Scenario::from_query("ask=a:0.5&hours=-1").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("hours[0]"));
+    }
+
+    #[test]
+    fn a_lenient_read_drops_only_the_bad_parameters() {
+        let (s, dropped) = Scenario::from_query_lenient(
+            "ask=a:0.5&ask=b:zero&ask=c:0.25&gpus=two&timeslice&ask=%ZZ",
+        )
+        .unwrap();
+        let names: Vec<&str> = s.asks.iter().map(|a| a.name()).collect();
+        assert_eq!(names, ["a", "c"]);
+        assert!(s.caps.supports_timeslicing);
+        assert_eq!(s.caps.gpu_count, None);
+        let fields: Vec<Option<&str>> = dropped.iter().map(|e| e.field.as_deref()).collect();
+        assert_eq!(fields, [Some("ask[1].fraction"), Some("gpus"), None]);
+        // A good query reads the same either way.
+        let q = "ask=a:0.5&ask=x:3g.20gb&mig-capable&gpus=3";
+        assert_eq!(
+            Scenario::from_query_lenient(q).unwrap(),
+            (Scenario::from_query(q).unwrap(), Vec::new())
+        );
+        let huge = "a".repeat(crate::parse::MAX_INPUT_BYTES + 1);
+        assert!(Scenario::from_query_lenient(&huge).is_err());
     }
 
     #[test]

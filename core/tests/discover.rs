@@ -57,17 +57,26 @@ fn qx_a100_is_one_mig_capable_a100_with_mig_off() {
     let caps = inv.caps();
     assert_eq!(caps.gpu_model.as_deref(), Some("A100-SXM4-40GB"));
     assert_eq!(caps.gpu_count, Some(1));
-    assert!(caps.supports_mig && caps.supports_mps && caps.supports_timeslicing);
+    // MIG is off on this GPU: the caps leave it out (enabling it needs a GPU reset), and say so.
+    assert!(!caps.supports_mig && caps.supports_mps && caps.supports_timeslicing);
     assert_eq!(caps.mig_profiles, None);
+    assert_eq!(inv.mig_disabled_gpus(), 1);
     let notes = inv.notes.join("\n");
     assert!(
-        notes.contains("MIG is supported but disabled on GPU 0"),
+        notes.contains("MIG is supported but disabled on GPU 0: left out of the caps"),
         "{notes}"
     );
+    assert!(notes.contains("GPU reset"), "{notes}");
     assert!(notes.contains("time-slicing assumed"), "{notes}");
     assert!(notes.contains("MPS assumed"), "{notes}");
+    let choice = select_mechanism(&FractionalAsk::parse_spec("a:0.25").unwrap(), &caps).unwrap();
+    assert_ne!(choice.mechanism, Mechanism::Mig);
 
-    // The caps plan a quarter GPU as MIG on the real model.
+    // Turned on by the user, the caps plan a quarter GPU as MIG on the real model.
+    let caps = gpu_share_core::ClusterGpuCaps {
+        supports_mig: true,
+        ..caps
+    };
     let choice = select_mechanism(&FractionalAsk::parse_spec("a:0.25").unwrap(), &caps).unwrap();
     assert_eq!(choice.mechanism, Mechanism::Mig);
     assert_eq!(choice.mig_profile.as_deref(), Some("2g.10gb"));
@@ -107,7 +116,9 @@ fn qx_h100_is_eight_h100s() {
     let caps = inv.caps();
     assert_eq!(caps.gpu_model.as_deref(), Some("H100-80GB-HBM3"));
     assert_eq!(caps.gpu_count, Some(8));
-    assert!(caps.supports_mig);
+    // Capable, but disabled on all eight: not used unless turned on.
+    assert!(!caps.supports_mig);
+    assert_eq!(inv.mig_disabled_gpus(), 8);
 }
 
 #[test]

@@ -251,6 +251,58 @@ fn ask() -> impl Strategy<Value = Option<FractionalAsk>> {
     })
 }
 
+/// JSON values to put into a pack result: the edges of each kind.
+fn json_leaf() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::json;
+    prop_oneof![
+        prop::sample::select(vec![
+            json!(null),
+            json!(0),
+            json!(1),
+            json!(-1),
+            json!(0.5),
+            json!(1.5),
+            json!(255),
+            json!(256),
+            json!(u64::MAX),
+            json!(1e300),
+            json!(""),
+            json!("mig"),
+            json!("whole"),
+            json!("3g.20gb"),
+            json!("A30"),
+            json!([]),
+            json!({}),
+            json!(true),
+        ]),
+        any::<String>().prop_map(serde_json::Value::String),
+    ]
+}
+
+/// The JSON pointer of every value in `v` (objects and arrays included).
+fn paths(v: &serde_json::Value, at: &mut String, out: &mut Vec<String>) {
+    out.push(at.clone());
+    let len = at.len();
+    match v {
+        serde_json::Value::Object(map) => {
+            for (k, item) in map {
+                at.push('/');
+                at.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                paths(item, at, out);
+                at.truncate(len);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                at.push_str(&format!("/{i}"));
+                paths(item, at, out);
+                at.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Cases per property: 3,000 by default, `PROPTEST_CASES` when set (`cargo xtask test` runs
 /// 100,000 — see README's Development section).
 fn config() -> ProptestConfig {
@@ -306,6 +358,33 @@ proptest! {
         }
         if let Ok(r) = bin_pack(&asks, &caps) {
             prop_assert!(r.unplaced.len() <= asks.len());
+        }
+    }
+
+    #[test]
+    fn pack_results_read_back_and_edited_ones_never_panic(
+        asks in prop::collection::vec(ask(), 0..20),
+        caps in caps(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), json_leaf()), 0..4),
+    ) {
+        // Each name once, so that most cases pack (duplicate names are an error).
+        let mut seen = std::collections::BTreeSet::new();
+        let asks: Vec<FractionalAsk> =
+            asks.into_iter().flatten().filter(|a| seen.insert(a.name().to_string())).collect();
+        if let Ok(r) = bin_pack(&asks, &caps) {
+            let mut value = serde_json::to_value(&r).unwrap();
+            let read = gpu_share_core::PackResult::from_json(&value);
+            prop_assert_eq!(read.as_ref(), Ok(&r));
+            for (at, leaf) in edits {
+                let mut leaves = Vec::new();
+                paths(&value, &mut String::new(), &mut leaves);
+                if let Some(path) = leaves.get(at.index(leaves.len().max(1))) {
+                    if let Some(slot) = value.pointer_mut(path) {
+                        *slot = leaf;
+                    }
+                }
+                let _ = gpu_share_core::PackResult::from_json(&value);
+            }
         }
     }
 

@@ -3,10 +3,8 @@
 
 use arbitrary::Arbitrary;
 use gpu_share_core::export::{export, ExportFormat, ExportOptions, MigStrategy};
-use gpu_share_core::{bin_pack, FractionalAsk};
-use gpu_share_fuzz::PackIn;
+use gpu_share_fuzz::{small_pack, PackIn};
 use libfuzzer_sys::fuzz_target;
-use std::collections::BTreeSet;
 
 #[derive(Arbitrary, Debug)]
 struct ExportIn {
@@ -23,16 +21,7 @@ fn breaks_lines(c: char) -> bool {
 }
 
 fuzz_target!(|input: ExportIn| {
-    let (asks, caps, gpu_count) = input.plan.build();
-    let mut seen = BTreeSet::new();
-    let asks: Vec<FractionalAsk> = asks
-        .into_iter()
-        .filter(|a| seen.insert(a.name().to_string()))
-        .take(64)
-        .collect();
-    // Small plans only: an export of 10⁵ whole GPUs is long to write, not interesting.
-    let gpu_count = gpu_count.map(|n| n.min(256)).or(Some(256));
-    let Ok(packed) = bin_pack(&asks, &caps.clone().with_gpu_count(gpu_count)) else {
+    let Some(packed) = small_pack(&input.plan) else {
         return;
     };
     let defaults = ExportOptions::default();

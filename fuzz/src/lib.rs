@@ -179,6 +179,21 @@ impl PackIn {
     }
 }
 
+/// `plan` packed small, for targets that write out every GPU (the exports, the diagram): each ask
+/// name once, at most 64 asks, on at most 256 GPUs (10⁵ whole GPUs are long to write, not
+/// interesting). `None` when the packer refuses the plan.
+pub fn small_pack(plan: &PackIn) -> Option<PackResult> {
+    let (asks, caps, gpu_count) = plan.build();
+    let mut seen = std::collections::BTreeSet::new();
+    let asks: Vec<FractionalAsk> = asks
+        .into_iter()
+        .filter(|a| seen.insert(a.name().to_string()))
+        .take(64)
+        .collect();
+    let gpu_count = gpu_count.map(|n| n.min(256)).or(Some(256));
+    gpu_share_core::bin_pack(&asks, &caps.with_gpu_count(gpu_count)).ok()
+}
+
 /// What every packing keeps, whatever the input: one mechanism per GPU, every ask placed or
 /// reported unplaced exactly once (a whole ask on exactly its count of GPUs), no GPU over full,
 /// at most the GPUs allowed, MIG instances at valid non-overlapping placements, and choices

@@ -61,16 +61,22 @@ test('a real nvidia-smi -q -x capture (8 × H100) fills the capabilities form; t
   assert.equal(form.model, 'H100-80GB-HBM3');
   assert.match(await page.locator('#gpu-model option:checked').textContent(), /^H100-80GB-HBM3 \(/);
   assert.equal(form.count, '8');
-  assert.equal(form.mig, true);
+  // MIG capable but disabled: said so, and MIG stays off until the user turns it on.
+  assert.equal(form.mig, false);
+  assert.match(await page.textContent('[data-testid="detect-mig-disabled"]'), /MIG capable, disabled on 8 GPUs/);
+  assert.match(await page.textContent('[data-testid="mig-capable-disabled"]'), /tick MIG to plan with it/);
+  assert.equal(await page.locator('[data-testid="summary-mig-reset"]').count(), 0);
+  await page.getByLabel('MIG (hardware partitions)').check();
+  assert.match(await page.textContent('[data-testid="summary-mig-reset"]'), /disabled on 8 of your GPUs/);
   // The plan follows the filled caps, and the link carries the caps but not the pasted text.
   await page.waitForFunction(() => new URLSearchParams(location.search).get('gpus') === '8');
   const params = new URLSearchParams(new URL(page.url()).search);
   assert.equal(params.get('gpu-model'), 'H100-80GB-HBM3');
-  assert.ok(params.has('mig-capable'), page.url());
+  assert.ok(params.has('mig-capable'), page.url(), 'turned on by the user');
   assert.ok(page.url().length < 400, `the link is short (${page.url().length} chars)`);
   assert.doesNotMatch(page.url(), /nvidia_smi_log|product_name/);
   assert.equal(await page.locator('[data-testid="detect-error"]').count(), 0);
-  await shot(page.locator('section.side, .side').first(), 'detect-h100');
+  await shot(page.locator('section.detect'), 'detect-h100');
   await assertClean(assert, page, watch);
 });
 

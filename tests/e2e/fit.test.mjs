@@ -65,7 +65,7 @@ test('nodes: the page keeps one sharing configuration per node and says what a n
   const { page, server, watch } = await start(t);
   await open(page, server, '?ask=s:0.3&ask=w:2&ask=big:3&mps&nodes=2x2');
   assert.equal(await page.locator('[data-testid="nodes"]').inputValue(), '2x2');
-  const diagram = await page.locator('svg.packing').textContent();
+  const diagram = await page.locator('svg.gpu-share-packing').textContent();
   assert.match(diagram, /GPU 0 on node-\d/);
   const body = await page.locator('body').textContent();
   assert.match(body, /needs 3 whole GPUs on one node/);

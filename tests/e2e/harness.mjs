@@ -75,12 +75,12 @@ export async function open(page, server, query = '') {
 
 /** The names shown as text in a lane. */
 export async function laneText(page, n) {
-  return page.locator(`[data-testid="gpu-${n}"]`).textContent();
+  return page.locator(`g.lane[data-gpu="${n}"]`).textContent();
 }
 
 /** The asks drawn in a lane, left to right (each block carries its ask's name). */
 export async function laneAsks(page, n) {
-  return page.locator(`[data-testid="gpu-${n}"] svg.seg[data-ask]`).evaluateAll((els) => els.map((e) => e.getAttribute('data-ask')));
+  return page.locator(`g.lane[data-gpu="${n}"] g.block[data-ask]`).evaluateAll((els) => els.map((e) => e.getAttribute('data-ask')));
 }
 
 /** Checks no request left the origin, nothing was logged as an error, no dialog and no CSP violation. */

@@ -1,9 +1,21 @@
-// Accounting in the browser: record, reload, download CSV and JSON, import (bad files change nothing), clear with confirmation.
+// Accounting in the browser: record (twice asks first; undo takes back exactly the recording), reload, download CSV and
+// JSON, import (bad files change nothing, a backup adds nothing twice), clear with confirmation.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertClean, downloadText, open, shot, start } from './harness.mjs';
 
 const SEED = '?ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice';
+
+const KEY = 'gpu-share.ledger.v1';
+const notice = (page) => page.textContent('[data-testid="ledger-notice"]');
+const stored = (page) => page.evaluate((key) => localStorage.getItem(key), KEY);
+
+async function waitForNotice(page, re) {
+  await page.waitForFunction(
+    (source) => new RegExp(source).test(document.querySelector('[data-testid="ledger-notice"]')?.textContent ?? ''),
+    re.source,
+  );
+}
 
 async function recordSeed(page) {
   await page.getByLabel('Ask 1 duration in hours').fill('2');
@@ -68,6 +80,58 @@ test('record, reload: the ledger is intact; downloads hold the summary and the l
   await assertClean(assert, page, watch);
 });
 
+test('recording the same plan twice asks first; Record again adds it, Undo takes back exactly it', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, SEED);
+  await recordSeed(page);
+  assert.equal(await notice(page), 'recorded 3 uses · Undo');
+  const once = await stored(page);
+
+  // The second press records nothing and says why, with the time of the first.
+  await page.click('[data-testid="record"]');
+  await waitForNotice(
+    page,
+    /^already recorded at \d{4}-\d\d-\d\d \d\d:\d\d UTC: a, b, c \(3 of 3 uses\) have a use in the ledger for these hours; recording again counts them twice\. Record again\? Record again Cancel$/,
+  );
+  assert.equal(await page.getAttribute('[data-testid="ledger-notice"]', 'role'), 'alert');
+  assert.equal(await page.getAttribute('[data-testid="ledger-table"]', 'data-count'), '3');
+  assert.equal(await stored(page), once);
+  await shot(page.locator('section.ledger'), 'ledger-already-recorded');
+  await page.click('[data-testid="record-cancel"]');
+  await waitForNotice(page, /^nothing recorded$/);
+  assert.equal(await stored(page), once);
+
+  // Asked again and confirmed: the three are recorded a second time, and said so.
+  await page.click('[data-testid="record"]');
+  await page.click('[data-testid="record-again"]');
+  await page.waitForSelector('[data-testid="ledger-table"][data-count="6"]');
+  assert.equal(await notice(page), 'recorded 3 uses · Undo');
+  assert.equal((await stored(page)).trim().split('\n').length, 6);
+
+  // Undo removes exactly those three: the stored ledger is the first recording, byte for byte.
+  await page.click('[data-testid="ledger-undo"]');
+  await page.waitForSelector('[data-testid="ledger-table"][data-count="3"]');
+  assert.equal(await notice(page), 'undone: removed the 3 uses just recorded');
+  assert.equal(await stored(page), once);
+  assert.equal(await page.locator('[data-testid="ledger-undo"]').count(), 0, 'undo is offered once');
+  await page.reload();
+  await page.waitForSelector('[data-testid="ledger-table"][data-count="3"]');
+  assert.equal(await stored(page), once);
+
+  // An open use released since its recording: a new recording of it is a new use, recorded at once.
+  await open(page, server, '?ask=job:0.25&timeslice');
+  await page.click('[data-testid="record"]');
+  await page.waitForSelector('[data-testid="ledger-table"][data-count="4"]');
+  await page.click('[data-testid="record"]');
+  await waitForNotice(page, /: job \(1 of 1 use\) has a use in the ledger for these hours/);
+  await page.locator('[data-testid="ledger-table"] button', { hasText: 'Release' }).click();
+  await waitForNotice(page, /^released job$/);
+  await page.click('[data-testid="record"]');
+  await page.waitForSelector('[data-testid="ledger-table"][data-count="5"]');
+  assert.equal(await notice(page), 'recorded 1 use · Undo');
+  await assertClean(assert, page, watch);
+});
+
 test('importing a bad ledger changes nothing and says why; a good one is added', async (t) => {
   const { page, server, watch } = await start(t);
   await open(page, server, SEED);
@@ -92,18 +156,22 @@ test('importing a bad ledger changes nothing and says why; a good one is added',
 
   // Importing one's own backup adds nothing twice (the core's api::import merges by identity).
   await page.setInputFiles('[data-testid="import-ledger"]', { name: 'good.jsonl', mimeType: 'application/json', buffer: Buffer.from(good.text) });
-  await page.waitForFunction(() => /imported 0 entries, 3 already present/.test(document.querySelector('[data-testid="ledger-notice"]')?.textContent ?? ''));
+  await waitForNotice(page, /^added 0 entries, 3 already present$/);
   assert.equal(await page.getAttribute('[data-testid="ledger-table"]', 'data-count'), '3');
   assert.equal(await page.evaluate(() => localStorage.getItem('gpu-share.ledger.v1')), before);
   // Another ledger's entries are added.
   const other = good.text.replaceAll('"ask":"', '"ask":"other-');
   await page.setInputFiles('[data-testid="import-ledger"]', { name: 'other.jsonl', mimeType: 'application/json', buffer: Buffer.from(other) });
   await page.waitForSelector('[data-testid="ledger-table"][data-count="6"]');
-  assert.match(await page.textContent('[data-testid="ledger-notice"]'), /^imported 3 entries$/);
+  assert.match(await page.textContent('[data-testid="ledger-notice"]'), /^added 3 entries, 0 already present$/);
   // The JSON download (summary + entries) imports back too: everything in it is already present.
   const doc = await downloadText(page, '[data-testid="download-json"]');
   await page.setInputFiles('[data-testid="import-ledger"]', { name: 'doc.json', mimeType: 'application/json', buffer: Buffer.from(doc.text) });
-  await page.waitForFunction(() => /imported 0 entries, 6 already present/.test(document.querySelector('[data-testid="ledger-notice"]')?.textContent ?? ''));
+  await waitForNotice(page, /^added 0 entries, 6 already present$/);
+  assert.equal(await page.getAttribute('[data-testid="ledger-table"]', 'data-count'), '6');
+  // And the same file a second time: still nothing added.
+  await page.setInputFiles('[data-testid="import-ledger"]', { name: 'good-again.jsonl', mimeType: 'application/json', buffer: Buffer.from(good.text) });
+  await waitForNotice(page, /^added 0 entries, 3 already present$/);
   assert.equal(await page.getAttribute('[data-testid="ledger-table"]', 'data-count'), '6');
 
   // Clearing asks first (the harness accepts the confirmation).

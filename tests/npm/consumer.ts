@@ -10,6 +10,8 @@ import {
   detect,
   exportPlan,
   validateMig,
+  renderSvg,
+  type SvgOptions,
   type DetectResponse,
   type Inventory,
   type MigValidation,
@@ -79,8 +81,15 @@ const starts2: number[] = check.placements.map((p) => p.start);
 // @ts-expect-error: export formats are a closed set.
 exportPlan("helm", []);
 
+const svgOptions: SvgOptions = { title: "Plan", maxGpus: 10, width: 640, idPrefix: "plan" };
+const svg: string = renderSvg(optimized, svgOptions) + renderSvg(result);
+// @ts-expect-error: the diagram is drawn from a pack result, not from asks.
+renderSvg([{ name: "a", fraction: 0.5 }]);
+// @ts-expect-error: options are the documented ones.
+renderSvg(result, { colour: "red" });
+
 // @ts-expect-error: error kinds are a closed set.
 const badKind: ErrorKind = "oops";
 
 console.log(mechanism, wasted, profile, used, names, starts, hours, memory, cost, nope, proven, models, yaml, starts2);
-console.log(slots, count, started, kinds, idle, pue, badKind);
+console.log(slots, count, started, kinds, idle, pue, badKind, svg);

@@ -20,9 +20,14 @@ test("detect reads nvidia-smi -q -x and gives caps the planner takes", () => {
   assert.equal(gpu.migCapable, true);
   assert.deepEqual(gpu.migDevices, []);
   assert.equal(inv.caps.gpuCount, 8);
-  assert.equal(inv.caps.supportsMig, true);
+  // MIG capable but disabled on all eight: left out of the caps (enabling needs a GPU reset),
+  // and used once the caller turns it on.
+  assert.equal(gpu.migEnabled, false);
+  assert.equal(inv.caps.supportsMig, false);
+  assert.ok(inv.notes.some((n) => n.startsWith("MIG is supported but disabled")), inv.notes.join("\n"));
   assert.equal(inv.caps.gpuModel, gpu.model);
-  assert.equal(selectMechanism({ name: "a", fraction: 0.25 }, inv.caps).mechanism, "mig");
+  assert.notEqual(selectMechanism({ name: "a", fraction: 0.25 }, inv.caps).mechanism, "mig");
+  assert.equal(selectMechanism({ name: "a", fraction: 0.25 }, { ...inv.caps, supportsMig: true }).mechanism, "mig");
 });
 
 test("detect merges several inputs and finds existing MIG devices", () => {

@@ -36,6 +36,7 @@ export const exportPlan = (format, asks, gpuCount, caps, options) =>
 export const validateMig = (model, profiles) => raw.validateMig(model, profiles);
 export const fit = (current, asks, options) => raw.fit(current, asks ?? null, options);
 export const repartition = (current, asks, options) => raw.repartition(current, asks, options);
+export const renderSvg = (result, options) => raw.renderSvg(result, options);
 
 /** Usage records and releases, kept in memory; store them with toJsonLines() and read them back with fromJsonLines(). */
 export class Ledger {

@@ -19,6 +19,7 @@ import type {
   LedgerEntry,
   MigValidation,
   PackResponse,
+  PackResult,
   PlanResponse,
   Rates,
   Scenario,
@@ -169,6 +170,32 @@ export declare function repartition(
     free?: ReadonlyArray<{ gpu: number; gpuInstanceId: number; node?: string | null }>;
   },
 ): RepartitionResponse;
+
+export interface SvgOptions {
+  /** The diagram's heading and `<title>` (default "GPU packing"). */
+  title?: string | null;
+  /** GPU lanes drawn (default 500); the GPUs beyond are counted in one line "… N more GPUs, listed in the plan". */
+  maxGpus?: number;
+  /** Width in pixels, a whole number from 320 to 10000 (default 720); the height follows the content. */
+  width?: number;
+  /**
+   * Prefix of the ids of the diagram's `<title>` and `<desc>` (default "gpu-share": `gpu-share-title`), so that
+   * two diagrams inlined into one page keep unique ids: ASCII letters, digits, `-` and `_`, starting with a letter.
+   */
+  idPrefix?: string;
+}
+
+/**
+ * The packing diagram of a result `binPack` returned, as a standalone SVG document (the same bytes as
+ * `gpu-share pack --svg`): a lane per GPU (`data-gpu`, `data-mechanism`, `data-node`), MIG instances at their
+ * memory slices, shared GPUs as stacked shares with the free rest dashed, a focusable block per ask
+ * (`data-ask`, details in its `<title>`), the unplaced asks with their reasons and a legend; light and dark
+ * colour schemes. Every name is escaped text.
+ * @throws {TypeError | RangeError | Error} with `field` (`result.gpus[0].instances`, `options.width`) for a
+ * result that is not what `binPack` returns — edited into overlapping MIG instances, shares above one GPU, asks
+ * on the wrong GPUs — or bad options.
+ */
+export declare function renderSvg(result: PackResponse | PackResult, options?: SvgOptions): string;
 
 export declare class Ledger {
   constructor(entries?: ReadonlyArray<LedgerEntry>);

@@ -1,4 +1,5 @@
-//! The npm package's WebAssembly exports: each deserializes its input, calls one core function, serializes the result.
+//! The npm package's WebAssembly exports: each deserializes its input, calls one core function, serializes the result
+//! (`renderSvg`, in `svg.rs`, draws with the SVG renderer crate).
 //!
 //! JavaScript sees camelCase keys (`supportsMig`, `allocatedFraction`); the core's serde names are
 //! snake_case, and `case` converts keys both ways — values are untouched. Every export returns
@@ -8,6 +9,7 @@ mod bench;
 mod case;
 mod error;
 mod live;
+mod svg;
 
 use error::{shape, to_js};
 use gpu_share_core::account::{self, LedgerEntry, Rates, UsageRecord};

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::components::{
     asks::AsksTable, caps::CapsForm, detect::DetectBox, diagram::Diagram, export::ExportPanel,
-    fit::FitBox, ledger::Ledger, plan::PlanTable, share::ShareBar,
+    fit::FitBox, ledger::Ledger, plan::PlanTable, share::ShareBar, summary::Summary,
 };
 use crate::state::AppState;
 use crate::url;
@@ -31,9 +31,16 @@ pub fn App() -> impl IntoView {
         let full = Memo::new(move |_| url::link(&url::query_for(&state.scenario.get(), false)));
         view! {
             <main class="embed">
-                <PlanTable />
+                <header class="embed-head">
+                    <h1>"GPU sharing plan"</h1>
+                    <a href=move || full.get() target="_blank" rel="noopener">"Open in the gpu-share planner"</a>
+                </header>
+                <Summary />
                 <Diagram />
-                <p class="hint"><a href=move || full.get() target="_blank" rel="noopener">"Open in the gpu-share planner"</a></p>
+                <details class="embed-plan">
+                    <summary>"Plan per ask"</summary>
+                    <PlanTable />
+                </details>
             </main>
         }
         .into_any()
@@ -44,16 +51,19 @@ pub fn App() -> impl IntoView {
                 <p>"Which GPU sharing mechanism serves each ask, how the asks pack onto GPUs, and what they cost. Everything runs in this page; nothing is sent anywhere."</p>
             </header>
             <main class="full">
-                <div class="inputs">
-                    <AsksTable />
-                    <div class="side">
+                <div class="workspace">
+                    <div class="inputs">
+                        <AsksTable />
                         <CapsForm />
                         <DetectBox />
                         <ShareBar />
                     </div>
+                    <div class="answer">
+                        <Summary />
+                        <Diagram />
+                        <PlanTable />
+                    </div>
                 </div>
-                <PlanTable />
-                <Diagram />
                 <FitBox />
                 <ExportPanel />
                 <Ledger />

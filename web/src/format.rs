@@ -26,6 +26,11 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
+/// A share of one GPU as a whole percentage, rounded up as the core rounds (`0.6` → `60%`).
+pub fn share_percent(share: gpu_share_core::Share) -> String {
+    format!("{}%", share.percent_of(gpu_share_core::Share::ONE))
+}
+
 /// Seconds as hours for an input field: `7200` → `2`, `5400` → `1.5`.
 pub fn hours_text(seconds: u64) -> String {
     let text = format!("{:.4}", seconds as f64 / 3600.0);

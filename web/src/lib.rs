@@ -4,12 +4,11 @@
 
 pub mod app;
 pub mod clipboard;
-pub mod colour;
 pub mod components;
 pub mod download;
 pub mod file_input;
 pub mod format;
-pub mod layout;
+pub mod png;
 pub mod state;
 pub mod storage;
 pub mod url;

@@ -1,10 +1,10 @@
 //! The page's scenario: one signal per input, and memos for the request and the core's plan of it
 //! (`api::pack`), shared through context.
 
-use gpu_share_core::api::{self, Cluster, PackRequest, PackResponse};
+use gpu_share_core::api::{self, Cluster, LeftOut, PackRequest, PackResponse};
 use gpu_share_core::catalog::{find_model, GpuModel, DEFAULT_MIG_MODEL};
 use gpu_share_core::parse::{parse_hours, AskEntry};
-use gpu_share_core::{AskSize, ClusterGpuCaps, Error, FractionalAsk, Scenario, Share};
+use gpu_share_core::{AskSize, ClusterGpuCaps, Error, ErrorKind, FractionalAsk, Scenario, Share};
 use leptos::prelude::*;
 
 use crate::{format, words};
@@ -43,7 +43,8 @@ impl RowText {
     /// The row for an ask read from a link or a file.
     pub fn from_ask(ask: &FractionalAsk, seconds: Option<u64>) -> RowText {
         let (kind, fraction, profile) = match &ask.size() {
-            AskSize::Fraction(f) => (SizeKind::Fraction, f.to_string(), String::new()),
+            // Exact text, so `1/3` from a list stays `1/3` rather than becoming 0.3333.
+            AskSize::Fraction(f) => (SizeKind::Fraction, f.to_exact_text(), String::new()),
             AskSize::MigProfile(p) => (SizeKind::Mig, String::new(), p.clone()),
         };
         RowText {
@@ -51,7 +52,9 @@ impl RowText {
             kind,
             fraction,
             profile,
-            hours: seconds.map(format::hours_text).unwrap_or_default(),
+            hours: seconds
+                .map(gpu_share_core::parse::hours_text)
+                .unwrap_or_default(),
         }
     }
 
@@ -121,6 +124,16 @@ impl AskRow {
     }
 }
 
+/// What the last capture read said of MIG that the plan does not follow by itself (the discovery
+/// box sets it; the cluster form and the summary say it beside MIG and the plan).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DetectedMig {
+    /// MIG-capable GPUs with MIG disabled: a plan with MIG needs them reset first.
+    pub disabled_gpus: usize,
+    /// GPU instances that exist already, which a plan from empty GPUs ignores.
+    pub instances: usize,
+}
+
 /// The scenario the page edits, and its plan, shared through context. The ledger is not here: it
 /// belongs to the ledger component (`components::ledger::LedgerState`).
 #[derive(Clone, Copy)]
@@ -139,10 +152,20 @@ pub struct AppState {
     pub timeslice: RwSignal<bool>,
     /// Search for a packing on fewer GPUs than first-fit-decreasing (`&optimize` in the link).
     pub optimize: RwSignal<bool>,
-    /// Why the link's scenario could not be read, if it could not.
-    pub link_error: RwSignal<Option<String>>,
+    /// What the link held that could not be read (each dropped, the rest loaded).
+    pub link_dropped: RwSignal<Vec<String>>,
     /// The valid asks, in row order, with each row's duration (rows with errors are left out).
     pub asks: Memo<Vec<AskEntry>>,
+    /// The row id of each of `asks`, in the same order.
+    pub ask_rows: Memo<Vec<u64>>,
+    /// Rows the core left out of the plan (a name used twice, a profile the model lacks), by row id.
+    pub left_out: Memo<Vec<(u64, LeftOut)>>,
+    /// Whether the page still shows the example it opens with.
+    pub is_example: Memo<bool>,
+    /// The row whose name field takes the focus once drawn (a row just added; after a removal,
+    /// its neighbour), or `u64::MAX` for the "Add ask" button.
+    pub focus_row: RwSignal<Option<u64>>,
+    pub detected_mig: RwSignal<DetectedMig>,
     /// Rows left out of the plan because of an error in them.
     pub invalid_rows: Memo<usize>,
     pub gpu_count_error: Memo<Option<String>>,
@@ -151,7 +174,8 @@ pub struct AppState {
     pub scenario: Memo<Scenario>,
     /// The request the plan is made from; the export panel and "Record this plan" use it too.
     pub request: Memo<PackRequest>,
-    /// The core's answer to `request`: the packing and, with `optimize`, how the optimizer did.
+    /// The core's answer to `request` (`api::pack_leaving_out`): the packing of every ask that
+    /// can be packed and, with `optimize`, how the optimizer did; an error in the cluster fields.
     pub plan: Memo<Result<PackResponse, Error>>,
     /// The MIG-capable model whose profiles the pickers offer.
     pub profile_model: Memo<&'static GpuModel>,
@@ -164,28 +188,28 @@ pub const OPTIMIZE_MS: u64 = 100;
 /// The scenario the page opens with when the link carries none: the seed's pack example.
 pub const DEFAULT_QUERY: &str = "ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice";
 
+/// The example the page opens with (marked as an example, with a button that clears it).
+pub fn example_scenario() -> Scenario {
+    Scenario::from_query(DEFAULT_QUERY).unwrap_or_default()
+}
+
 impl AppState {
     /// State from the page's query string.
     pub fn new(query: &str) -> AppState {
-        let (scenario, link_error) = match Scenario::from_query(query) {
-            Ok(s) if s == Scenario::default() => (
-                Scenario::from_query(DEFAULT_QUERY).unwrap_or_default(),
-                None,
-            ),
-            Ok(s) => (s, None),
-            Err(e) => (
-                Scenario::default(),
-                Some(format!(
-                    "The link's scenario could not be read: {}",
-                    words::error(&e)
-                )),
-            ),
+        let example = example_scenario();
+        let (scenario, dropped) = match Scenario::from_query_lenient(query) {
+            Ok((s, dropped)) if s == Scenario::default() && dropped.is_empty() => {
+                (example.clone(), dropped)
+            }
+            Ok(read) => read,
+            Err(e) => (Scenario::default(), vec![e]),
         };
+        let link_dropped: Vec<String> = dropped.iter().map(words::error).collect();
         let rows: Vec<AskRow> = scenario
             .asks
             .iter()
             .enumerate()
-            .map(|(i, a)| AskRow::new(i as u64, RowText::from_ask(a, None)))
+            .map(|(i, a)| AskRow::new(i as u64, RowText::from_ask(a, scenario.seconds_of(i))))
             .collect();
         let next_id = StoredValue::new(rows.len() as u64);
         let caps = &scenario.caps;
@@ -211,18 +235,23 @@ impl AppState {
         let timeslice = RwSignal::new(caps.supports_timeslicing);
         let optimize = RwSignal::new(scenario.optimize);
 
-        let asks = Memo::new(move |_| {
+        let valid = Memo::new(move |_| {
             rows.with(|rows| {
                 rows.iter()
                     .filter_map(|r| {
-                        Some(AskEntry {
+                        let entry = AskEntry {
                             ask: r.ask().ok()?,
                             seconds: r.seconds().ok().flatten(),
-                        })
+                        };
+                        Some((r.id, entry))
                     })
                     .collect::<Vec<_>>()
             })
         });
+        let asks: Memo<Vec<AskEntry>> =
+            Memo::new(move |_| valid.with(|v| v.iter().map(|(_, e)| e.clone()).collect()));
+        let ask_rows: Memo<Vec<u64>> =
+            Memo::new(move |_| valid.with(|v| v.iter().map(|(id, _)| *id).collect()));
         let invalid_rows =
             Memo::new(move |_| rows.with(|rows| rows.iter().filter(|r| r.ask().is_err()).count()));
         let gpu_count_error = Memo::new(move |_| format::gpu_count(&gpu_count.get()).err());
@@ -240,13 +269,45 @@ impl AppState {
             asks: asks.with(|a| a.iter().map(|e| e.ask.clone()).collect()),
             caps: caps.get(),
             optimize: optimize.get(),
+            // None for all is no durations at all (the link then has no `hours=`).
+            seconds: asks.with(|a| {
+                let seconds: Vec<Option<u64>> = a.iter().map(|e| e.seconds).collect();
+                if seconds.iter().any(Option::is_some) {
+                    seconds
+                } else {
+                    Vec::new()
+                }
+            }),
         });
+        let is_example = Memo::new(move |_| scenario.with(|s| *s == example));
         let request = Memo::new(move |_| PackRequest {
             asks: asks.get(),
             cluster: Cluster::Given(caps.get()),
             optimize_ms: optimize.get().then_some(OPTIMIZE_MS),
         });
-        let plan = Memo::new(move |_| request.with(api::pack));
+        // A field the page cannot read is not planned around: the plan waits for it.
+        let plan = Memo::new(move |_| {
+            let unread = |field: &str, e: Option<String>| {
+                e.map(|m| Err(Error::new(ErrorKind::Syntax, m).in_field(field)))
+            };
+            unread("gpu_count", gpu_count_error.get())
+                .or_else(|| unread("nodes", nodes_error.get()))
+                .unwrap_or_else(|| request.with(api::pack_leaving_out))
+        });
+        let left_out = Memo::new(move |_| {
+            let ids = ask_rows.get();
+            plan.with(|p| {
+                p.as_ref().map_or_else(
+                    |_| Vec::new(),
+                    |p| {
+                        p.left_out
+                            .iter()
+                            .filter_map(|l| Some((*ids.get(l.index)?, l.clone())))
+                            .collect()
+                    },
+                )
+            })
+        });
         let profile_model = Memo::new(move |_| {
             let from_plan = plan.with(|p| {
                 p.as_ref()
@@ -273,8 +334,13 @@ impl AppState {
             mps,
             timeslice,
             optimize,
-            link_error: RwSignal::new(link_error),
+            link_dropped: RwSignal::new(link_dropped),
             asks,
+            ask_rows,
+            left_out,
+            is_example,
+            focus_row: RwSignal::new(None),
+            detected_mig: RwSignal::new(DetectedMig::default()),
             invalid_rows,
             gpu_count_error,
             caps,
@@ -290,6 +356,13 @@ impl AppState {
         let id = self.next_id.get_value();
         self.next_id.set_value(id + 1);
         AskRow::new(id, t)
+    }
+
+    /// Empties the scenario: no asks, the cluster fields blank (the example's "Clear").
+    pub fn clear(&self) {
+        self.rows.set(Vec::new());
+        self.gpu_count.set(String::new());
+        self.nodes.set(String::new());
     }
 
     /// Replaces all rows (loading a list).
@@ -397,6 +470,102 @@ mod tests {
             .with_untracked(|rows| rows[1].fraction.set("zero".into()));
         assert_eq!(s.request.get_untracked().asks.len(), 5);
         assert_eq!(s.invalid_rows.get_untracked(), 1);
+    }
+
+    #[test]
+    fn a_bad_row_is_marked_and_the_rest_still_planned() {
+        // A name used twice and a profile the model lacks: both rows left out, the others planned.
+        let s = AppState::new(
+            "ask=a:0.5&ask=a:0.25&ask=x:3g.40gb&ask=y:1g.5gb&mig-capable&gpu-model=A100-SXM4-40GB",
+        );
+        let plan = s.plan.get_untracked().unwrap();
+        let planned: Vec<&str> = plan
+            .result
+            .choices
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(planned, ["a", "y"]);
+        let ids: Vec<u64> = s.rows.with_untracked(|r| r.iter().map(|r| r.id).collect());
+        let out: Vec<(u64, Option<&str>)> = s
+            .left_out
+            .get_untracked()
+            .iter()
+            .map(|(id, l)| (*id, l.error.field.as_deref()))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|(id, f)| {
+                (
+                    id,
+                    f.map(|f| if f == "name" { "name" } else { "mig_profile" }),
+                )
+            })
+            .collect();
+        assert_eq!(out, [(ids[1], Some("name")), (ids[2], Some("mig_profile"))]);
+        // A row the page cannot read is not sent at all; the ids still line up after it.
+        s.rows.with_untracked(|r| r[0].fraction.set("zero".into()));
+        let out: Vec<u64> = s
+            .left_out
+            .get_untracked()
+            .iter()
+            .map(|(id, _)| *id)
+            .collect();
+        assert_eq!(
+            out,
+            [ids[2]],
+            "a is now unread, so the second a is no duplicate"
+        );
+    }
+
+    #[test]
+    fn a_broken_link_loads_what_it_can_and_says_what_it_dropped() {
+        let s = AppState::new("ask=a:zero&ask=b:0.5&gpus=2&timeslice");
+        assert_eq!(s.rows.with_untracked(Vec::len), 1);
+        let dropped = s.link_dropped.get_untracked();
+        assert_eq!(dropped.len(), 1);
+        assert!(dropped[0].contains("fraction"), "{dropped:?}");
+        assert_eq!(s.plan.get_untracked().unwrap().result.gpus_used, 1);
+        assert!(!s.is_example.get_untracked());
+    }
+
+    #[test]
+    fn the_example_is_marked_until_changed_or_cleared() {
+        let s = AppState::new("");
+        assert!(s.is_example.get_untracked());
+        s.rows.with_untracked(|r| r[0].hours.set("2".into()));
+        assert!(!s.is_example.get_untracked(), "hours change the scenario");
+        assert!(s.scenario.get_untracked().to_query().contains("hours=2,,"));
+        s.clear();
+        assert!(s.rows.with_untracked(Vec::is_empty));
+        assert!(!s.is_example.get_untracked());
+        // Hours from the link come back in their rows.
+        let s = AppState::new("ask=a:0.5&ask=b:1/3&hours=,1.5&timeslice");
+        let texts: Vec<(String, String)> = s.rows.with_untracked(|r| {
+            r.iter()
+                .map(|r| (r.fraction.get_untracked(), r.hours.get_untracked()))
+                .collect()
+        });
+        assert_eq!(
+            texts,
+            [("0.5".into(), String::new()), ("1/3".into(), "1.5".into())]
+        );
+    }
+
+    #[test]
+    fn a_gpu_count_the_page_cannot_read_is_not_planned_as_unlimited() {
+        let s = AppState::new("ask=a:0.5&timeslice");
+        s.gpu_count.set("-1".into());
+        let e = s.plan.get_untracked().unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("gpu_count"));
+        s.gpu_count.set("0".into());
+        let e = s.plan.get_untracked().unwrap_err();
+        assert_eq!(
+            e.field.as_deref(),
+            Some("gpu_count"),
+            "the core's range check"
+        );
+        s.gpu_count.set("1".into());
+        assert!(s.plan.get_untracked().is_ok());
     }
 
     #[test]

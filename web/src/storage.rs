@@ -1,10 +1,19 @@
-//! The ledger in localStorage: the core's versioned JSON-lines format under a versioned key; failures are reported, never swallowed.
+//! The page's localStorage: the ledger in the core's versioned JSON-lines format under a versioned
+//! key, and small settings (the accounting rates, the export panel's choices) as text under keys
+//! of their own, which their components check through the core when read back. Failures are
+//! reported, never swallowed.
 
 use gpu_share_core::account::{format_entry, parse_ledger};
 use gpu_share_core::LedgerEntry;
 
 /// The localStorage key; the format version inside each line is the core's `LEDGER_VERSION`.
 pub const LEDGER_KEY: &str = "gpu-share.ledger.v1";
+
+/// The accounting rates as typed (`components::ledger::RateTexts`).
+pub const RATES_KEY: &str = "gpu-share.rates.v1";
+
+/// The export panel's format and fields (`components::export::Settings`).
+pub const EXPORT_KEY: &str = "gpu-share.export.v1";
 
 /// The stored text of a ledger: one entry per line.
 pub fn to_text(entries: &[LedgerEntry]) -> String {
@@ -117,6 +126,64 @@ pub fn save(entries: &[LedgerEntry]) -> Result<(), String> {
     })
 }
 
+/// The longest setting read back; anything longer is not one this page wrote.
+pub const MAX_SETTING_BYTES: usize = 4096;
+
+/// A stored JSON object of short strings, as the page's settings are kept (`{"pue":"1.2",…}`);
+/// a missing key is `None`.
+///
+/// # Errors
+/// Not such an object (too long, not JSON, a value that is not text).
+pub fn setting_fields<const N: usize>(
+    text: &str,
+    keys: [&str; N],
+) -> Result<[Option<String>; N], String> {
+    if text.len() > MAX_SETTING_BYTES {
+        return Err(format!("longer than {MAX_SETTING_BYTES} bytes"));
+    }
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let object = value.as_object().ok_or("not a JSON object")?;
+    let mut out = [const { None }; N];
+    for (slot, key) in out.iter_mut().zip(keys) {
+        *slot = match object.get(key) {
+            None => None,
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(format!("{key} is not text")),
+        };
+    }
+    Ok(out)
+}
+
+/// A setting's stored text (`None` when there is none); the caller checks what it says.
+///
+/// # Errors
+/// Local storage is unavailable or cannot be read.
+pub fn load_setting(key: &str) -> Result<Option<String>, String> {
+    storage()?
+        .get_item(key)
+        .map_err(|e| format!("local storage could not be read ({})", js_error(&e)))
+}
+
+/// Stores a setting's text, or removes it (`None`: back to the default).
+///
+/// # Errors
+/// Storage is unavailable, or full (with the browser's own error).
+pub fn save_setting(key: &str, text: Option<&str>) -> Result<(), String> {
+    let s = storage()?;
+    let result = match text {
+        Some(t) => s.set_item(key, t),
+        None => s.remove_item(key),
+    };
+    result.map_err(|e| {
+        if is_quota(&e) {
+            format!("the browser's storage is full ({})", js_error(&e))
+        } else {
+            js_error(&e)
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +209,26 @@ mod tests {
         assert!(text.lines().all(|l| l.starts_with("{\"v\":1,")));
         assert_eq!(parse_ledger(&text).unwrap(), entries);
         assert_eq!(to_text(&[]), "");
+    }
+
+    #[test]
+    fn settings_are_objects_of_short_text() {
+        let [a, b] = setting_fields(r#"{"a":"1","z":5}"#, ["a", "b"]).unwrap();
+        assert_eq!((a.as_deref(), b), (Some("1"), None));
+        assert_eq!(
+            setting_fields(r#"{"a":1}"#, ["a"]).unwrap_err(),
+            "a is not text"
+        );
+        assert_eq!(
+            setting_fields("\"a\"", ["a"]).unwrap_err(),
+            "not a JSON object"
+        );
+        assert!(setting_fields("{", ["a"])
+            .unwrap_err()
+            .starts_with("not JSON: "));
+        let long = format!("{{\"a\":\"{}\"}}", "x".repeat(MAX_SETTING_BYTES));
+        assert!(setting_fields(&long, ["a"])
+            .unwrap_err()
+            .starts_with("longer than"));
     }
 }

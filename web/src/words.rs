@@ -61,8 +61,37 @@ pub fn error(e: &Error) -> String {
     format!("{place}{}", message(e))
 }
 
+/// `(a, b and 3 more)`: the asks a warning applies to, short enough for one line.
+pub fn applies_to(asks: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut names: Vec<&str> = asks.iter().take(SHOWN).map(String::as_str).collect();
+    let more = asks.len().saturating_sub(SHOWN);
+    let more_text = format!("{more} more");
+    if more > 0 {
+        names.push(&more_text);
+    }
+    let list = match names.as_slice() {
+        [] => return String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    };
+    format!("(applies to {list})")
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_asks_a_warning_applies_to_fit_one_line() {
+        let names = |n: usize| (0..n).map(|i| format!("a{i}")).collect::<Vec<_>>();
+        assert_eq!(super::applies_to(&names(0)), "");
+        assert_eq!(super::applies_to(&names(1)), "(applies to a0)");
+        assert_eq!(super::applies_to(&names(3)), "(applies to a0, a1 and a2)");
+        assert_eq!(
+            super::applies_to(&names(8)),
+            "(applies to a0, a1, a2, a3, a4 and 3 more)"
+        );
+    }
+
     use super::*;
     use gpu_share_core::ErrorKind;
 

@@ -1,4 +1,5 @@
-//! Browser-only checks (wasm-bindgen-test in headless Chrome): localStorage round trip and quota errors, the address bar, the mounted page
+//! Browser-only checks (wasm-bindgen-test in headless Chrome): localStorage round trip and quota errors, the
+//! settings' keys, the address bar, the mounted page
 //! (its plan, export panel and discovery box).
 #![cfg(target_arch = "wasm32")]
 
@@ -56,6 +57,23 @@ fn an_unreadable_stored_ledger_is_an_error_not_a_panic() {
     };
     assert!(err.contains("line 1"), "{err}");
     ls.remove_item(storage::LEDGER_KEY).unwrap();
+}
+
+#[wasm_bindgen_test]
+fn settings_are_stored_under_their_keys_and_removed_as_defaults() {
+    let text = r#"{"cost":"2.5","watts":"","pue":"1.2","grid":"400"}"#;
+    storage::save_setting(storage::RATES_KEY, Some(text)).unwrap();
+    assert_eq!(
+        storage::load_setting(storage::RATES_KEY)
+            .unwrap()
+            .as_deref(),
+        Some(text)
+    );
+    // The ledger's key is another: a setting never touches the ledger.
+    assert_eq!(storage::load().unwrap(), vec![]);
+    storage::save_setting(storage::RATES_KEY, None).unwrap();
+    assert_eq!(storage::load_setting(storage::RATES_KEY).unwrap(), None);
+    assert_eq!(storage::load_setting(storage::EXPORT_KEY).unwrap(), None);
 }
 
 #[wasm_bindgen_test]

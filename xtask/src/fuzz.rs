@@ -5,8 +5,9 @@
 use crate::shell::{cargo, root, run};
 use std::time::Instant;
 
-/// The targets, one per parser plus the packer and the exports (see `fuzz/Cargo.toml`).
-pub const TARGETS: [&str; 8] = [
+/// The targets, one per parser plus the packer, the exports and the SVG diagram (see
+/// `fuzz/Cargo.toml`).
+pub const TARGETS: [&str; 9] = [
     "ask_spec",
     "asks_list",
     "scenario",
@@ -15,12 +16,13 @@ pub const TARGETS: [&str; 8] = [
     "mig_parted",
     "pack",
     "export",
+    "svg",
 ];
 
 /// Seconds per target when `--seconds` is not given.
 pub const DEFAULT_SECONDS: u64 = 30;
 
-/// Seconds per target in `cargo xtask test` (CI): 8 targets × 12 s, plus the build.
+/// Seconds per target in `cargo xtask test` (CI): 9 targets × 12 s, plus the build.
 pub const TEST_SECONDS: u64 = 12;
 
 /// Cases per property of `core/tests/no_panic.rs` in `cargo xtask test`.
@@ -197,6 +199,29 @@ mod tests {
         );
         assert_eq!(done_runs("#4072281\tDONE   cov: 1"), None);
         assert_eq!(done_runs("Done x runs in 1 second(s)"), None);
+    }
+
+    #[test]
+    fn the_targets_are_the_bins_of_fuzz_cargo_toml() {
+        let manifest = std::fs::read_to_string(root().join("fuzz/Cargo.toml")).unwrap();
+        let bins: Vec<&str> = manifest
+            .split("[[bin]]")
+            .skip(1)
+            .filter_map(|bin| bin.lines().find_map(|l| l.strip_prefix("name = ")))
+            .map(|name| name.trim_matches('"'))
+            .collect();
+        assert_eq!(
+            bins, TARGETS,
+            "fuzz/Cargo.toml and TARGETS list the same targets"
+        );
+        for target in TARGETS {
+            assert!(
+                root()
+                    .join(format!("fuzz/fuzz_targets/{target}.rs"))
+                    .is_file(),
+                "{target}"
+            );
+        }
     }
 
     #[test]

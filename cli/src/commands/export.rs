@@ -14,12 +14,7 @@ pub fn run(
     let response = api::export(&cfg.request)?;
     let (text, result) = (&response.text, &response.pack.result);
     match &cfg.output {
-        Some(path) => std::fs::write(path, text).map_err(|e| {
-            CliError::Output(std::io::Error::new(
-                e.kind(),
-                format!("{}: {e}", path.display()),
-            ))
-        })?,
+        Some(path) => super::write_file(path, text)?,
         None => out.write_all(text.as_bytes())?,
     }
     if result.unplaced.is_empty() {

@@ -33,3 +33,13 @@ fn write_json(
     writeln!(out)?;
     Ok(())
 }
+
+/// Writes `text` to the file at `path` (`export -o`, `pack --svg`); an error names the file.
+fn write_file(path: &std::path::Path, text: &str) -> Result<(), CliError> {
+    std::fs::write(path, text).map_err(|e| {
+        CliError::Output(std::io::Error::new(
+            e.kind(),
+            format!("{}: {e}", path.display()),
+        ))
+    })
+}

@@ -1,7 +1,7 @@
-//! `gpu-share pack`: many asks onto GPUs, printed as one line per GPU.
+//! `gpu-share pack`: many asks onto GPUs, printed as one line per GPU; with `--svg`, also drawn.
 
 use super::{ledger_path, write_json};
-use crate::args::{Format, PackConfig};
+use crate::args::{Format, PackConfig, SvgTo};
 use crate::env::Env;
 use crate::exit::{CliError, Code};
 use crate::ledger_file;
@@ -9,6 +9,7 @@ use crate::output::{printable, table, Style};
 use gpu_share_core::api::{self, OptimizeReport, PackResponse, Recording};
 use gpu_share_core::pack::Tenants;
 use gpu_share_core::{GpuLayout, Mechanism, PackResult, Share};
+use gpu_share_svg::SvgOptions;
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::PathBuf;
@@ -38,6 +39,17 @@ pub fn run(
     out: &mut impl Write,
 ) -> Result<Code, CliError> {
     let response = api::pack(&cfg.request)?;
+    // The diagram is written before anything is recorded, so a file that cannot be written
+    // leaves the ledger as it was.
+    let svg = cfg.svg.as_ref().map(|to| {
+        (
+            to,
+            gpu_share_svg::render(&response.result, &SvgOptions::default()),
+        )
+    });
+    if let Some((SvgTo::File(path), text)) = &svg {
+        super::write_file(path, text)?;
+    }
     let recorded = match cfg.record {
         Some(seconds) => {
             let ledger = ledger_path(env)?;
@@ -52,42 +64,53 @@ pub fn run(
         }
         None => None,
     };
-    match cfg.format {
-        Format::Json => write_json(
+    match (svg, cfg.format) {
+        // `--svg -`: the diagram is standard output (`--json` beside it was refused).
+        (Some((SvgTo::Stdout, text)), _) => out.write_all(text.as_bytes())?,
+        (_, Format::Json) => write_json(
             out,
             &PackJson {
                 response: &response,
                 recorded,
             },
         )?,
-        Format::Text => {
-            if let Some(from) = &response.caps_from {
-                super::plan::write_caps_from(out, from)?;
-            }
-            write_text(out, &response.result, style)?;
-            if let Some(report) = &response.optimize {
-                write_optimize(out, &response.result, report)?;
-            }
-            if let Some(r) = recorded {
-                let how_long = match r.seconds {
-                    Some(s) => format!("{:.2} h each", s as f64 / 3600.0),
-                    None => "open until `gpu-share release NAME`".to_string(),
-                };
-                writeln!(
-                    out,
-                    "recorded {} use{} in {} ({how_long}); tenants of one GPU are billed at most the GPU",
-                    r.records,
-                    if r.records == 1 { "" } else { "s" },
-                    r.ledger.display()
-                )?;
-            }
-        }
+        (_, Format::Text) => write_report(out, &response, recorded, style)?,
     }
     Ok(if response.all_placed() {
         Code::Ok
     } else {
         Code::Unplaced
     })
+}
+
+/// The text report: where the caps came from, the packing, the optimizer, what was recorded.
+fn write_report(
+    out: &mut impl Write,
+    response: &PackResponse,
+    recorded: Option<Recorded>,
+    style: Style,
+) -> std::io::Result<()> {
+    if let Some(from) = &response.caps_from {
+        super::plan::write_caps_from(out, from)?;
+    }
+    write_text(out, &response.result, style)?;
+    if let Some(report) = &response.optimize {
+        write_optimize(out, &response.result, report)?;
+    }
+    if let Some(r) = recorded {
+        let how_long = match r.seconds {
+            Some(s) => format!("{:.2} h each", s as f64 / 3600.0),
+            None => "open until `gpu-share release NAME`".to_string(),
+        };
+        writeln!(
+            out,
+            "recorded {} use{} in {} ({how_long}); tenants of one GPU are billed at most the GPU",
+            r.records,
+            if r.records == 1 { "" } else { "s" },
+            r.ledger.display()
+        )?;
+    }
+    Ok(())
 }
 
 fn write_optimize(

@@ -97,7 +97,8 @@ fn detect_reads_every_fixture() {
         assert_eq!(profiles, devices, "{file}");
         assert_eq!(v["caps"]["gpu_model"], model, "{file}");
         assert_eq!(v["caps"]["gpu_count"], count, "{file}");
-        assert_eq!(v["caps"]["supports_mig"], capable, "{file}");
+        // MIG counts only where it is enabled: turning it on needs a GPU reset, never planned unasked.
+        assert_eq!(v["caps"]["supports_mig"], capable && enabled, "{file}");
         assert!(v["notes"].as_array().unwrap().len() >= 2, "{file}");
         assert!(!v["sources"].as_array().unwrap().is_empty(), "{file}");
 
@@ -127,8 +128,8 @@ fn detect_text_is_a_table_with_caps_and_notes() {
             "1 GPU from nvidia-smi -q -x",
             "  GPU  model           memory     MIG  MIG devices",
             "  0    A100-SXM4-40GB  40960 MiB  off  -",
-            "caps: A100-SXM4-40GB ×1; MIG; MPS (assumed); time-slicing (assumed)",
-            "  as flags: --gpu-model A100-SXM4-40GB --mig-capable --mps --timeslice (pack: --gpus 1)",
+            "caps: A100-SXM4-40GB ×1; MIG off (capable, disabled); MPS (assumed); time-slicing (assumed)",
+            "  as flags: --gpu-model A100-SXM4-40GB --mps --timeslice (pack: --gpus 1)",
         ]
     );
     assert!(text.contains("notes:\n  MIG is supported but disabled on GPU 0"));
@@ -243,20 +244,21 @@ fn detect_runs_nvidia_smi_from_path() {
 
 #[test]
 fn plan_takes_caps_from_a_capture() {
-    let a100 = fixture("qx-a100.xml");
+    // A capture with MIG enabled (a MIG-capable GPU with MIG off is planned without it).
+    let h100 = fixture("linux-x86_64__nvidia-h100-mig__590.48.01.txt");
     let text = stdout(gpu_share(no_ledger()).args([
         "plan",
         "JPCP",
         "--fraction",
         "0.25",
         "--caps-from",
-        &a100,
+        &h100,
     ]));
     let mut lines = text.lines();
     assert!(lines.next().unwrap().starts_with("caps from "), "{text}");
     assert_eq!(
         lines.next(),
-        Some("JPCP: mig (isolation: hardware) — 2g.10gb, 0.29 GPU")
+        Some("JPCP: mig (isolation: hardware) — 2g.20gb, 0.29 GPU")
     );
     let v = json(gpu_share(no_ledger()).args([
         "plan",
@@ -264,14 +266,14 @@ fn plan_takes_caps_from_a_capture() {
         "--fraction",
         "0.25",
         "--caps-from",
-        &a100,
+        &h100,
         "--json",
     ]));
     assert_eq!(v["mechanism"], "mig");
-    assert_eq!(v["mig_profile"], "2g.10gb");
-    assert_eq!(v["gpu_model"], "A100-SXM4-40GB");
+    assert_eq!(v["mig_profile"], "2g.20gb");
+    assert_eq!(v["gpu_model"], "H100-80GB-HBM3");
     assert_eq!(v["caps_from"]["caps"]["supports_mig"], true);
-    assert_eq!(v["caps_from"]["files"][0], a100.as_str());
+    assert_eq!(v["caps_from"]["files"][0], h100.as_str());
 }
 
 #[test]

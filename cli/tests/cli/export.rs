@@ -14,7 +14,8 @@ fn documents(text: &str) -> Vec<Value> {
         .collect()
 }
 
-const MIG: [&str; 8] = [
+/// The seed MIG asks on one MIG-capable GPU (also drawn by `svg.rs`).
+pub const MIG: [&str; 8] = [
     "--ask",
     "x:3g.20gb",
     "--ask",
@@ -164,7 +165,7 @@ fn mig_parted_and_commands() {
     );
     assert!(commands
         .contains("# GPU 0 (A100-SXM4-40GB): expected 3g.20gb 4:4, 2g.10gb 0:2, 2g.10gb 2:2"));
-    assert!(commands.contains("[U]"));
+    assert!(commands.contains("(unverified)"));
 }
 
 #[test]

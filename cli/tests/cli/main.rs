@@ -13,3 +13,4 @@ mod limits;
 mod pack;
 mod readme;
 mod repartition;
+mod svg;

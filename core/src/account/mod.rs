@@ -2,12 +2,15 @@
 //!
 //! The ledger is a list of events the caller stores (a file, localStorage): a usage record, closed
 //! (with a duration) or open (running until a release event). Time is always passed in, as Unix
-//! seconds; the core never reads a clock.
+//! seconds; the core never reads a clock. Entries have no ids: an entry's identity is its whole
+//! content (`merge.rs`), which is how an import adds nothing twice and an undo takes back exactly
+//! what was recorded.
 
 mod bill;
 mod export;
 #[cfg(feature = "serde")]
 mod jsonl;
+mod merge;
 mod summary;
 
 pub use bill::SharedGpu;
@@ -16,6 +19,7 @@ pub use export::{csv_cell, ledger_csv, summary_csv};
 pub use jsonl::{
     format_entry, ledger_document, parse_ledger, parse_ledger_any, LEDGER_VERSION, MAX_LEDGER_BYTES,
 };
+pub use merge::{already_recorded, merge_entries, remove_entries, AlreadyRecorded};
 pub use summary::{
     summarize, Rates, RatesInput, Summary, SummaryRow, Totals, DEFAULT_GRID_G_PER_KWH, DEFAULT_PUE,
 };

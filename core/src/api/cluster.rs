@@ -163,6 +163,7 @@ pub fn caps_summary(caps: &ClusterGpuCaps, inv: &Inventory) -> String {
         (None, None) => "model and count unknown".into(),
     }];
     parts.push(match (caps.supports_mig, &caps.mig_profiles) {
+        (false, _) if inv.mig_disabled_gpus() > 0 => "MIG off (capable, disabled)".into(),
         (false, _) => "no MIG".into(),
         (true, None) => "MIG".into(),
         (true, Some(p)) => format!("MIG ({})", p.join(" ")),
@@ -308,7 +309,19 @@ mod tests {
         assert_eq!(d.gpu_groups, ["2 × A100-SXM4-40GB, MIG capable (disabled)"]);
         assert_eq!(
             d.summary,
-            "A100-SXM4-40GB ×2; MIG; MPS (assumed); time-slicing (assumed)"
+            "A100-SXM4-40GB ×2; MIG off (capable, disabled); MPS (assumed); time-slicing (assumed)"
+        );
+        // MIG capable but disabled: left out, so nothing moves onto MIG unasked; the note says why.
+        assert!(!d.caps.supports_mig);
+        assert_eq!(d.inventory.mig_disabled_gpus(), 2);
+        assert!(
+            d.inventory
+                .notes
+                .iter()
+                .any(|n| n.starts_with("MIG is supported but disabled on")
+                    && n.contains("GPU reset")),
+            "{:?}",
+            d.inventory.notes
         );
         let cluster = Cluster::Detected {
             inputs: input(text),

@@ -188,9 +188,10 @@ pub struct Imported {
 }
 
 /// Merges the ledger in `text` (JSON Lines or the JSON document) into `existing`: an entry the
-/// ledger already holds is not added again, so importing one's own backup changes nothing. Equal
-/// entries count as many times as they occur (two equal records in the file and one in the
-/// ledger add one).
+/// ledger already holds — the same content, which is an entry's identity
+/// ([`crate::account::merge_entries`]) — is not added again, so importing one's own backup, or
+/// the same file twice, changes nothing. Equal entries count as many times as they occur (two
+/// equal records in the file and one in the ledger add one).
 ///
 /// # Errors
 /// The reader's errors (with the line); `Syntax` for a file with no entries; `Ledger` when the
@@ -204,21 +205,7 @@ pub fn import(existing: &[LedgerEntry], text: &str, now: i64) -> Result<Imported
             "the file holds no ledger entries",
         ));
     }
-    let mut present: HashMap<&LedgerEntry, usize> = HashMap::new();
-    for entry in existing {
-        *present.entry(entry).or_default() += 1;
-    }
-    let mut entries = existing.to_vec();
-    let mut already_present = 0;
-    for entry in &incoming {
-        match present.get_mut(entry) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                already_present += 1;
-            }
-            _ => entries.push(entry.clone()),
-        }
-    }
+    let (entries, already_present) = crate::account::merge_entries(existing, &incoming);
     resolve(&entries, now)?;
     Ok(Imported {
         added: entries.len() - existing.len(),

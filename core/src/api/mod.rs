@@ -7,6 +7,7 @@
 //! | --- | --- | --- |
 //! | plan one ask | [`plan`] | [`PlanResponse`] (the choice, where the caps came from) |
 //! | pack a scenario | [`pack`] | [`PackResponse`] (result, optimize report, where the caps came from) |
+//! | pack what can be packed | [`pack_leaving_out`] | [`PackResponse`] with the asks left out, each with its error and fix |
 //! | detect | [`detect`] | [`DetectResponse`] (inventory, caps, summary) |
 //! | record, release, import | [`record_plan`], [`record_pack`], [`release`], [`import`] | ledger entries |
 //! | summarise | [`summarise`] | [`SummaryResponse`] |
@@ -19,9 +20,11 @@ mod cluster;
 mod export;
 mod fit;
 mod ledger;
+mod left_out;
 mod pack;
 mod repartition;
 
+pub use crate::account::{already_recorded, remove_entries, AlreadyRecorded};
 pub use cluster::{caps_summary, detect, CapsFrom, Cluster, DetectInput, DetectResponse};
 pub use export::{export, gpu_ranges, ExportRequest, ExportResponse};
 pub use fit::{
@@ -34,6 +37,7 @@ pub use ledger::{
     record_pack, record_plan, release, summarise, Imported, Recording, SummaryRequest,
     SummaryResponse, MAX_UNIX_SECONDS,
 };
+pub use left_out::{pack_leaving_out, Fix, LeftOut};
 pub use pack::{
     pack, OptimizeReport, PackRequest, PackResponse, DEFAULT_OPTIMIZE_MS, MAX_OPTIMIZE_MS,
 };

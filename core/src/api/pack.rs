@@ -65,6 +65,9 @@ pub struct PackResponse {
     pub optimize: Option<OptimizeReport>,
     /// With detected caps: the inputs, the caps read and the notes.
     pub caps_from: Option<CapsFrom>,
+    /// Asks left out of the packing with their errors ([`super::pack_leaving_out`]; empty from
+    /// [`pack`], which refuses them instead).
+    pub left_out: Vec<super::LeftOut>,
 }
 
 impl PackResponse {
@@ -86,6 +89,12 @@ impl serde::Serialize for PackResponse {
                 map.insert(
                     "caps_from".into(),
                     serde_json::to_value(from).map_err(S::Error::custom)?,
+                );
+            }
+            if !self.left_out.is_empty() {
+                map.insert(
+                    "left_out".into(),
+                    serde_json::to_value(&self.left_out).map_err(S::Error::custom)?,
                 );
             }
             if let Some(report) = &self.optimize {
@@ -121,6 +130,7 @@ pub fn pack(request: &PackRequest) -> Result<PackResponse> {
         result: packed.result,
         optimize,
         caps_from,
+        left_out: Vec::new(),
     })
 }
 

@@ -226,6 +226,21 @@ impl GpuModel {
         })
     }
 
+    /// The profile of this model nearest to `name` (a profile of any board, `<g>g.<m>gb` with an
+    /// optional `+me`-style tail): the same tail, then the same compute slices or else the
+    /// closest (more before fewer), then the closest memory in the name (more before less).
+    /// `None` for a name of another shape or a model without a profile of that tail.
+    pub fn nearest_profile(&self, name: &str) -> Option<&'static MigProfile> {
+        let (g, gb, tail) = profile_name_parts(name)?;
+        self.profiles
+            .iter()
+            .filter(|p| profile_name_parts(p.name).is_some_and(|(_, _, t)| t == tail))
+            .min_by_key(|p| {
+                let (pg, pgb, _) = profile_name_parts(p.name).unwrap_or((0, 0, ""));
+                (pg.abs_diff(g), pg < g, pgb.abs_diff(gb), pgb < gb)
+            })
+    }
+
     /// A profile's share of this GPU: what it denies to others, the larger of its compute and memory shares.
     pub fn profile_share(&self, profile: &MigProfile) -> Share {
         match self.mig {
@@ -272,6 +287,16 @@ fn normalise(name: &str) -> String {
         .filter(|c| !matches!(c, ' ' | '-' | '_'))
         .flat_map(char::to_lowercase)
         .collect()
+}
+
+/// `3g.40gb+me` as (3, 40, "+me"), lower-cased; `None` for a name of another shape.
+fn profile_name_parts(name: &str) -> Option<(u32, u32, &str)> {
+    let name = name.trim();
+    let (g, rest) = name.split_once("g.")?;
+    let gb_end = rest.find("gb")?;
+    let g = g.parse().ok()?;
+    let gb = rest[..gb_end].parse().ok()?;
+    Some((g, gb, &rest[gb_end + 2..]))
 }
 
 #[cfg(test)]

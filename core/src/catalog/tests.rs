@@ -248,3 +248,23 @@ fn a_model_has_at_most_one_sm_table() {
         assert!(tables.len() <= 1, "{}: {tables:?}", m.name);
     }
 }
+
+#[test]
+fn the_nearest_profile_keeps_compute_then_memory_and_the_engine_tail() {
+    let a100_40 = find_model("A100-40GB").unwrap();
+    let a100_80 = find_model("A100-80GB").unwrap();
+    let a30 = find_model("A30").unwrap();
+    let near = |m: &GpuModel, p: &str| m.nearest_profile(p).map(|p| p.name);
+    // A profile the model has is its own nearest.
+    for p in a100_40.profiles {
+        assert_eq!(near(a100_40, p.name), Some(p.name));
+    }
+    assert_eq!(near(a100_40, "3g.40gb"), Some("3g.20gb"));
+    assert_eq!(near(a100_80, "3g.20gb"), Some("3g.40gb"));
+    assert_eq!(near(a100_40, "1g.10gb+me"), Some("1g.5gb+me"));
+    // The A30 has 1, 2 and 4 compute slices: 3g goes up to 4g, 7g down to 4g.
+    assert_eq!(near(a30, "3g.40gb"), Some("4g.24gb"));
+    assert_eq!(near(a30, "7g.80gb"), Some("4g.24gb"));
+    assert_eq!(near(a100_40, "half"), None);
+    assert_eq!(near(find_model("T4").unwrap(), "1g.5gb"), None);
+}

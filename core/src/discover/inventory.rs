@@ -178,9 +178,11 @@ impl Inventory {
     ///   does not know is given by its reported name, which [`ClusterGpuCaps::resolve`] accepts for
     ///   planning without MIG.
     /// - **gpu_count**: the number of GPUs (`None` when only MIG profiles were read).
-    /// - **supports_mig**: some GPU of that model is MIG-capable (MIG enabled or not: enabling it is an
-    ///   administrative step that needs the GPU idle and reset, so the note says so rather than hiding
-    ///   MIG). Always false for a model the catalogue does not know, since MIG needs its geometry.
+    /// - **supports_mig**: some GPU of that model has MIG enabled now (or `nvidia-smi mig -lgip`
+    ///   listed profiles, which it does only with MIG enabled). A MIG-capable GPU with MIG
+    ///   disabled does not count: enabling it is an administrative step that needs the GPU idle and
+    ///   reset, so a plan must not move work onto MIG unasked; the note says MIG is there to turn on.
+    ///   Always false for a model the catalogue does not know, since MIG needs its geometry.
     /// - **mig_profiles**: the profiles `nvidia-smi mig -lgip` listed (those the model offers), else `None`
     ///   (every profile of the model).
     /// - **supports_timeslicing / supports_mps**: from the device plugin's
@@ -190,6 +192,19 @@ impl Inventory {
     ///   not supported on devices with MIG enabled", docs/hardware-facts.md §2). The notes say each assumption.
     pub fn caps(&self) -> ClusterGpuCaps {
         self.caps_with_notes().0
+    }
+
+    /// GPUs that support MIG but have it disabled now (a plan with MIG needs them reset first).
+    pub fn mig_disabled_gpus(&self) -> usize {
+        self.gpus
+            .iter()
+            .filter(|g| g.mig_capable && !g.mig_enabled)
+            .count()
+    }
+
+    /// The GPU instances that exist already, on every GPU (a plan from empty GPUs ignores them).
+    pub fn mig_instances(&self) -> usize {
+        self.gpus.iter().map(|g| g.mig_devices.len()).sum()
     }
 
     /// [`Inventory::caps`] and the notes explaining it.
@@ -233,13 +248,26 @@ impl Inventory {
             .collect();
 
         // MIG.
+        let mig_model = chosen_model.is_some_and(GpuModel::is_mig_capable);
         let supports_mig = if self.gpus.is_empty() {
             !self.mig_profiles.is_empty()
         } else {
-            chosen_model.is_some_and(GpuModel::is_mig_capable)
-                && of_chosen.iter().any(|g| g.mig_capable)
+            // `nvidia-smi mig -lgip` lists profiles only with MIG enabled, so a listing counts too.
+            mig_model
+                && (!self.mig_profiles.is_empty()
+                    || of_chosen.iter().any(|g| g.mig_capable && g.mig_enabled))
         };
-        if !self.gpus.is_empty() && !supports_mig {
+        let all_disabled: Vec<String> = of_chosen
+            .iter()
+            .filter(|g| g.mig_capable && !g.mig_enabled)
+            .map(|g| gpu_label(g))
+            .collect();
+        if mig_model && !supports_mig && !all_disabled.is_empty() {
+            notes.push(format!(
+                "MIG is supported but disabled on {}: left out of the caps, so the plan does not move work onto MIG unasked; turn MIG on to plan with it, and enable it on the GPUs first (it needs each GPU idle and a GPU reset: `nvidia-smi -i <index> -mig 1`)",
+                list(&all_disabled)
+            ));
+        } else if !self.gpus.is_empty() && !supports_mig {
             let capable: Vec<String> = self
                 .gpus
                 .iter()

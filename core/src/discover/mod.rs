@@ -19,7 +19,8 @@
 //! let inventory = gpu_share_core::discover::detect(xml)?;
 //! assert_eq!(inventory.gpus[0].model.as_deref(), Some("A100-SXM4-40GB"));
 //! let caps = inventory.caps();
-//! assert!(caps.supports_mig);
+//! // MIG capable but disabled: left out of the caps until the user turns it on.
+//! assert!(inventory.gpus[0].mig_capable && !caps.supports_mig);
 //! assert_eq!(caps.gpu_count, Some(1));
 //! # Ok::<(), gpu_share_core::Error>(())
 //! ```

@@ -230,7 +230,7 @@ fn workload(
             }
             if let Some(mib) = c.mps.and_then(|l| l.pinned_memory_mib) {
                 container_notes.push(format!(
-                    "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT ({mib} MiB for this ask) is not set: the plugin's daemon already limits each client to total/replicas, and NVIDIA's docs do not say whether a client may change that or which device index it sees [U]."
+                    "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT ({mib} MiB for this ask) is not set: the plugin's daemon already limits each client to total/replicas, and NVIDIA's docs do not say whether a client may change that or which device index it sees (unverified)."
                 ));
             }
         }
@@ -266,7 +266,7 @@ fn workload(
                 }
             }
             if single_profile.is_some() {
-                container_notes.push("gpu.product under the single strategy is <product>-MIG-<profile> (NVIDIA's GPU Feature Discovery docs show it without the NVIDIA- prefix, for an older driver's product name) [U].".into());
+                container_notes.push("gpu.product under the single strategy is <product>-MIG-<profile> (NVIDIA's GPU Feature Discovery docs show it without the NVIDIA- prefix, for an older driver's product name) (unverified).".into());
             }
         }
         None => container_notes

@@ -213,7 +213,7 @@ pub(crate) fn mig_commands(plan: &Plan) -> String {
             "\nMIG mode must be on first (nvidia-smi -i {} -mig 1; the driver may reset the GPU) and the GPUs must hold no instances (nvidia-smi mig -i N -dci, then -dgi, removes them).",
             indices.join(",")
         ));
-        intro.push_str("\nnvidia-smi/NVML picks each instance's placement itself, by a rule NVIDIA does not document [U]. NVML can create an instance at a chosen placement, but NVIDIA's MIG User Guide shows -cgi only with profile names or IDs, never a placement, so these commands give none [U]. Where some order succeeds whatever it picks, that order is used; otherwise the largest instances come first and the comment states the placements expected (start:size, in memory slices). If a command fails, clear the GPU and try another order: mig-parted tries every order until one succeeds.");
+        intro.push_str("\nnvidia-smi/NVML picks each instance's placement itself, by a rule NVIDIA does not document (unverified). NVML can create an instance at a chosen placement, but NVIDIA's MIG User Guide shows -cgi only with profile names or IDs, never a placement, so these commands give none (unverified). Where some order succeeds whatever it picks, that order is used; otherwise the largest instances come first and the comment states the placements expected (start:size, in memory slices). If a command fails, clear the GPU and try another order: mig-parted tries every order until one succeeds.");
     }
     for w in warnings(plan) {
         intro.push_str(&format!("\n⚠ {w}"));
@@ -232,7 +232,9 @@ pub(crate) fn mig_commands(plan: &Plan) -> String {
         if g.validation.order_works_for_any_placement {
             text.push_str("\nthis order succeeds whatever free placement the driver picks (under the catalogue's placement rules)");
         } else {
-            text.push_str("\nlargest first; succeeds if the driver picks the placements above [U]");
+            text.push_str(
+                "\nlargest first; succeeds if the driver picks the placements above (unverified)",
+            );
         }
         yaml::write_comment(&mut out, 0, &text);
         let names: Vec<&str> = g

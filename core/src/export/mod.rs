@@ -102,6 +102,13 @@ impl ExportFormat {
     pub fn uses_workload_options(self) -> bool {
         matches!(self, ExportFormat::Kubernetes | ExportFormat::KServe)
     }
+
+    /// Whether the text depends on the MIG strategy: the formats that name the NVIDIA device
+    /// plugin's resources or configure it. mig-parted, `nvidia-smi mig` commands and Slurm
+    /// describe the GPUs themselves.
+    pub fn uses_mig_strategy(self) -> bool {
+        self.uses_workload_options() || self == ExportFormat::DevicePlugin
+    }
 }
 
 impl fmt::Display for ExportFormat {

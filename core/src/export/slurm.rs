@@ -168,7 +168,7 @@ Types are the names slurmd's NVML detection gives MIG devices: the board's name 
             Some(_) => {}
             None => text.push_str(&format!(
                 "
-[U] {}: its real memory was not seen in nvidia-smi output, so {} takes the {gb} GB of the profile's name; detection may round the real memory to less.",
+(unverified) {}: its real memory was not seen in nvidia-smi output, so {} takes the {gb} GB of the profile's name; detection may round the real memory to less.",
                 p.name, t.name
             )),
         }
@@ -497,7 +497,7 @@ mod tests {
         );
         let text = plan_text("b200", &["x:3g.90gb".into()]);
         assert!(
-            text.contains("[U] 3g.90gb: its real memory was not seen"),
+            text.contains("(unverified) 3g.90gb: its real memory was not seen"),
             "{text}"
         );
     }

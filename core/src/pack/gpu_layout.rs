@@ -81,15 +81,38 @@ impl GpuLayout {
                 compute_slices: profile.compute_slices,
             });
         }
-        let used_fraction = model.mig.map_or(Share::ONE, |g| {
-            let c = Share::ratio(compute, g.compute_slices.into()).unwrap_or(Share::ONE);
-            let m = Share::ratio(memory, g.memory_slices.into()).unwrap_or(Share::ONE);
-            c.max(m)
-        });
         GpuLayout {
             index,
             node: None,
             tenants: Tenants::Mig(instances),
+            used_fraction: mig_use(model, compute, memory),
+        }
+    }
+
+    /// A GPU read back from a pack result's JSON (`read.rs`), whose tenants that reader has checked
+    /// against every rule the packer keeps; its use is computed here as the packer computes it.
+    #[cfg(feature = "serde")]
+    pub(super) fn checked(
+        index: u64,
+        node: Option<String>,
+        tenants: Tenants,
+        model: Option<&GpuModel>,
+    ) -> Self {
+        let used_fraction = match (&tenants, model) {
+            (Tenants::Mig(instances), Some(model)) => {
+                let sum =
+                    |f: fn(&MigInstance) -> u8| instances.iter().map(|i| u64::from(f(i))).sum();
+                mig_use(model, sum(|i| i.compute_slices), sum(|i| i.memory_slices))
+            }
+            (Tenants::Mps(slots) | Tenants::Timeslice(slots), _) => {
+                slots.iter().map(|s| s.share).sum()
+            }
+            _ => Share::ONE,
+        };
+        GpuLayout {
+            index,
+            node,
+            tenants,
             used_fraction,
         }
     }
@@ -192,6 +215,15 @@ impl GpuLayout {
             _ => panic!("not a MIG GPU"),
         }
     }
+}
+
+/// A MIG GPU's use: the larger of its compute and memory slices in use, as shares of the board's.
+fn mig_use(model: &GpuModel, compute: u64, memory: u64) -> Share {
+    model.mig.map_or(Share::ONE, |g| {
+        let c = Share::ratio(compute, g.compute_slices.into()).unwrap_or(Share::ONE);
+        let m = Share::ratio(memory, g.memory_slices.into()).unwrap_or(Share::ONE);
+        c.max(m)
+    })
 }
 
 /// The JSON every version has written: `index`, `mechanism`, `asks`, `used_fraction`, then

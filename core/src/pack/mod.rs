@@ -10,6 +10,8 @@ mod layout;
 pub(crate) mod mig;
 pub mod optimize;
 mod options;
+#[cfg(feature = "serde")]
+mod read;
 mod reference;
 mod tree;
 

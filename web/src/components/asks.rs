@@ -1,31 +1,77 @@
 //! The asks table: one editable row per ask (name, fraction or MIG profile, duration) and loading CSV/JSON lists.
 
 use crate::file_input::{pasted_text, read_chosen_text};
+use gpu_share_core::api::{Fix, LeftOut};
 use gpu_share_core::parse::parse_asks;
 use leptos::prelude::*;
 
 use crate::state::{AppState, AskRow, RowText, SizeKind};
 use crate::words;
 
-/// The error text for `field`, when the row's error is about that field.
+/// The error text for `field`, when the row's error is about that field: the row's own (it does
+/// not read as an ask) or the plan's (the core left the ask out: a name used twice, a profile the
+/// model lacks).
 fn field_error(row: AskRow, field: &'static str) -> impl Fn() -> Option<String> + Copy {
+    let state = expect_context::<AppState>();
     move || {
         let err = match field {
             "hours" => row.seconds().err(),
-            _ => row.ask().err(),
+            _ => row
+                .ask()
+                .err()
+                .or_else(|| left_out(state, row).map(|l| l.error)),
         }?;
         let f = err.field.as_deref().unwrap_or("");
         (f == field || (field == "name" && f.is_empty())).then(|| words::message(&err))
     }
 }
 
+/// Why the core left this row's ask out of the plan, if it did.
+fn left_out(state: AppState, row: AskRow) -> Option<LeftOut> {
+    state.left_out.with(|l| {
+        l.iter()
+            .find(|(id, _)| *id == row.id)
+            .map(|(_, out)| out.clone())
+    })
+}
+
+/// The core's suggested fix for a left-out row, as a button that applies it.
+#[component]
+fn FixButton(row: AskRow) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || {
+        let fix = left_out(state, row)?.fix?;
+        let (label, apply): (String, Box<dyn Fn() + Send + Sync>) = match fix {
+            Fix::Rename { name } => (
+                format!("Rename to {name}"),
+                Box::new(move || row.name.set(name.clone())),
+            ),
+            Fix::UseProfile { profile } => (
+                format!("Use {profile}"),
+                Box::new(move || row.profile.set(profile.clone())),
+            ),
+        };
+        Some(
+            view! { <button type="button" class="small fix" data-testid="fix" on:click=move |_| apply()>{label}</button> },
+        )
+    }
+}
+
 /// A name not yet used by any row: `name-2`, `name-3`, …
 fn unused_name(base: &str, taken: &[String]) -> String {
-    (2..)
+    unused_name_from(base, 2, taken)
+}
+
+/// `base-from`, or the first unused one after it.
+fn unused_name_from(base: &str, from: usize, taken: &[String]) -> String {
+    (from..)
         .map(|n| format!("{base}-{n}"))
         .find(|candidate| !taken.iter().any(|t| t == candidate))
         .unwrap_or_else(|| base.to_string())
 }
+
+/// `AppState::focus_row` naming the "Add ask" button (the last row was removed).
+const ADD_BUTTON: u64 = u64::MAX;
 
 #[component]
 fn ErrorText(text: impl Fn() -> Option<String> + Send + Sync + 'static) -> impl IntoView {
@@ -91,6 +137,7 @@ fn AskRowView(index: ReadSignal<usize>, row: AskRow) -> impl IntoView {
                     {options}
                 </select>
                 <ErrorText text=profile_err />
+                {move || profile_err().is_some().then(|| view! { <FixButton row /> })}
             }
             .into_any()
         }
@@ -108,25 +155,45 @@ fn AskRowView(index: ReadSignal<usize>, row: AskRow) -> impl IntoView {
             rows.insert(at, copy);
         });
     };
-    let remove = move |_| state.rows.update(|rows| rows.retain(|r| r.id != row.id));
+    // Focus moves to the next row's name (or the previous one's, or "Add ask"), not to the page.
+    let remove = move |_| {
+        state.rows.update(|rows| {
+            let at = rows.iter().position(|r| r.id == row.id);
+            rows.retain(|r| r.id != row.id);
+            let next = at.and_then(|i| rows.get(i).or_else(|| rows.last()));
+            state.focus_row.set(Some(next.map_or(ADD_BUTTON, |r| r.id)));
+        });
+    };
+    let name_input = NodeRef::<leptos::html::Input>::new();
+    Effect::new(move |_| {
+        if state.focus_row.get() == Some(row.id) {
+            if let Some(input) = name_input.get() {
+                let _ = input.focus();
+                state.focus_row.set(None);
+            }
+        }
+    });
+    let has_error =
+        move || row.ask().is_err() || row.seconds().is_err() || left_out(state, row).is_some();
     view! {
-        <tr data-testid="ask-row">
-            <td class="cell-name">
-                <input type="text" name="name" autocomplete="off" spellcheck="false"
+        <tr data-testid="ask-row" class:row-error=has_error>
+            <td class="cell-name" data-label="Name">
+                <input type="text" name="name" autocomplete="off" spellcheck="false" node_ref=name_input
                     aria-label=move || format!("Ask {} name", n())
                     aria-invalid=move || if name_err().is_some() { "true" } else { "false" }
                     prop:value=move || row.name.get()
                     on:input=move |ev| row.name.set(event_target_value(&ev)) />
                 <ErrorText text=name_err />
+                {move || name_err().is_some().then(|| view! { <FixButton row /> })}
             </td>
-            <td class="cell-kind">
+            <td class="cell-kind" data-label="Kind">
                 <select name="kind" aria-label=move || format!("Ask {} size kind", n()) on:change=on_kind>
                     <option value="fraction" selected=move || row.kind.get() == SizeKind::Fraction>"fraction"</option>
                     <option value="mig" selected=move || row.kind.get() == SizeKind::Mig>"MIG profile"</option>
                 </select>
             </td>
-            <td class="cell-size">{size}</td>
-            <td class="cell-hours">
+            <td class="cell-size" data-label="Size">{size}</td>
+            <td class="cell-hours" data-label="Hours">
                 <input type="text" name="hours" inputmode="decimal" placeholder="open"
                     aria-label=move || format!("Ask {} duration in hours", n())
                     aria-invalid=move || if hours_err().is_some() { "true" } else { "false" }
@@ -176,7 +243,8 @@ pub fn AsksTable() -> impl IntoView {
         let taken: Vec<String> = state
             .rows
             .with_untracked(|r| r.iter().map(|r| r.name.get_untracked()).collect());
-        let name = unused_name("ask", &taken);
+        // The fourth row is ask-4: named by its place, never ask-2 beside a, b and c.
+        let name = unused_name_from("ask", taken.len() + 1, &taken);
         let row = state.new_row(RowText {
             name,
             kind: SizeKind::Fraction,
@@ -184,8 +252,18 @@ pub fn AsksTable() -> impl IntoView {
             profile: String::new(),
             hours: String::new(),
         });
+        state.focus_row.set(Some(row.id));
         state.rows.update(|rows| rows.push(row));
     };
+    let add_button = NodeRef::<leptos::html::Button>::new();
+    Effect::new(move |_| {
+        if state.focus_row.get() == Some(ADD_BUTTON) {
+            if let Some(button) = add_button.get() {
+                let _ = button.focus();
+                state.focus_row.set(None);
+            }
+        }
+    });
     let load_pasted = move |_| load_list(state, &pasted.get_untracked(), message);
     let on_file = move |ev: leptos::ev::Event| {
         read_chosen_text(&ev, move |text| match text {
@@ -203,8 +281,14 @@ pub fn AsksTable() -> impl IntoView {
     view! {
         <section class="card asks" aria-labelledby="asks-h">
             <h2 id="asks-h">"Asks"</h2>
+            <Show when=move || state.is_example.get()>
+                <p class="example" data-testid="example">
+                    <span>"This is an example scenario: three asks time-sliced on two GPUs."</span>
+                    <button type="button" class="small" data-testid="clear-example" on:click=move |_| state.clear()>"Clear"</button>
+                </p>
+            </Show>
             <p class="hint">"A fraction is a decimal (0.25), a percentage (25%) or a ratio (1/4); 1 or more means whole GPUs. Hours are for accounting; leave blank for an open use."</p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0" role="region" aria-label="Asks, scrollable">
                 <table class="asks-table">
                     <thead>
                         <tr><th scope="col">"Name"</th><th scope="col">"Kind"</th><th scope="col">"Size"</th><th scope="col">"Hours"</th><th scope="col"><span class="sr-only">"Actions"</span></th></tr>
@@ -216,9 +300,9 @@ pub fn AsksTable() -> impl IntoView {
                 </table>
             </div>
             <p class="row-status">
-                <button type="button" on:click=add data-testid="add-ask">"Add ask"</button>
+                <button type="button" on:click=add data-testid="add-ask" node_ref=add_button>"Add ask"</button>
                 {move || {
-                    let n = state.invalid_rows.get();
+                    let n = state.invalid_rows.get() + state.left_out.with(Vec::len);
                     (n > 0).then(|| view! {
                         <span class="warn" role="status">{format!("{n} row{} with errors left out of the plan", if n == 1 { "" } else { "s" })}</span>
                     })

@@ -1,9 +1,53 @@
 //! The capabilities form: GPU model from the core's catalogue, GPU count, MIG (with allowed profiles), MPS, time-slicing.
 
-use gpu_share_core::catalog::models;
+use gpu_share_core::catalog::{find_model, models};
 use leptos::prelude::*;
 
-use crate::state::AppState;
+use crate::state::{AppState, SizeKind};
+use crate::words;
+
+/// MIG profiles the page changed when the GPU model changed, so one click can undo it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Conversion {
+    previous_model: String,
+    /// (row id, ask name, old profile, new profile)
+    rows: Vec<(u64, String, String, String)>,
+}
+
+/// Moves every MIG row whose profile `model` lacks to the model's nearest profile (the core's
+/// `nearest_profile`), and says which rows changed.
+fn convert_profiles(state: AppState, previous_model: String, model: &str) -> Option<Conversion> {
+    let model = find_model(model).filter(|m| m.is_mig_capable())?;
+    let mut rows = Vec::new();
+    state.rows.with_untracked(|all| {
+        for r in all {
+            let old = r.profile.get_untracked();
+            if r.kind.get_untracked() != SizeKind::Mig || model.profile(&old).is_some() {
+                continue;
+            }
+            if let Some(new) = model.nearest_profile(&old) {
+                r.profile.set(new.name.to_string());
+                rows.push((r.id, r.name.get_untracked(), old, new.name.to_string()));
+            }
+        }
+    });
+    (!rows.is_empty()).then_some(Conversion {
+        previous_model,
+        rows,
+    })
+}
+
+/// The plan's error about `field` (e.g. the core's range check of the GPU count), in the page's words.
+fn plan_error(state: AppState, field: &'static str) -> impl Fn() -> Option<String> + Copy {
+    move || {
+        state.plan.with(|p| {
+            p.as_ref()
+                .err()
+                .filter(|e| e.field.as_deref() == Some(field))
+                .map(words::message)
+        })
+    }
+}
 
 #[component]
 pub fn CapsForm() -> impl IntoView {
@@ -30,8 +74,12 @@ pub fn CapsForm() -> impl IntoView {
             })
             .collect_view()
     };
+    let conversion: RwSignal<Option<Conversion>> = RwSignal::new(None);
     let on_model = move |ev: leptos::ev::Event| {
-        state.gpu_model.set(event_target_value(&ev));
+        let previous = state.gpu_model.get_untracked();
+        let model = event_target_value(&ev);
+        conversion.set(convert_profiles(state, previous, &model));
+        state.gpu_model.set(model);
         // Profiles of another model would not be valid: start the limit from the new model's plain profiles.
         if state.limit_profiles.get_untracked() {
             let plain = state
@@ -98,6 +146,42 @@ pub fn CapsForm() -> impl IntoView {
             })
             .collect_view()
     };
+    let undo = move |_| {
+        if let Some(c) = conversion.get_untracked() {
+            state.gpu_model.set(c.previous_model);
+            state.rows.with_untracked(|all| {
+                for (id, _, old, _) in &c.rows {
+                    if let Some(r) = all.iter().find(|r| r.id == *id) {
+                        r.profile.set(old.clone());
+                    }
+                }
+            });
+        }
+        conversion.set(None);
+    };
+    let converted = move || {
+        conversion.get().map(|c| {
+            let list: Vec<String> = c
+                .rows
+                .iter()
+                .map(|(_, name, old, new)| format!("{name}: {old} → {new}"))
+                .collect();
+            view! {
+                <p class="warn" role="status" data-testid="converted">
+                    {format!("Profiles this model lacks were changed to its nearest: {}. ", list.join(", "))}
+                    <button type="button" class="small" data-testid="undo-convert" on:click=undo>"Undo"</button>
+                </p>
+            }
+        })
+    };
+    let count_error = move || {
+        state
+            .gpu_count_error
+            .get()
+            .or_else(plan_error(state, "gpu_count"))
+    };
+    let nodes_error = move || state.nodes_error.get().or_else(plan_error(state, "nodes"));
+    let profiles_error = plan_error(state, "mig_profiles");
     let mig_model_note = move || {
         state
             .profile_model
@@ -109,29 +193,33 @@ pub fn CapsForm() -> impl IntoView {
             <div class="form-grid">
                 <label for="gpu-model">"GPU model"</label>
                 <select id="gpu-model" on:change=on_model>{model_options}</select>
+                <div class="form-wide">{converted}</div>
                 <label for="gpu-count">"GPU count"</label>
                 <div>
                     <input id="gpu-count" type="text" inputmode="numeric" placeholder="unlimited"
-                        aria-invalid=move || if state.gpu_count_error.get().is_some() { "true" } else { "false" }
+                        aria-invalid=move || if count_error().is_some() { "true" } else { "false" }
                         prop:value=move || state.gpu_count.get()
                         on:input=move |ev| state.gpu_count.set(event_target_value(&ev)) />
-                    {move || state.gpu_count_error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
+                    {move || count_error().map(|e| view! { <span class="field-error" role="alert" data-testid="gpu-count-error">{e}</span> })}
                 </div>
                 <label for="nodes">"Nodes"</label>
                 <div>
                     <input id="nodes" type="text" placeholder="none (e.g. 4x8)" data-testid="nodes"
-                        aria-invalid=move || if state.nodes_error.get().is_some() { "true" } else { "false" }
+                        aria-invalid=move || if nodes_error().is_some() { "true" } else { "false" }
                         aria-describedby="nodes-hint"
                         prop:value=move || state.nodes.get()
                         on:input=move |ev| state.nodes.set(event_target_value(&ev)) />
                     <span class="explain" id="nodes-hint">"4x8 (four nodes of eight GPUs) or gpu-a:8,gpu-b:4: one sharing configuration per node; a multi-GPU ask stays on one node. Leave the GPU count blank."</span>
-                    {move || state.nodes_error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
+                    {move || nodes_error().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
                 </div>
             </div>
             <fieldset class="mechanisms">
                 <legend>"Sharing the cluster supports"</legend>
                 <label class="check"><input type="checkbox" id="mig" prop:checked=move || state.mig.get()
                     on:change=move |ev| state.mig.set(event_target_checked(&ev)) />"MIG (hardware partitions)"</label>
+                {move || (state.detected_mig.get().disabled_gpus > 0 && !state.mig.get()).then(|| view! {
+                    <span class="hint" data-testid="mig-capable-disabled">"Your GPUs are MIG capable with MIG disabled: tick MIG to plan with it."</span>
+                })}
                 <label class="check"><input type="checkbox" id="mps" prop:checked=move || state.mps.get()
                     on:change=move |ev| state.mps.set(event_target_checked(&ev)) />"MPS"</label>
                 <label class="check"><input type="checkbox" id="timeslice" prop:checked=move || state.timeslice.get()
@@ -148,6 +236,7 @@ pub fn CapsForm() -> impl IntoView {
                     <Show when=move || state.limit_profiles.get()
                         fallback=|| view! { <p class="hint">"Every profile of the model is allowed; the planner picks plain ones itself."</p> }>
                         <div class="profile-boxes">{profile_boxes}</div>
+                        {move || profiles_error().map(|e| view! { <span class="field-error" role="alert" data-testid="profiles-error">{e}</span> })}
                     </Show>
                 </fieldset>
             </Show>

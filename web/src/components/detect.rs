@@ -9,7 +9,7 @@ use gpu_share_core::ClusterGpuCaps;
 use leptos::prelude::*;
 
 use crate::file_input::{pasted_text, read_chosen_text};
-use crate::state::AppState;
+use crate::state::{AppState, DetectedMig};
 use crate::words;
 
 /// What the last attempt produced: the summary of a filled form, or the error (nothing changed).
@@ -30,6 +30,8 @@ pub struct Report {
     pub filled: String,
     /// The inventory's notes: what was assumed or skipped.
     pub notes: Vec<String>,
+    /// What the capture says of MIG that the plan does not follow by itself.
+    pub mig: DetectedMig,
 }
 
 impl From<DetectResponse> for Report {
@@ -38,6 +40,10 @@ impl From<DetectResponse> for Report {
             gpus: r.gpu_groups,
             facts: r.facts,
             filled: r.summary,
+            mig: DetectedMig {
+                disabled_gpus: r.inventory.mig_disabled_gpus(),
+                instances: r.inventory.mig_instances(),
+            },
             notes: r.inventory.notes,
         }
     }
@@ -81,6 +87,10 @@ pub fn run(state: &AppState, label: &str, text: &str) -> Outcome {
     match api::detect(&[input]) {
         Ok(response) => {
             fill_form(state, &response.caps);
+            state.detected_mig.set(DetectedMig {
+                disabled_gpus: response.inventory.mig_disabled_gpus(),
+                instances: response.inventory.mig_instances(),
+            });
             Outcome::Filled(response.into())
         }
         Err(e) => Outcome::Failed(format!("{}; the form is unchanged", words::error(&e))),
@@ -129,6 +139,16 @@ pub fn DetectBox() -> impl IntoView {
                         {r.facts.into_iter().map(|f| view! { <li>{f}</li> }).collect_view()}
                     </ul>
                     <p class="ok">"Filled the form: "{r.filled}</p>
+                    {(r.mig.disabled_gpus > 0).then(|| view! {
+                        <p class="warn" data-testid="detect-mig-disabled">{format!(
+                            "MIG capable, disabled on {} GPU{}: the plan does not use MIG unless you turn it on (MIG in the cluster form); enabling MIG needs each GPU idle and reset.",
+                            r.mig.disabled_gpus, if r.mig.disabled_gpus == 1 { "" } else { "s" })}</p>
+                    })}
+                    {(r.mig.instances > 0).then(|| view! {
+                        <p class="warn" data-testid="detect-mig-instances">{format!(
+                            "The plan starts from empty GPUs and ignores the {} MIG instance{} that exist. To place asks around them, paste `nvidia-smi mig -lgi` into \"GPUs as they are\" below.",
+                            r.mig.instances, if r.mig.instances == 1 { "" } else { "s" })}</p>
+                    })}
                     {(!r.notes.is_empty()).then(|| view! {
                         <ul class="detect-notes">
                             {r.notes.into_iter().map(|n| view! { <li class="note">{n}</li> }).collect_view()}
@@ -226,14 +246,25 @@ mod tests {
         );
         assert!(!r.notes.is_empty());
         let (model, count, mig, _, _, limited) = form(&state);
+        // MIG capable but disabled: shown as such, and MIG stays off until the user turns it on.
         assert_eq!(
             (model.as_str(), count.as_str(), mig, limited),
-            ("A100-SXM4-40GB", "2", true, false)
+            ("A100-SXM4-40GB", "2", false, false)
+        );
+        assert_eq!(
+            (r.mig, state.detected_mig.get_untracked()),
+            (
+                DetectedMig {
+                    disabled_gpus: 2,
+                    instances: 0
+                },
+                r.mig
+            )
         );
         // The link carries the filled caps (and never the pasted text).
         let query = state.scenario.with_untracked(|s| s.to_query());
         assert!(
-            query.contains("gpus=2") && query.contains("mig-capable"),
+            query.contains("gpus=2") && !query.contains("mig-capable"),
             "{query}"
         );
         assert!(!query.contains("nvidia_smi_log"));

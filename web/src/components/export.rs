@@ -1,6 +1,8 @@
 //! The export panel: the current plan as Kubernetes, KServe, device plugin, mig-parted, nvidia-smi
 //! or Slurm configuration through the core's `api::export`, made from the same request the plan
-//! is (so the text describes the packing the diagram draws); copy it or download it.
+//! is (so the text describes the packing the diagram draws); copy it or download it. It shows only
+//! the fields the chosen format reads, and its format and fields survive a reload (local storage,
+//! checked through the core when read back).
 
 use gpu_share_core::api::{self, ExportRequest, PackRequest};
 use gpu_share_core::export::{ExportFormat, ExportOptions, MigStrategy, DEFAULT_IMAGE};
@@ -9,6 +11,7 @@ use leptos::prelude::*;
 use crate::clipboard::copy;
 use crate::download::download;
 use crate::state::AppState;
+use crate::storage;
 use crate::words;
 
 /// The `<option>` value of a format (and a stable test hook): `k8s`, `kserve`, `device-plugin`, …
@@ -22,6 +25,118 @@ pub fn key(format: ExportFormat) -> &'static str {
 /// The format with this option value (the first one for an unknown value).
 pub fn format_of(key: &str) -> ExportFormat {
     key.parse().unwrap_or(ExportFormat::ALL[0])
+}
+
+/// Whether the panel shows the MIG strategy: where the core's text depends on it (a test checks
+/// this against what the core writes for each format).
+pub fn uses_mig_strategy(format: ExportFormat) -> bool {
+    format.uses_mig_strategy()
+}
+
+/// The panel's choices, as they survive a reload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub format: ExportFormat,
+    pub strategy: MigStrategy,
+    /// As typed; blank is none.
+    pub namespace: String,
+    /// As typed; blank is the default image.
+    pub image: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            format: ExportFormat::ALL[0],
+            strategy: MigStrategy::default(),
+            namespace: String::new(),
+            image: String::new(),
+        }
+    }
+}
+
+/// The core's objection to a namespace or an image typed in the panel (blank is always fine).
+fn refused(field: &str, text: &str) -> Option<String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let mut o = ExportOptions::default();
+    match field {
+        "namespace" => o.namespace = Some(text.to_string()),
+        _ => o.image = text.to_string(),
+    }
+    o.validate().err().map(|e| words::message(&e))
+}
+
+impl Settings {
+    const KEYS: [&'static str; 4] = ["format", "mig_strategy", "namespace", "image"];
+
+    /// The stored form: a JSON object of the choices' text.
+    pub fn to_stored(&self) -> String {
+        let [f, m, n, i] = Self::KEYS;
+        serde_json::json!({
+            f: key(self.format), m: self.strategy.as_str(), n: self.namespace, i: self.image
+        })
+        .to_string()
+    }
+
+    /// What to store for these choices: a namespace or image the core refuses (half typed, or
+    /// wrong) keeps the last stored one, so what is read back was valid when written.
+    pub fn storable(&self, last: &Settings) -> Settings {
+        let keep = |field: &str, now: &String, then: &String| match refused(field, now) {
+            Some(_) => then.clone(),
+            None => now.clone(),
+        };
+        Settings {
+            format: self.format,
+            strategy: self.strategy,
+            namespace: keep("namespace", &self.namespace, &last.namespace),
+            image: keep("image", &self.image, &last.image),
+        }
+    }
+
+    /// The stored choices, each checked by the core (the format and strategy by their readers,
+    /// the namespace and image by the export's own rules); one it refuses is its default, and the
+    /// note says which and why.
+    pub fn from_stored(text: &str) -> (Settings, Option<String>) {
+        let say = |why: String| {
+            Some(format!(
+                "The export settings stored in this browser could not all be used ({why}); \
+                 the defaults are shown for them."
+            ))
+        };
+        let [format, strategy, namespace, image] = match storage::setting_fields(text, Self::KEYS) {
+            Ok(fields) => fields,
+            Err(why) => return (Settings::default(), say(why)),
+        };
+        let mut s = Settings::default();
+        let mut why = Vec::new();
+        if let Some(f) = format {
+            match f.parse::<ExportFormat>() {
+                Ok(f) => s.format = f,
+                Err(e) => why.push(format!("format: {}", words::message(&e))),
+            }
+        }
+        if let Some(m) = strategy {
+            match m.parse::<MigStrategy>() {
+                Ok(m) => s.strategy = m,
+                Err(e) => why.push(format!("MIG strategy: {}", words::message(&e))),
+            }
+        }
+        for (field, text, slot) in [
+            ("namespace", namespace, &mut s.namespace),
+            ("image", image, &mut s.image),
+        ] {
+            let Some(text) = text else { continue };
+            match refused(field, &text) {
+                Some(e) => why.push(format!("{field}: {e}")),
+                None => *slot = text,
+            }
+        }
+        let note = (!why.is_empty()).then(|| why.join("; ")).and_then(say);
+        (s, note)
+    }
 }
 
 /// What the panel shows for the current plan and settings.
@@ -47,18 +162,14 @@ const PANEL_FIELDS: [&str; 2] = ["namespace", "image"];
 /// Formats that write no workloads take neither (their fields are hidden).
 pub fn options(
     format: ExportFormat,
-    strategy: &str,
+    strategy: MigStrategy,
     namespace: &str,
     image: &str,
 ) -> ExportOptions {
     let defaults = ExportOptions::default();
     let workloads = format.uses_workload_options();
     ExportOptions {
-        mig_strategy: if strategy == "single" {
-            MigStrategy::Single
-        } else {
-            MigStrategy::Mixed
-        },
+        mig_strategy: strategy,
         namespace: Some(namespace.trim().to_string()).filter(|n| workloads && !n.is_empty()),
         image: Some(image.trim().to_string())
             .filter(|i| workloads && !i.is_empty())
@@ -102,23 +213,55 @@ pub fn render(
 #[component]
 pub fn ExportPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let format = RwSignal::new(ExportFormat::ALL[0]);
-    let strategy = RwSignal::new("mixed".to_string());
-    let namespace = RwSignal::new(String::new());
-    let image = RwSignal::new(String::new());
+    // The choices of the last visit; unavailable storage is said about the ledger already.
+    let (initial, stored_note) = storage::load_setting(storage::EXPORT_KEY)
+        .ok()
+        .flatten()
+        .map(|t| Settings::from_stored(&t))
+        .unwrap_or_default();
+    let format = RwSignal::new(initial.format);
+    let strategy = RwSignal::new(initial.strategy);
+    let namespace = RwSignal::new(initial.namespace.clone());
+    let image = RwSignal::new(initial.image.clone());
+    let settings_note = RwSignal::new(stored_note);
     let status = RwSignal::new(String::new());
+    // Each change is stored (the defaults as no entry), only when it differs from what is.
+    let saved = StoredValue::new(initial);
+    Effect::new(move |_| {
+        let typed = Settings {
+            format: format.get(),
+            strategy: strategy.get(),
+            namespace: namespace.get(),
+            image: image.get(),
+        };
+        let keep = saved.with_value(|last| typed.storable(last));
+        if saved.with_value(|last| *last == keep) {
+            return;
+        }
+        let text = (keep != Settings::default()).then(|| keep.to_stored());
+        match storage::save_setting(storage::EXPORT_KEY, text.as_deref()) {
+            Ok(()) => {
+                saved.set_value(keep);
+                settings_note.set(None);
+            }
+            Err(e) => settings_note.set(Some(format!(
+                "These export settings could not be stored ({e}); they last until the page is closed or reloaded."
+            ))),
+        }
+    });
     let output_ref = NodeRef::<leptos::html::Textarea>::new();
 
     // The same request the plan is made from (`state.request`), so the text is the diagram's packing.
     let exported = Memo::new(move |_| {
         let format = format.get();
-        let options = options(format, &strategy.get(), &namespace.get(), &image.get());
+        let options = options(format, strategy.get(), &namespace.get(), &image.get());
         let plan_ok = state.plan.with(Result::is_ok);
         state
             .request
             .with(|request| render(request, plan_ok, format, options))
     });
     let workload_fields = move || format.get().uses_workload_options();
+    let strategy_field = move || uses_mig_strategy(format.get());
     // Each change of the output clears the last copy status.
     Effect::new(move |_| {
         exported.track();
@@ -188,13 +331,15 @@ pub fn ExportPanel() -> impl IntoView {
                     <select id="export-format" data-testid="export-format"
                         on:change=move |ev| format.set(format_of(&event_target_value(&ev)))>{format_options}</select>
                 </label>
+                <Show when=strategy_field>
                 <label>"MIG strategy"
                     <select id="export-strategy" data-testid="export-strategy"
-                        on:change=move |ev| strategy.set(event_target_value(&ev))>
-                        <option value="mixed" selected=move || strategy.get() == "mixed">"mixed"</option>
-                        <option value="single" selected=move || strategy.get() == "single">"single"</option>
+                        on:change=move |ev| strategy.set(event_target_value(&ev).parse().unwrap_or_default())>
+                        <option value="mixed" selected=move || strategy.get() == MigStrategy::Mixed>"mixed"</option>
+                        <option value="single" selected=move || strategy.get() == MigStrategy::Single>"single"</option>
                     </select>
                 </label>
+                </Show>
                 <Show when=workload_fields>
                 <label>"Namespace"
                     <input type="text" id="export-namespace" data-testid="export-namespace" placeholder="none"
@@ -212,6 +357,7 @@ pub fn ExportPanel() -> impl IntoView {
                 </label>
                 </Show>
             </div>
+            {move || settings_note.get().map(|n| view! { <p class="note" role="status" data-testid="export-settings-note">{n}</p> })}
             {move || exported.with(|e| match e {
                 Exported::Error(m) => Some(view! { <p class="error banner" role="alert" data-testid="export-error">{m.clone()}</p> }.into_any()),
                 Exported::NoPlan => Some(view! { <p class="hint">"Fix the plan's error above to export it."</p> }.into_any()),
@@ -259,16 +405,21 @@ mod tests {
     #[test]
     fn blank_fields_take_the_defaults_and_hidden_fields_count_for_nothing() {
         let k8s = ExportFormat::Kubernetes;
-        let o = options(k8s, "mixed", "  ", "");
+        let o = options(k8s, MigStrategy::Mixed, "  ", "");
         assert_eq!(o.namespace, None);
         assert_eq!(o.image, ExportOptions::default().image);
         assert_eq!(o.mig_strategy, MigStrategy::Mixed);
-        let o = options(k8s, "single", " ml ", "img:1");
+        let o = options(k8s, MigStrategy::Single, " ml ", "img:1");
         assert_eq!(o.namespace.as_deref(), Some("ml"));
         assert_eq!(o.image, "img:1");
         assert_eq!(o.mig_strategy, MigStrategy::Single);
         // mig-parted writes no workloads: its panel hides the fields, and what they hold is ignored.
-        let o = options(ExportFormat::MigParted, "single", "Bad_NS", "img:1");
+        let o = options(
+            ExportFormat::MigParted,
+            MigStrategy::Single,
+            "Bad_NS",
+            "img:1",
+        );
         assert_eq!(o.namespace, None);
         assert_eq!(o.image, ExportOptions::default().image);
         assert_eq!(o.mig_strategy, MigStrategy::Single);
@@ -284,7 +435,7 @@ mod tests {
                 &request,
                 ok,
                 format,
-                options(format, "mixed", namespace, ""),
+                options(format, MigStrategy::Mixed, namespace, ""),
             )
         };
         let Exported::Text {
@@ -315,8 +466,109 @@ mod tests {
         let request = broken.request.get_untracked();
         let k8s = ExportFormat::Kubernetes;
         assert_eq!(
-            render(&request, false, k8s, options(k8s, "mixed", "", "")),
+            render(
+                &request,
+                false,
+                k8s,
+                options(k8s, MigStrategy::Mixed, "", "")
+            ),
             Exported::NoPlan
         );
+    }
+
+    /// The panel shows a field exactly for the formats whose text the core changes with it.
+    #[test]
+    fn each_format_shows_exactly_the_fields_it_reads() {
+        // Two 3g.20gb on one A100-40GB: one profile, so the single strategy is valid too.
+        let state = AppState::new("ask=x:3g.20gb&ask=y:3g.20gb&gpus=1&mig-capable");
+        let pack = state.request.get_untracked();
+        let text = |format: ExportFormat, options: ExportOptions| {
+            api::export(&ExportRequest {
+                format,
+                pack: pack.clone(),
+                options,
+            })
+            .map(|r| r.text)
+        };
+        for f in ExportFormat::ALL {
+            let with = |o: ExportOptions| text(f, o);
+            let single = with(ExportOptions {
+                mig_strategy: MigStrategy::Single,
+                ..ExportOptions::default()
+            });
+            assert_eq!(
+                single != with(ExportOptions::default()),
+                uses_mig_strategy(f),
+                "{f}: MIG strategy"
+            );
+            let named = with(ExportOptions {
+                namespace: Some("ml".into()),
+                image: "img:1".into(),
+                ..ExportOptions::default()
+            });
+            assert_eq!(
+                named != with(ExportOptions::default()),
+                f.uses_workload_options(),
+                "{f}: namespace and image"
+            );
+        }
+        assert!(!uses_mig_strategy(ExportFormat::Slurm));
+        assert!(!ExportFormat::Slurm.uses_workload_options());
+        assert!(!uses_mig_strategy(ExportFormat::MigParted));
+    }
+
+    #[test]
+    fn settings_come_back_checked_by_the_core() {
+        let chosen = Settings {
+            format: ExportFormat::Slurm,
+            strategy: MigStrategy::Single,
+            namespace: "ml-team".into(),
+            image: "img:1".into(),
+        };
+        assert_eq!(
+            Settings::from_stored(&chosen.to_stored()),
+            (chosen.clone(), None)
+        );
+        // Every format's stored key reads back.
+        for format in ExportFormat::ALL {
+            let s = Settings {
+                format,
+                ..Settings::default()
+            };
+            assert_eq!(Settings::from_stored(&s.to_stored()).0, s);
+        }
+        // A refused field is its default, the rest is kept, and the note names the field.
+        let (s, note) = Settings::from_stored(
+            r#"{"format":"yaml","mig_strategy":"single","namespace":"Bad_NS","image":"img:2"}"#,
+        );
+        assert_eq!(
+            s,
+            Settings {
+                strategy: MigStrategy::Single,
+                image: "img:2".into(),
+                ..Settings::default()
+            }
+        );
+        let note = note.unwrap();
+        assert!(
+            note.starts_with("The export settings stored in this browser could not all be used (format: unknown export format \"yaml\"")
+                && note.contains("; namespace: ")
+                && note.ends_with("the defaults are shown for them."),
+            "{note}"
+        );
+        let (s, note) = Settings::from_stored("not json");
+        assert_eq!(s, Settings::default());
+        assert!(note.unwrap().contains("(not JSON: "));
+        // Half-typed or refused text is not stored: the last accepted value is kept.
+        let typing = Settings {
+            namespace: "ml-".into(),
+            ..chosen.clone()
+        };
+        assert_eq!(typing.storable(&chosen).namespace, "ml-team");
+        let blank = Settings {
+            namespace: " ".into(),
+            ..chosen.clone()
+        };
+        assert_eq!(blank.storable(&chosen).namespace, " ");
     }
 }

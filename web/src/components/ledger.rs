@@ -1,7 +1,9 @@
-//! Accounting: record the plan into the browser's ledger, the ledger table, the summary with
-//! editable rates, downloads and import. Every action is one call to the core's use-case layer
-//! (`api::record_pack`, `release`, `import`, `summarise`); this component owns the ledger's state —
-//! the stored entries, its notices, the rates and the clock — and loads the stored ledger itself.
+//! Accounting: record the plan into the browser's ledger (held back, with a question, when it
+//! would count uses twice; undone exactly), the ledger table, the summary with editable rates
+//! (kept in local storage), downloads and import. Every action is one call to the core
+//! (`api::record_pack`, `release`, `import`, `summarise`, `account::already_recorded`,
+//! `remove_entries`); this component owns the ledger's state — the stored entries, its notices,
+//! the rates and the clock — and loads the stored ledger and rates itself.
 
 use gpu_share_core::account::{ledger_csv, ledger_document, summary_csv, SummaryRow, UsageStatus};
 use gpu_share_core::LedgerEntry;
@@ -16,20 +18,21 @@ use crate::storage;
 mod model;
 pub use model::*;
 
-/// Stores `entries` as the new ledger and shows them. When the browser cannot store them (its
-/// storage is full or unavailable) the page still shows them and says so, error and remedy: they
-/// last only until the page is closed or reloaded unless downloaded.
-fn commit(ledger: LedgerState, entries: Vec<LedgerEntry>, ok: String) {
+/// Stores `entries` as the new ledger and shows them with `done`. When the browser cannot store
+/// them (its storage is full or unavailable) the page still shows them and says so, error and
+/// remedy: they last only until the page is closed or reloaded unless downloaded.
+fn commit(ledger: LedgerState, entries: Vec<LedgerEntry>, done: Notice) {
     let saved = storage::save(&entries);
     ledger.entries.set(entries);
     match saved {
         Ok(()) => {
             ledger.writable.set(true);
-            ledger.notice.set(Some(Notice::Ok(ok)));
+            ledger.notice.set(Some(done));
         }
         Err(e) => ledger.notice.set(Some(Notice::Error(format!(
-            "{ok}, but {e}. The ledger shown is kept in this page only until it is closed or \
-             reloaded: download it (Ledger JSON lines) to keep it."
+            "{}, but {e}. The ledger shown is kept in this page only until it is closed or \
+             reloaded: download it (Ledger JSON lines) to keep it.",
+            done.text()
         )))),
     }
 }
@@ -37,16 +40,36 @@ fn commit(ledger: LedgerState, entries: Vec<LedgerEntry>, ok: String) {
 /// Shows a change, or why there was none.
 fn apply(ledger: LedgerState, change: Change) {
     match change {
-        Ok((entries, ok)) => commit(ledger, entries, ok),
+        Ok((entries, ok)) => commit(ledger, entries, Notice::Ok(ok)),
         Err(e) => ledger.notice.set(Some(Notice::Error(e))),
     }
 }
 
-fn record(ledger: LedgerState, state: AppState) {
-    if !ledger.writable.get_untracked() {
+/// Stores a recording with its Undo, or asks before recording uses a second time.
+fn show_recorded(ledger: LedgerState, outcome: Recorded) {
+    match outcome {
+        Recorded::Added { all, new, said } => {
+            commit(ledger, all, Notice::Recorded { said, entries: new })
+        }
+        Recorded::Held { new, said } => {
+            ledger.notice.set(Some(Notice::Held { said, entries: new }))
+        }
+    }
+}
+
+/// The stored ledger could not be read: nothing is written over it until it is cleared.
+fn refuse_unreadable(ledger: LedgerState) -> bool {
+    let unreadable = !ledger.writable.get_untracked();
+    if unreadable {
         ledger.notice.set(Some(Notice::Error(
             "the stored ledger could not be read; clear it before recording".into(),
         )));
+    }
+    unreadable
+}
+
+fn record(ledger: LedgerState, state: AppState) {
+    if refuse_unreadable(ledger) {
         return;
     }
     let bad_hours = state
@@ -60,13 +83,36 @@ fn record(ledger: LedgerState, state: AppState) {
     }
     let now = now_unix();
     ledger.now.set(now);
-    let change = state.request.with_untracked(|request| {
+    let outcome = state.request.with_untracked(|request| {
         state.plan.with_untracked(|plan| {
             ledger
                 .entries
                 .with_untracked(|entries| recorded(entries, request, plan, now))
         })
     });
+    match outcome {
+        Ok(outcome) => show_recorded(ledger, outcome),
+        Err(e) => ledger.notice.set(Some(Notice::Error(e))),
+    }
+}
+
+/// "Record again": the uses the question was about, as they were made.
+fn record_again(ledger: LedgerState, new: Vec<LedgerEntry>) {
+    if refuse_unreadable(ledger) {
+        return;
+    }
+    let outcome = ledger
+        .entries
+        .with_untracked(|entries| recorded_anyway(entries, new));
+    show_recorded(ledger, outcome);
+}
+
+fn undo(ledger: LedgerState, just: &[LedgerEntry]) {
+    let now = now_unix();
+    ledger.now.set(now);
+    let change = ledger
+        .entries
+        .with_untracked(|entries| undone(entries, just, now));
     apply(ledger, change);
 }
 
@@ -93,7 +139,7 @@ fn import(ledger: LedgerState, text: &str) {
         .entries
         .with_untracked(|entries| imported(entries, text, now))
     {
-        Ok((Some(entries), ok)) => commit(ledger, entries, ok),
+        Ok((Some(entries), ok)) => commit(ledger, entries, Notice::Ok(ok)),
         Ok((None, ok)) => ledger.notice.set(Some(Notice::Ok(ok))),
         Err(e) => ledger.notice.set(Some(Notice::Error(e))),
     }
@@ -145,7 +191,28 @@ fn RateInput(
 pub fn Ledger() -> impl IntoView {
     let state = expect_context::<AppState>();
     // The stored ledger is read here, where it is used (the embed view never shows it).
-    let ledger = LedgerState::new(storage::load(), now_unix());
+    // The rates' text as stored; unavailable storage is already said about the ledger itself.
+    let stored_rates = storage::load_setting(storage::RATES_KEY).ok().flatten();
+    let ledger = LedgerState::new(storage::load(), stored_rates.as_deref(), now_unix());
+    // The rates survive a reload: each set the core accepts is stored (a half-typed or refused
+    // value is not, so what is read back was valid when written), the defaults as no entry.
+    let saved_rates = StoredValue::new(untrack(|| ledger.rates_text.texts()));
+    Effect::new(move |_| {
+        let texts = ledger.rates_text.texts();
+        if ledger.rates.with(Result::is_err) || saved_rates.with_value(|s| *s == texts) {
+            return;
+        }
+        let stored = (texts != RateTexts::default()).then(|| texts.to_stored());
+        match storage::save_setting(storage::RATES_KEY, stored.as_deref()) {
+            Ok(()) => {
+                saved_rates.set_value(texts);
+                ledger.rates_note.set(None);
+            }
+            Err(e) => ledger.rates_note.set(Some(format!(
+                "These rates could not be stored ({e}); they last until the page is closed or reloaded."
+            ))),
+        }
+    });
     // Open uses count up to now: refresh the clock twice a minute.
     if let Ok(tick) = set_interval_with_handle(move || ledger.now.set(now_unix()), CLOCK_TICK) {
         on_cleanup(move || tick.clear());
@@ -183,7 +250,7 @@ pub fn Ledger() -> impl IntoView {
             )
             .unwrap_or(false);
         if sure {
-            commit(ledger, Vec::new(), "ledger cleared".into());
+            commit(ledger, Vec::new(), Notice::Ok("ledger cleared".into()));
         }
     };
     let on_import = move |ev: leptos::ev::Event| {
@@ -254,6 +321,17 @@ pub fn Ledger() -> impl IntoView {
             {move || ledger.notice.get().map(|n| match n {
                 Notice::Ok(t) => view! { <p class="ok" role="status" data-testid="ledger-notice">{t}</p> }.into_any(),
                 Notice::Error(t) => view! { <p class="error" role="alert" data-testid="ledger-notice">{t}</p> }.into_any(),
+                // Undo takes back exactly these entries; any later change replaces this line and its button.
+                Notice::Recorded { said, entries } => view! {
+                    <p class="ok" role="status" data-testid="ledger-notice">{said}" · "
+                        <button type="button" class="small" data-testid="ledger-undo" on:click=move |_| undo(ledger, &entries)>"Undo"</button></p>
+                }.into_any(),
+                Notice::Held { said, entries } => view! {
+                    <p class="warn" role="alert" data-testid="ledger-notice">{said}" "
+                        <button type="button" class="small" data-testid="record-again" on:click=move |_| record_again(ledger, entries.clone())>"Record again"</button>" "
+                        <button type="button" class="small" data-testid="record-cancel"
+                            on:click=move |_| ledger.notice.set(Some(Notice::Ok("nothing recorded".into())))>"Cancel"</button></p>
+                }.into_any(),
             })}
             <fieldset class="rates form-grid">
                 <legend>"Rates"</legend>
@@ -262,9 +340,10 @@ pub fn Ledger() -> impl IntoView {
                 <RateInput id="rate-pue" label="PUE" placeholder="1" value=ledger.rates_text.pue />
                 <RateInput id="rate-grid" label="Grid gCO2e/kWh" placeholder="475" value=ledger.rates_text.grid />
             </fieldset>
+            {move || ledger.rates_note.get().map(|n| view! { <p class="note" role="status" data-testid="rates-note">{n}</p> })}
             {move || summary.with(|s| s.as_ref().err().map(|e| view! { <p class="error" role="alert">{e.clone()}</p> }))}
             <h3>"Summary"</h3>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0" role="region" aria-label="Summary, scrollable">
                 <table class="summary-table" data-testid="summary-table">
                     <thead><tr>
                         <th scope="col">"Group"</th><th scope="col">"Key"</th><th scope="col" class="num">"Uses"</th>
@@ -304,190 +383,10 @@ pub fn Ledger() -> impl IntoView {
                 <button type="button" data-testid="download-ledger-json" on:click=move |_| offer(ledger, "gpu-share-ledger.jsonl", "application/x-ndjson", ledger_as_jsonl())>"Ledger JSON lines"</button>
             </div>
             <h3>"Ledger"</h3>
-            <div class="table-scroll">{table}</div>
+            <div class="table-scroll" tabindex="0" role="region" aria-label="Ledger entries, scrollable">{table}</div>
         </section>
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::storage::LoadError;
-    use gpu_share_core::account::Rates;
-    use gpu_share_core::api::{self, SummaryRequest};
-
-    const SEED: &str = "ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice";
-    const NOW: i64 = 1_800_000_000;
-
-    fn usage(entry: &LedgerEntry) -> (&str, i64, Option<u64>) {
-        match entry {
-            LedgerEntry::Usage(r) => (r.ask.as_str(), r.started_at, r.seconds),
-            LedgerEntry::Release { .. } => panic!("a release: {entry:?}"),
-        }
-    }
-
-    /// Records the page's plan with these hours per row into `entries`.
-    fn record_seed(entries: &[LedgerEntry], hours: [&str; 3]) -> Change {
-        let state = AppState::new(SEED);
-        state.rows.with_untracked(|rows| {
-            for (row, h) in rows.iter().zip(hours) {
-                row.hours.set(h.into());
-            }
-        });
-        let request = state.request.get_untracked();
-        recorded(entries, &request, &state.plan.get_untracked(), NOW)
-    }
-
-    #[test]
-    fn without_storage_the_ledger_still_works_and_says_it_will_not_persist() {
-        let why = "local storage is not available in this browser (SecurityError: denied)";
-        let l = LedgerState::new(Err(LoadError::Unavailable(why.into())), 0);
-        assert!(l.writable.get_untracked());
-        let Some(Notice::Error(n)) = l.notice.get_untracked() else {
-            panic!("no notice");
-        };
-        assert!(n.starts_with(why) && n.contains("will not persist"), "{n}");
-        // An unreadable stored ledger is another matter: it is left alone until cleared.
-        let l = LedgerState::new(Err(LoadError::Unreadable("line 2".into())), 0);
-        assert!(!l.writable.get_untracked());
-        assert_eq!(
-            l.notice.get_untracked(),
-            Some(Notice::Error(
-                "line 2. It is left untouched; clear it to start a new one.".into()
-            ))
-        );
-        assert_eq!(l.entries.with_untracked(Vec::len), 0);
-    }
-
-    #[test]
-    fn a_recorded_run_started_its_hours_ago_and_a_use_without_hours_is_open() {
-        let (entries, said) = record_seed(&[], ["2", "", "0.5"]).unwrap();
-        assert_eq!(said, "recorded 3 uses");
-        let got: Vec<_> = entries.iter().map(usage).collect();
-        assert_eq!(
-            got,
-            [
-                ("a", NOW - 7200, Some(7200)),
-                ("b", NOW, None),
-                ("c", NOW - 1800, Some(1800)),
-            ]
-        );
-        // Recording again appends.
-        let (again, _) = record_seed(&entries, ["1", "1", "1"]).unwrap();
-        assert_eq!(again.len(), 6);
-        assert_eq!(again[..3], entries[..]);
-    }
-
-    #[test]
-    fn unplaced_asks_are_left_out_and_a_broken_plan_records_nothing() {
-        let state = AppState::new("ask=a:0.6&ask=b:0.6&gpus=1&timeslice");
-        let request = state.request.get_untracked();
-        let (entries, said) = recorded(&[], &request, &state.plan.get_untracked(), NOW).unwrap();
-        assert_eq!(entries.len(), 1);
-        assert_eq!(said, "recorded 1 use (1 unplaced left out)");
-        let broken = AppState::new("ask=a:0.5&gpu-model=nonsense&mig-capable");
-        let request = broken.request.get_untracked();
-        assert_eq!(
-            recorded(&[], &request, &broken.plan.get_untracked(), NOW),
-            Err("the plan has an error; fix it before recording".into())
-        );
-    }
-
-    #[test]
-    fn only_an_open_use_is_released() {
-        let (entries, _) = record_seed(&[], ["2", "", "0.5"]).unwrap();
-        let (after, said) = released(&entries, "b", NOW + 60).unwrap();
-        assert_eq!(said, "released b");
-        assert_eq!(
-            after.last(),
-            Some(&LedgerEntry::Release {
-                ask: "b".into(),
-                at: NOW + 60
-            })
-        );
-        let e = released(&after, "b", NOW + 120).unwrap_err();
-        assert!(e.contains("no open allocation"), "{e}");
-    }
-
-    #[test]
-    fn importing_ones_own_backup_adds_nothing_twice() {
-        let (entries, _) = record_seed(&[], ["2", "1", "0.5"]).unwrap();
-        let backup = storage::to_text(&entries);
-        let (merged, said) = imported(&[], &backup, NOW).unwrap();
-        assert_eq!(merged.as_deref(), Some(&entries[..]));
-        assert_eq!(said, "imported 3 entries");
-        let (merged, said) = imported(&entries, &backup, NOW).unwrap();
-        assert_eq!(merged, None);
-        assert_eq!(
-            said,
-            "imported 0 entries, 3 already present (not added twice)"
-        );
-        let (more, _) = record_seed(&[], ["4", "4", "4"]).unwrap();
-        let (merged, said) = imported(&entries[..1], &storage::to_text(&more), NOW).unwrap();
-        assert_eq!(merged.map(|m| m.len()), Some(4));
-        assert_eq!(said, "imported 3 entries");
-        let e = imported(&entries, "this is not a ledger\n", NOW).unwrap_err();
-        assert!(
-            e.starts_with("import failed, nothing changed: line 1"),
-            "{e}"
-        );
-        let e = imported(&entries, "\n", NOW).unwrap_err();
-        assert!(e.contains("no ledger entries"), "{e}");
-    }
-
-    #[test]
-    fn rates_are_checked_by_the_core_and_worded_as_the_form_says_them() {
-        let r = build_rates("2.5", "", "1.2", "").unwrap();
-        assert_eq!(r.cost_per_gpu_hour(), Some(2.5));
-        assert_eq!(r.watts(), None);
-        assert_eq!(r.pue(), 1.2);
-        assert_eq!(
-            r.grid_g_co2e_per_kwh(),
-            Rates::default().grid_g_co2e_per_kwh()
-        );
-        assert_eq!(
-            build_rates("", "", "0.5", "").unwrap_err(),
-            "PUE: must be a number ≥ 1, got 0.5"
-        );
-        assert!(build_rates("-1", "", "", "")
-            .unwrap_err()
-            .starts_with("cost per GPU-hour: "));
-        assert!(build_rates("", "", "", "-5")
-            .unwrap_err()
-            .starts_with("grid intensity: "));
-        assert!(build_rates("", "-300", "", "")
-            .unwrap_err()
-            .starts_with("watts: "));
-        assert!(build_rates("cheap", "", "", "")
-            .unwrap_err()
-            .starts_with("cost per GPU-hour: expected a number"));
-    }
-
-    #[test]
-    fn the_summary_is_the_cores_at_the_components_clock() {
-        let (entries, _) = record_seed(&[], ["2", "", "0.5"]).unwrap();
-        let l = LedgerState::new(Ok(entries.clone()), NOW + 3600);
-        l.rates_text.cost.set("2".into());
-        let got = l.summary.get_untracked().unwrap();
-        let rates = build_rates("2", "", "1", "475").unwrap();
-        let want = api::summarise(&SummaryRequest {
-            entries: &entries,
-            now: NOW + 3600,
-            rates,
-        })
-        .unwrap();
-        assert_eq!(got, want);
-        assert_eq!(got.summary.totals.records, 3);
-        assert_eq!(got.summary.totals.running, 1);
-        // The open use counts up to the clock.
-        let open = |l: &LedgerState| l.summary.get_untracked().unwrap().records[1].seconds;
-        assert_eq!(open(&l), 3600);
-        l.now.set(NOW + 7200);
-        assert_eq!(open(&l), 7200);
-        l.rates_text.pue.set("0.5".into());
-        assert_eq!(
-            l.summary.get_untracked().unwrap_err(),
-            "PUE: must be a number ≥ 1, got 0.5"
-        );
-    }
-}
+mod tests;

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use gpu_share_core::api::gpu_ranges;
-use gpu_share_core::{Choice, PackResult};
+use gpu_share_core::{warning_groups, Choice, PackResult, WarningKind};
 use leptos::prelude::*;
 
 use crate::state::AppState;
@@ -29,6 +29,17 @@ fn gpu_list(indices: &[u64]) -> String {
     }
 }
 
+/// The isolation levels the plan uses, each once, in order of first use: the table's legend.
+fn isolations(rows: &[(Choice, String)]) -> Vec<gpu_share_core::Isolation> {
+    let mut seen = Vec::new();
+    for (c, _) in rows {
+        if !seen.contains(&c.isolation) {
+            seen.push(c.isolation);
+        }
+    }
+    seen
+}
+
 #[component]
 fn ChoiceRow(choice: Choice, gpus: String) -> impl IntoView {
     let iso = choice.isolation;
@@ -42,30 +53,86 @@ fn ChoiceRow(choice: Choice, gpus: String) -> impl IntoView {
     } else {
         "num waste"
     };
-    let has_notes = !choice.warnings.is_empty() || !choice.notes.is_empty();
-    let warnings = choice.warnings.clone();
+    // Warnings are said once for all asks, above the table (`Warnings`); notes are this ask's own.
+    let has_notes = !choice.notes.is_empty();
     let notes = choice.notes.clone();
     view! {
         <tr class="choice">
             <th scope="row" class="ask-name">{choice.name.clone()}</th>
-            <td><span class=format!("mech mech-{}", choice.mechanism)>{choice.mechanism.to_string()}</span></td>
-            <td>
+            <td data-label="Mechanism"><span class=format!("mech mech-{}", choice.mechanism)>{choice.mechanism.to_string()}</span></td>
+            <td data-label="Isolation">
                 <span class=badge title=iso.explain()>{iso.as_str()}</span>
                 <span class="explain">{iso.explain()}</span>
             </td>
-            <td class="num">{choice.requested_fraction.to_string()}</td>
-            <td class="num">{allocated}</td>
-            <td class=waste_class>{choice.wasted_fraction.to_string()}</td>
-            <td class="num">{gpus}</td>
+            <td class="num" data-label="Requested">{choice.requested_fraction.to_string()}</td>
+            <td class="num" data-label="Allocated">{allocated}</td>
+            <td class=waste_class data-label="Wasted">{choice.wasted_fraction.to_string()}</td>
+            <td class="num" data-label="GPU">{gpus}</td>
         </tr>
         {has_notes.then(|| view! {
             <tr class="choice-notes">
                 <td colspan="7">
-                    {warnings.into_iter().map(|w| view! { <p class="warning"><span aria-hidden="true">"⚠ "</span><strong>{w}</strong></p> }).collect_view()}
                     {notes.into_iter().map(|n| view! { <p class="note">{n}</p> }).collect_view()}
                 </td>
             </tr>
         })}
+    }
+}
+
+/// What a shared link held that could not be read: dropped, the rest loaded.
+#[component]
+fn LinkDropped() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    move || {
+        let dropped = state.link_dropped.get();
+        (!dropped.is_empty()).then(|| view! {
+            <div class="error banner" role="alert" data-testid="link-dropped">
+                <p>{format!("The link held {} part{} this page could not read; the rest is loaded:", dropped.len(), if dropped.len() == 1 { "" } else { "s" })}</p>
+                <ul>{dropped.into_iter().map(|d| view! { <li>{d}</li> }).collect_view()}</ul>
+                <button type="button" class="small" on:click=move |_| state.link_dropped.set(Vec::new())>"Dismiss"</button>
+            </div>
+        })
+    }
+}
+
+/// Every warning of the plan once, with the asks it concerns; estimated catalogue data as a
+/// small marker whose explanation opens on demand.
+#[component]
+fn Warnings() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let groups = Memo::new(move |_| {
+        state.plan.with(|p| {
+            p.as_ref()
+                .map(|p| warning_groups(&p.result.choices))
+                .unwrap_or_default()
+        })
+    });
+    let list = move |kind: WarningKind| {
+        groups.with(|g| {
+            g.iter()
+                .filter(|g| g.kind == kind)
+                .cloned()
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <ul class="warnings" data-testid="warnings">
+            {move || list(WarningKind::Plan).into_iter().map(|g| view! {
+                <li class="warning"><span aria-hidden="true">"⚠ "</span><strong>{g.text}</strong>
+                    " "<span class="applies">{words::applies_to(&g.asks)}</span></li>
+            }).collect_view()}
+        </ul>
+        {move || {
+            let estimated = list(WarningKind::EstimatedData);
+            (!estimated.is_empty()).then(|| view! {
+                <details class="estimated" data-testid="estimated">
+                    <summary><span class="marker">"estimated data"</span>" Some catalogue facts behind this plan were not seen in a real capture."</summary>
+                    <ul>{estimated.into_iter().map(|g| view! {
+                        <li>{g.text}" "<span class="applies">{words::applies_to(&g.asks)}</span></li>
+                    }).collect_view()}</ul>
+                </details>
+            })
+        }}
     }
 }
 
@@ -108,11 +175,12 @@ pub fn PlanTable() -> impl IntoView {
         <section class="card plan" aria-labelledby="plan-h">
             <h2 id="plan-h">"Plan"</h2>
             {error}
-            {move || state.link_error.get().map(|e| view! { <p class="error banner" role="alert">{e}</p> })}
+            <LinkDropped />
             {notes}
+            <Warnings />
             <Show when=move || !rows.with(Vec::is_empty)
                 fallback=move || view! { <p class="hint">{move || if state.plan.with(|p| p.is_ok()) { "Add an ask to see its plan." } else { "" }}</p> }>
-                <div class="table-scroll">
+                <div class="table-scroll" tabindex="0" role="region" aria-label="Plan, scrollable">
                     <table class="plan-table" data-testid="plan-table">
                         <thead>
                             <tr>
@@ -125,6 +193,11 @@ pub fn PlanTable() -> impl IntoView {
                             children=move |(choice, gpus)| view! { <tbody><ChoiceRow choice gpus /></tbody> } />
                     </table>
                 </div>
+                <ul class="iso-legend" data-testid="isolation-legend">
+                    {move || isolations(&rows.get()).into_iter().map(|iso| view! {
+                        <li><span class=format!("badge iso-{}", iso.as_str())>{iso.as_str()}</span>" "{iso.explain()}</li>
+                    }).collect_view()}
+                </ul>
             </Show>
         </section>
     }

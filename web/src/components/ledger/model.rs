@@ -1,7 +1,10 @@
-//! The ledger component's state and the pure changes to it: entries recorded, released or
-//! imported through the core, rates checked by the core, and the notices that say what happened.
+//! The ledger component's state and the pure changes to it: entries recorded (held back when
+//! they would count a use twice), taken back, released or imported through the core; rates
+//! checked by the core, also when read back from storage; and the notices that say what happened.
 
-use gpu_share_core::account::{Rates, RatesInput};
+use gpu_share_core::account::{
+    already_recorded, remove_entries, AlreadyRecorded, Rates, RatesInput,
+};
 use gpu_share_core::api::{
     self, PackRequest, PackResponse, Recording, SummaryRequest, SummaryResponse,
 };
@@ -9,7 +12,7 @@ use gpu_share_core::{Error, LedgerEntry};
 use leptos::prelude::*;
 
 use crate::format;
-use crate::storage::LoadError;
+use crate::storage::{setting_fields, LoadError};
 use crate::words;
 
 /// The most ledger rows the table shows (the newest); downloads always hold everything.
@@ -23,11 +26,32 @@ pub fn now_unix() -> i64 {
     (js_sys::Date::now() / 1000.0).floor() as i64
 }
 
-/// A status line: an error or a confirmation.
+/// A status line: an error, a confirmation, or a question about a recording.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Notice {
     Ok(String),
     Error(String),
+    /// A recording just made; its Undo takes back exactly `entries` (the core's `remove_entries`).
+    Recorded {
+        said: String,
+        entries: Vec<LedgerEntry>,
+    },
+    /// A recording held back because it would count uses the ledger holds a second time; its
+    /// "Record again" records `entries` as they were made.
+    Held {
+        said: String,
+        entries: Vec<LedgerEntry>,
+    },
+}
+
+impl Notice {
+    /// The words of the status line.
+    pub fn text(&self) -> &str {
+        match self {
+            Notice::Ok(t) | Notice::Error(t) => t,
+            Notice::Recorded { said, .. } | Notice::Held { said, .. } => said,
+        }
+    }
 }
 
 /// The editable accounting rates, as typed.
@@ -37,6 +61,89 @@ pub struct RateInputs {
     pub watts: RwSignal<String>,
     pub pue: RwSignal<String>,
     pub grid: RwSignal<String>,
+}
+
+impl RateInputs {
+    /// The boxes' text now (tracked, so an effect that reads it runs again on each edit).
+    pub fn texts(&self) -> RateTexts {
+        RateTexts {
+            cost: self.cost.get(),
+            watts: self.watts.get(),
+            pue: self.pue.get(),
+            grid: self.grid.get(),
+        }
+    }
+}
+
+/// The rates' text, as the boxes hold it and as it is stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RateTexts {
+    pub cost: String,
+    pub watts: String,
+    pub pue: String,
+    pub grid: String,
+}
+
+impl Default for RateTexts {
+    /// The boxes of a new page: no price, each model's power, the core's PUE and grid intensity.
+    fn default() -> Self {
+        let defaults = Rates::default();
+        RateTexts {
+            cost: String::new(),
+            watts: String::new(),
+            pue: defaults.pue().to_string(),
+            grid: defaults.grid_g_co2e_per_kwh().to_string(),
+        }
+    }
+}
+
+impl RateTexts {
+    const KEYS: [&'static str; 4] = ["cost", "watts", "pue", "grid"];
+
+    /// The stored form: a JSON object of the four boxes' text.
+    pub fn to_stored(&self) -> String {
+        let [c, w, p, g] = Self::KEYS;
+        serde_json::json!({ c: self.cost, w: self.watts, p: self.pue, g: self.grid }).to_string()
+    }
+
+    /// The rates stored in this browser, checked by the core as if typed (a missing box is its
+    /// default). Only rates the core accepted are stored, so a refusal means the value was changed
+    /// outside the page or by a build with other rules.
+    ///
+    /// # Errors
+    /// Why the stored rates cannot be used, in the form's words.
+    pub fn from_stored(text: &str) -> Result<RateTexts, String> {
+        let [cost, watts, pue, grid] = setting_fields(text, Self::KEYS)?;
+        let d = RateTexts::default();
+        let texts = RateTexts {
+            cost: cost.unwrap_or(d.cost),
+            watts: watts.unwrap_or(d.watts),
+            pue: pue.unwrap_or(d.pue),
+            grid: grid.unwrap_or(d.grid),
+        };
+        texts.rates()?;
+        Ok(texts)
+    }
+
+    /// The rates these boxes say, checked by the core.
+    pub fn rates(&self) -> Result<Rates, String> {
+        build_rates(&self.cost, &self.watts, &self.pue, &self.grid)
+    }
+}
+
+/// The boxes to show for the stored rates (`None`: nothing stored), and a note when what was
+/// stored could not be used and the defaults are shown instead.
+pub fn stored_rates(stored: Option<&str>) -> (RateTexts, Option<String>) {
+    match stored.map(RateTexts::from_stored) {
+        None => (RateTexts::default(), None),
+        Some(Ok(texts)) => (texts, None),
+        Some(Err(why)) => (
+            RateTexts::default(),
+            Some(format!(
+                "The rates stored in this browser could not be used ({why}); the defaults are shown."
+            )),
+        ),
+    }
 }
 
 /// The ledger component's own state, all `Copy` handles.
@@ -50,14 +157,21 @@ pub struct LedgerState {
     /// The time open uses are counted up to.
     pub now: RwSignal<i64>,
     pub rates_text: RateInputs,
+    /// Why the stored rates were not used, or why the rates could not be stored.
+    pub rates_note: RwSignal<Option<String>>,
     pub rates: Memo<Result<Rates, String>>,
     /// The core's summary of the ledger at `now` with the rates.
     pub summary: Memo<Result<SummaryResponse, String>>,
 }
 
 impl LedgerState {
-    /// The state for the stored ledger as `storage::load` read it, at `now`.
-    pub fn new(stored: Result<Vec<LedgerEntry>, LoadError>, now: i64) -> LedgerState {
+    /// The state for the stored ledger as `storage::load` read it and the stored rates' text
+    /// (unchecked: the core checks it here), at `now`.
+    pub fn new(
+        stored: Result<Vec<LedgerEntry>, LoadError>,
+        rates: Option<&str>,
+        now: i64,
+    ) -> LedgerState {
         let (entries, writable, notice) = match stored {
             Ok(e) => (e, true, None),
             // The page works without storage; it says at once that the ledger will not persist.
@@ -79,12 +193,12 @@ impl LedgerState {
         };
         let entries = RwSignal::new(entries);
         let now = RwSignal::new(now);
-        let defaults = Rates::default();
+        let (texts, rates_note) = stored_rates(rates);
         let rates_text = RateInputs {
-            cost: RwSignal::new(String::new()),
-            watts: RwSignal::new(String::new()),
-            pue: RwSignal::new(defaults.pue().to_string()),
-            grid: RwSignal::new(defaults.grid_g_co2e_per_kwh().to_string()),
+            cost: RwSignal::new(texts.cost),
+            watts: RwSignal::new(texts.watts),
+            pue: RwSignal::new(texts.pue),
+            grid: RwSignal::new(texts.grid),
         };
         let rates = Memo::new(move |_| {
             build_rates(
@@ -113,6 +227,7 @@ impl LedgerState {
             notice: RwSignal::new(notice),
             now,
             rates_text,
+            rates_note: RwSignal::new(rates_note),
             rates,
             summary,
         }
@@ -136,14 +251,30 @@ pub fn build_rates(cost: &str, watts: &str, pue: &str, grid: &str) -> Result<Rat
 /// A new ledger and what to say about it, or why nothing changed.
 pub type Change = Result<(Vec<LedgerEntry>, String), String>;
 
-/// The ledger with the plan recorded at `now`: one use per placed ask, each for its row's hours
-/// (a finished run that started that long ago), or open from `now` when the row has none.
+/// What pressing "Record this plan" does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// The ledger with `new` appended, and what to say.
+    Added {
+        all: Vec<LedgerEntry>,
+        new: Vec<LedgerEntry>,
+        said: String,
+    },
+    /// Nothing recorded: `new` would count uses the ledger holds for the same asks and hours a
+    /// second time; what to ask.
+    Held { new: Vec<LedgerEntry>, said: String },
+}
+
+/// The plan recorded at `now` into the ledger: one use per placed ask, each for its row's hours
+/// (a finished run that started that long ago), or open from `now` when the row has none — or
+/// held back, saying so, when the core finds that asks of it already have a use in the ledger for
+/// those hours (a press of the button twice), so that nothing is counted twice silently.
 pub fn recorded(
     entries: &[LedgerEntry],
     request: &PackRequest,
     plan: &Result<PackResponse, Error>,
     now: i64,
-) -> Change {
+) -> Result<Recorded, String> {
     let Ok(response) = plan else {
         return Err("the plan has an error; fix it before recording".into());
     };
@@ -152,18 +283,77 @@ pub fn recorded(
     if new.is_empty() {
         return Err("no placed ask to record".into());
     }
-    let n = new.len();
+    let twice = already_recorded(entries, &new, now).map_err(|e| words::error(&e))?;
+    if !twice.is_empty() {
+        let said = held(&twice, new.len());
+        return Ok(Recorded::Held { new, said });
+    }
     let unplaced = response.result.unplaced.len();
     let skipped = if unplaced == 0 {
         String::new()
     } else {
         format!(" ({unplaced} unplaced left out)")
     };
+    let mut added = recorded_anyway(entries, new);
+    if let Recorded::Added { said, .. } = &mut added {
+        said.push_str(&skipped);
+    }
+    Ok(added)
+}
+
+/// The ledger with `new` appended as it is: the answer to "record again?".
+pub fn recorded_anyway(entries: &[LedgerEntry], new: Vec<LedgerEntry>) -> Recorded {
+    let n = new.len();
     let mut all = entries.to_vec();
-    all.extend(new);
-    Ok((
+    all.extend(new.iter().cloned());
+    Recorded::Added {
         all,
-        format!("recorded {n} use{}{skipped}", if n == 1 { "" } else { "s" }),
+        new,
+        said: format!("recorded {n} use{}", if n == 1 { "" } else { "s" }),
+    }
+}
+
+/// The question a held recording asks: which asks, when they were recorded.
+fn held(twice: &[AlreadyRecorded], of: usize) -> String {
+    const NAMED: usize = 5;
+    let mut names: Vec<&str> = Vec::new();
+    for t in twice {
+        if !names.contains(&t.ask.as_str()) {
+            names.push(&t.ask);
+        }
+    }
+    let mut list = names
+        .iter()
+        .take(NAMED)
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > NAMED {
+        list.push_str(&format!(" and {} more", names.len() - NAMED));
+    }
+    let at = twice.iter().map(|t| t.recorded_at).max().unwrap_or(0);
+    let k = twice.len();
+    format!(
+        "already recorded at {}: {list} ({k} of {of} use{}) {} a use in the ledger for these hours; \
+         recording again counts {} twice. Record again?",
+        format::utc(at),
+        if of == 1 { "" } else { "s" },
+        if k == 1 { "has" } else { "have" },
+        if k == 1 { "it" } else { "them" },
+    )
+}
+
+/// The ledger without the uses just recorded (`just`), through the core's `remove_entries`.
+pub fn undone(entries: &[LedgerEntry], just: &[LedgerEntry], now: i64) -> Change {
+    let left = remove_entries(entries, just, now)
+        .map_err(|e| format!("undo failed, nothing changed: {}", words::error(&e)))?;
+    let n = just.len();
+    Ok((
+        left,
+        format!(
+            "undone: removed the {n} use{} just recorded",
+            if n == 1 { "" } else { "s" }
+        ),
     ))
 }
 
@@ -175,8 +365,9 @@ pub fn released(entries: &[LedgerEntry], ask: &str, now: i64) -> Change {
     Ok((all, format!("released {ask}")))
 }
 
-/// The ledger merged with the one in `text`; entries it already holds are not added twice. `None`
-/// for the ledger when the import added nothing.
+/// The ledger merged with the one in `text`; entries it already holds (the same content: the
+/// core's identity of an entry) are not added twice. `None` for the ledger when the import added
+/// nothing.
 pub fn imported(
     entries: &[LedgerEntry],
     text: &str,
@@ -185,12 +376,10 @@ pub fn imported(
     let merged = api::import(entries, text, now)
         .map_err(|e| format!("import failed, nothing changed: {}", words::error(&e)))?;
     let n = merged.added;
-    let mut said = format!("imported {n} entr{}", if n == 1 { "y" } else { "ies" });
-    if merged.already_present > 0 {
-        said.push_str(&format!(
-            ", {} already present (not added twice)",
-            merged.already_present
-        ));
-    }
+    let said = format!(
+        "added {n} entr{}, {} already present",
+        if n == 1 { "y" } else { "ies" },
+        merged.already_present
+    );
     Ok(((n > 0).then_some(merged.entries), said))
 }

@@ -1,0 +1,193 @@
+//! Packing what can be packed: asks that would fail the whole request (a name used twice, a MIG
+//! profile the GPU model does not offer) are left out with their error and a suggested fix, and
+//! every other ask is still planned. The page plans this way, so one bad row never blanks the plan.
+
+use super::pack::{pack, PackRequest, PackResponse};
+use crate::catalog::{find_model, GpuModel};
+use crate::error::{Error, ErrorKind, Result};
+use crate::parse::AskEntry;
+
+/// An ask left out of the plan, with why and what would let it in. (The page's; the npm package
+/// and the CLI refuse such requests, so it has no TypeScript type.)
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct LeftOut {
+    /// Its position in the request's asks (0-based).
+    pub index: usize,
+    pub name: String,
+    /// Why, with the field it is about (`name`, `mig_profile`).
+    pub error: Error,
+    /// A change that would let it in, when there is one.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub fix: Option<Fix>,
+}
+
+/// A change to one ask that resolves its error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "do", rename_all = "snake_case"))]
+pub enum Fix {
+    /// Rename the ask to this unused name.
+    Rename { name: String },
+    /// Ask for this profile, the model's nearest to the one named.
+    UseProfile { profile: String },
+}
+
+/// Packs every ask that can be packed. Asks named like an earlier one, and asks naming a MIG
+/// profile the given GPU model lacks, are left out (`PackResponse::left_out`, in request order);
+/// the rest are packed as [`pack`] packs them.
+///
+/// # Errors
+/// What fails the request as a whole: caps the catalogue refuses (an unknown model, a GPU count
+/// of 0, profiles no model offers together when no model is given), too many asks.
+pub fn pack_leaving_out(request: &PackRequest) -> Result<PackResponse> {
+    let (caps, _) = request.cluster.caps()?;
+    let model = caps.gpu_model.as_deref().and_then(find_model);
+    let mut left_out = Vec::new();
+    let mut kept: Vec<AskEntry> = Vec::with_capacity(request.asks.len());
+    let mut names = std::collections::BTreeSet::new();
+    for (index, entry) in request.asks.iter().enumerate() {
+        let name = entry.ask.name();
+        let problem = if names.contains(name) {
+            Some(duplicate(name, &request.asks))
+        } else {
+            model.and_then(|m| unknown_profile(m, entry))
+        };
+        match problem {
+            Some((error, fix)) => left_out.push(LeftOut {
+                index,
+                name: name.to_string(),
+                error,
+                fix,
+            }),
+            None => {
+                names.insert(name);
+                kept.push(entry.clone());
+            }
+        }
+    }
+    let mut response = pack(&PackRequest {
+        asks: kept,
+        ..request.clone()
+    })?;
+    response.left_out = left_out;
+    Ok(response)
+}
+
+fn duplicate(name: &str, asks: &[AskEntry]) -> (Error, Option<Fix>) {
+    let first = asks.iter().position(|e| e.ask.name() == name).unwrap_or(0);
+    let error = Error::new(
+        ErrorKind::DuplicateName,
+        format!(
+            "ask {} is also named {name:?}; names must be unique",
+            first + 1
+        ),
+    )
+    .in_field("name");
+    let taken = |candidate: &str| asks.iter().any(|e| e.ask.name() == candidate);
+    let fix = (2..=asks.len() + 1)
+        .map(|n| format!("{name}-{n}"))
+        .find(|c| !taken(c) && crate::ask::validate_name(c).is_ok())
+        .map(|name| Fix::Rename { name });
+    (error, fix)
+}
+
+fn unknown_profile(model: &GpuModel, entry: &AskEntry) -> Option<(Error, Option<Fix>)> {
+    let profile = entry.ask.mig_profile()?;
+    let error = model
+        .require_profile(profile)
+        .err()?
+        .in_field("mig_profile");
+    let fix = model.nearest_profile(profile).map(|p| Fix::UseProfile {
+        profile: p.name.to_string(),
+    });
+    Some((error, fix))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ClusterGpuCaps, FractionalAsk};
+
+    fn request(specs: &[&str], model: Option<&str>) -> PackRequest {
+        let asks = specs
+            .iter()
+            .map(|s| FractionalAsk::parse_spec(s).unwrap())
+            .collect();
+        let caps = ClusterGpuCaps {
+            supports_mig: model.is_some(),
+            supports_timeslicing: true,
+            gpu_model: model.map(str::to_string),
+            ..Default::default()
+        };
+        PackRequest::new(asks, caps)
+    }
+
+    #[test]
+    fn a_name_used_twice_leaves_the_later_ask_out_and_plans_the_rest() {
+        let r = request(&["a:0.5", "b:0.3", "a:0.4", "a-2:0.1"], None);
+        assert_eq!(
+            pack(&r).unwrap_err().kind,
+            ErrorKind::DuplicateName,
+            "the strict use case refuses"
+        );
+        let packed = pack_leaving_out(&r).unwrap();
+        assert_eq!(packed.left_out.len(), 1);
+        let out = &packed.left_out[0];
+        assert_eq!((out.index, out.name.as_str()), (2, "a"));
+        assert_eq!(out.error.field.as_deref(), Some("name"));
+        assert!(out.error.message.contains("ask 1"), "{}", out.error.message);
+        assert_eq!(
+            out.fix,
+            Some(Fix::Rename { name: "a-3".into() }),
+            "a-2 is taken"
+        );
+        let planned: Vec<&str> = packed
+            .result
+            .choices
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(planned, ["a", "b", "a-2"]);
+    }
+
+    #[test]
+    fn a_profile_the_model_lacks_is_left_out_with_the_nearest_one() {
+        // 3g.40gb is an A100-80GB profile; on an A100-40GB the nearest is 3g.20gb.
+        let r = request(&["x:3g.40gb", "y:1g.5gb", "z:0.5"], Some("A100-40GB"));
+        assert_eq!(pack(&r).unwrap_err().kind, ErrorKind::UnknownProfile);
+        let packed = pack_leaving_out(&r).unwrap();
+        assert_eq!(packed.left_out.len(), 1);
+        let out = &packed.left_out[0];
+        assert_eq!(
+            (out.index, out.error.field.as_deref()),
+            (0, Some("mig_profile"))
+        );
+        assert_eq!(
+            out.fix,
+            Some(Fix::UseProfile {
+                profile: "3g.20gb".into()
+            })
+        );
+        assert_eq!(packed.result.choices.len(), 2);
+        assert!(packed.result.unplaced.is_empty());
+    }
+
+    #[test]
+    fn a_valid_request_packs_as_the_strict_use_case_does() {
+        let r = request(&["x:3g.20gb", "y:1g.5gb", "z:0.5"], Some("A100-40GB"));
+        assert_eq!(pack_leaving_out(&r).unwrap(), pack(&r).unwrap());
+    }
+
+    #[test]
+    fn request_wide_errors_still_fail() {
+        let mut r = request(&["a:0.5"], None);
+        if let super::super::Cluster::Given(caps) = &mut r.cluster {
+            caps.gpu_count = Some(0);
+        }
+        assert_eq!(
+            pack_leaving_out(&r).unwrap_err().field.as_deref(),
+            Some("gpu_count")
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! `renderSvg`: a pack result as `binPack` returns it (camelCase keys) read back by the core's
+//! checking reader, then drawn by the SVG renderer, so npm draws exactly what `gpu-share pack
+//! --svg` draws. A result edited into a state the packer never makes is a thrown error naming its
+//! field as JavaScript spells it (`result.gpus[0].usedFraction`), never a panic.
+
+use super::{case, input_or_default, js, json_of, whole};
+use gpu_share_core::caps::MAX_GPU_COUNT;
+use gpu_share_core::{Error, ErrorKind, PackResult};
+use gpu_share_svg::{
+    SvgOptions, DEFAULT_ID_PREFIX, DEFAULT_MAX_GPUS, DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH,
+};
+use wasm_bindgen::prelude::*;
+
+/// `renderSvg`'s options: `{title, maxGpus, width, idPrefix}`, each optional.
+#[derive(serde::Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+struct SvgOptionsJs {
+    title: Option<String>,
+    max_gpus: Option<f64>,
+    width: Option<f64>,
+    id_prefix: Option<String>,
+}
+
+impl SvgOptionsJs {
+    /// The renderer's options, each checked (the renderer would clamp; npm says so instead).
+    fn options(self) -> Result<SvgOptions, Error> {
+        let max_gpus = match self.max_gpus {
+            Some(n) => whole(n, "options.maxGpus", 0.0, MAX_GPU_COUNT as f64)? as usize,
+            None => DEFAULT_MAX_GPUS,
+        };
+        let width = match self.width {
+            Some(w) => whole(w, "options.width", MIN_WIDTH.into(), MAX_WIDTH.into())? as u32,
+            None => DEFAULT_WIDTH,
+        };
+        let id_prefix = self
+            .id_prefix
+            .unwrap_or_else(|| DEFAULT_ID_PREFIX.to_string());
+        if !gpu_share_svg::valid_id_prefix(&id_prefix) {
+            return Err(Error::new(
+                ErrorKind::Syntax,
+                "must be ASCII letters, digits, - and _, starting with a letter",
+            )
+            .in_field("options.idPrefix"));
+        }
+        Ok(SvgOptions {
+            title: self.title,
+            max_gpus,
+            width,
+            id_prefix,
+        })
+    }
+}
+
+/// The packing diagram of `result` (what `binPack` returned) as a standalone SVG document.
+#[wasm_bindgen(js_name = renderSvg)]
+pub fn render_svg(result: JsValue, options: JsValue) -> Result<String, JsValue> {
+    js((|| {
+        let options = input_or_default::<SvgOptionsJs>(options, "options")?.options()?;
+        let json = case::to_snake(json_of(result, "result")?);
+        if json.is_null() {
+            return Err(Error::new(ErrorKind::Syntax, "result is missing").in_field("result"));
+        }
+        let result = PackResult::from_json(&json).map_err(|e| {
+            let field = e.field.as_deref().map(case::camel);
+            Error { field, ..e }.in_field("result")
+        })?;
+        Ok(gpu_share_svg::render(&result, &options))
+    })())
+}
