@@ -5,7 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { assertClean, open, shot, start } from './harness.mjs';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { artifacts, assertClean, open, shot, start } from './harness.mjs';
+import { cliArgs, runCli } from '../same-answer/scenarios.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -151,6 +154,52 @@ test('the embed fits a 520-pixel iframe, leads with the diagram and posts its he
   assert.match(await frame.getAttribute('a[target="_blank"]', 'href'), /ask=a:0.5/);
   assert.equal(await frame.locator('details.embed-plan[open]').count(), 0, 'the plan starts collapsed');
   await assertClean(assert, page, watch);
+});
+
+test('a tapped or focused block says what it is; the diagram downloads as SVG and PNG', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, SEED);
+  await page.locator('g.block[data-ask="c"]').click();
+  assert.match(await page.textContent('[data-testid="block-details"]'), /^c — 0\.4 of GPU 0 by timeslice/);
+  await page.locator('g.block[data-ask="b"]').focus();
+  assert.match(await page.textContent('[data-testid="block-details"]'), /^b — 0\.3 of GPU 1/);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="download-png"]')]);
+  assert.equal(png.suggestedFilename(), 'gpu-share-packing.png');
+  const chunks = [];
+  for await (const c of await png.createReadStream()) chunks.push(c);
+  const bytes = Buffer.concat(chunks);
+  assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG file');
+  assert.ok(bytes.length > 2000, `${bytes.length} bytes`);
+  await assertClean(assert, page, watch);
+});
+
+test('dead ends have a way out: the single MIG strategy on a split GPU, no allowed profile', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=x:3g.20gb&ask=y:2g.10gb&gpus=1&mig-capable&gpu-model=A100-SXM4-40GB');
+  await page.selectOption('[data-testid="export-format"]', 'k8s');
+  await page.selectOption('[data-testid="export-strategy"]', 'single');
+  assert.match(await page.textContent('[data-testid="export-strategy-error"]'), /single MIG strategy needs one profile per GPU/);
+  await page.click('[data-testid="use-mixed"]');
+  assert.equal(await page.locator('[data-testid="export-strategy-error"]').count(), 0);
+  assert.match(await page.inputValue('[data-testid="export-output"]'), /nvidia\.com\/mig-3g\.20gb/);
+  // "Only allow these profiles" with none ticked allows none, and says so at the field.
+  await page.check('#limit-profiles');
+  const ticked = page.locator('.profile-boxes input:checked');
+  while ((await ticked.count()) > 0) await ticked.first().uncheck();
+  assert.match(await page.textContent('[data-testid="profiles-error"]'), /no MIG profile is allowed/);
+  await assertClean(assert, page, watch);
+});
+
+test('a CLI-written SVG opens as a picture in the browser (artifact for the README)', async (t) => {
+  const { page, watch } = await start(t, { viewport: { width: 760, height: 400 } });
+  const query = 'ask=x:3g.20gb&ask=y:2g.10gb&ask=z:1g.5gb&ask=t:0.5&ask=u:0.25&mig-capable&timeslice&gpu-model=A100-SXM4-40GB';
+  const svg = runCli(['pack', ...cliArgs(query), '--svg', '-']).stdout;
+  writeFileSync(join(artifacts, 'cli-pack.svg'), svg);
+  await page.setContent(`<!doctype html><body style="margin:0">${svg}</body>`);
+  const names = await page.locator('svg g.block').evaluateAll((els) => els.map((e) => e.getAttribute('data-ask')));
+  assert.deepEqual([...new Set(names)].sort(), ['t', 'u', 'x', 'y', 'z']);
+  await shot(page.locator('svg.gpu-share-packing'), 'cli-pack-svg');
+  assert.deepEqual(watch.consoleErrors, []);
 });
 
 for (const scheme of ['light', 'dark']) {

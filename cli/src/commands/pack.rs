@@ -8,9 +8,8 @@ use crate::ledger_file;
 use crate::output::{printable, table, Style};
 use gpu_share_core::api::{self, OptimizeReport, PackResponse, Recording};
 use gpu_share_core::pack::Tenants;
-use gpu_share_core::{GpuLayout, Mechanism, PackResult, Share};
+use gpu_share_core::{GpuLayout, PackResult, Share};
 use gpu_share_svg::SvgOptions;
-use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -189,19 +188,11 @@ fn write_text(out: &mut impl Write, r: &PackResult, style: Style) -> std::io::Re
             )?;
         }
     }
-    let mut warnings = BTreeSet::new();
-    for c in &r.choices {
-        for w in &c.warnings {
-            let key = if c.mechanism == Mechanism::Whole {
-                format!("{}: {w}", c.name)
-            } else {
-                w.clone()
-            };
-            warnings.insert(key);
-        }
-    }
-    for w in warnings {
-        writeln!(out, "{}", style.warning(&format!("⚠ {}", printable(&w))))?;
+    // Each warning once, naming the asks it concerns (the core groups them, as on the page).
+    for g in gpu_share_core::warning_groups(&r.choices) {
+        let asks: Vec<String> = g.asks.iter().map(|a| printable(a)).collect();
+        let line = format!("⚠ {} — applies to {}", printable(&g.text), asks.join(", "));
+        writeln!(out, "{}", style.warning(&line))?;
     }
     Ok(())
 }

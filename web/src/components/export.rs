@@ -147,7 +147,7 @@ pub enum Exported {
         file_name: &'static str,
         media_type: &'static str,
     },
-    /// An error about one of the panel's fields (`namespace`, `image`): shown next to it.
+    /// An error about one of the panel's fields (`namespace`, `image`, `mig_strategy`): shown next to it.
     FieldError { field: String, message: String },
     /// Any other error of the export.
     Error(String),
@@ -156,7 +156,7 @@ pub enum Exported {
 }
 
 /// The panel's fields that an export error can name.
-const PANEL_FIELDS: [&str; 2] = ["namespace", "image"];
+const PANEL_FIELDS: [&str; 3] = ["namespace", "image", "mig_strategy"];
 
 /// The options from the panel's fields: a blank namespace is none; a blank image the default.
 /// Formats that write no workloads take neither (their fields are hidden).
@@ -283,6 +283,7 @@ pub fn ExportPanel() -> impl IntoView {
         }
     };
     let namespace_error = field_error("namespace");
+    let strategy_error = field_error("mig_strategy");
     let image_error = field_error("image");
     let on_copy = move |_| {
         let Exported::Text { text: t, .. } = exported.get_untracked() else {
@@ -338,6 +339,11 @@ pub fn ExportPanel() -> impl IntoView {
                         <option value="mixed" selected=move || strategy.get() == MigStrategy::Mixed>"mixed"</option>
                         <option value="single" selected=move || strategy.get() == MigStrategy::Single>"single"</option>
                     </select>
+                    // The single strategy cannot expose a GPU split into several profiles: say so here, with the way out.
+                    {move || strategy_error().map(|e| view! {
+                        <span class="field-error" role="alert" data-testid="export-strategy-error">{e}</span>
+                        <button type="button" class="small" data-testid="use-mixed" on:click=move |_| strategy.set(MigStrategy::Mixed)>"Use mixed"</button>
+                    })}
                 </label>
                 </Show>
                 <Show when=workload_fields>
@@ -360,7 +366,7 @@ pub fn ExportPanel() -> impl IntoView {
             {move || settings_note.get().map(|n| view! { <p class="note" role="status" data-testid="export-settings-note">{n}</p> })}
             {move || exported.with(|e| match e {
                 Exported::Error(m) => Some(view! { <p class="error banner" role="alert" data-testid="export-error">{m.clone()}</p> }.into_any()),
-                Exported::NoPlan => Some(view! { <p class="hint">"Fix the plan's error above to export it."</p> }.into_any()),
+                Exported::NoPlan => Some(view! { <p class="hint">"Fix the plan's error (see the summary) to export it."</p> }.into_any()),
                 _ => None,
             })}
             <label for="export-output" class="sr-only">"Exported configuration"</label>
