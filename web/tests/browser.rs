@@ -110,10 +110,10 @@ async fn the_page_mounts_and_draws_the_default_plan() {
     };
     assert_eq!(text("[data-testid=\"gpus-used\"]"), "2");
     assert!(doc
-        .query_selector("[data-testid=\"gpu-1\"]")
+        .query_selector("g.lane[data-gpu=\"1\"]")
         .unwrap()
         .is_some());
-    assert!(text("[data-testid=\"gpu-0\"]").contains("a — 0.5 of GPU 0"));
+    assert!(text("g.lane[data-gpu=\"0\"]").contains("a — 0.5 of GPU 0"));
 
     // The export panel shows the same plan as Kubernetes Deployments.
     let value = |sel: &str| {
