@@ -50,6 +50,7 @@ impl Scenario {
         for pair in pairs(query)? {
             s.apply(pair)?;
         }
+        s.trim_seconds();
         Ok(s)
     }
 
@@ -66,6 +67,7 @@ impl Scenario {
                 dropped.push(e);
             }
         }
+        s.trim_seconds();
         Ok((s, dropped))
     }
 
@@ -116,6 +118,15 @@ impl Scenario {
         Ok(())
     }
 
+    /// Durations say only what they add: none past the last ask, and no open uses at the end (so
+    /// a scenario reads back exactly from its own query).
+    fn trim_seconds(&mut self) {
+        self.seconds.truncate(self.asks.len());
+        while self.seconds.last() == Some(&None) {
+            self.seconds.pop();
+        }
+    }
+
     /// The duration of ask `i`, when the scenario gives one.
     pub fn seconds_of(&self, i: usize) -> Option<u64> {
         self.seconds.get(i).copied().flatten()
@@ -128,8 +139,11 @@ impl Scenario {
             .iter()
             .map(|a| format!("ask={}", encode(&a.to_spec())))
             .collect();
-        let seconds = &self.seconds[..self.seconds.len().min(self.asks.len())];
-        if seconds.iter().any(Option::is_some) {
+        let mut seconds = &self.seconds[..self.seconds.len().min(self.asks.len())];
+        while let [rest @ .., None] = seconds {
+            seconds = rest;
+        }
+        if !seconds.is_empty() {
             let hours: Vec<String> = seconds
                 .iter()
                 .map(|s| s.map(crate::parse::hours_text).unwrap_or_default())
@@ -306,6 +320,20 @@ mod tests {
             (None, Some(5400), None)
         );
         assert_eq!(s.to_query(), "ask=a:0.5&ask=b:0.3&ask=c:0.4&hours=2,,1.5");
+        let open_last = Scenario {
+            seconds: vec![Some(7200), None, None],
+            ..s.clone()
+        };
+        assert_eq!(
+            open_last.to_query(),
+            "ask=a:0.5&ask=b:0.3&ask=c:0.4&hours=2"
+        );
+        assert_eq!(Scenario::from_query(&s.to_query()).unwrap(), s);
+        // Only what the durations add: none past the last ask, no open uses at the end.
+        let s = Scenario::from_query("hours=1,,,&ask=a:0.5").unwrap();
+        assert_eq!(s.seconds, [Some(3600)]);
+        let s = Scenario::from_query("ask=a:0.5&hours=,,5").unwrap();
+        assert!(s.seconds.is_empty());
         assert_eq!(Scenario::from_query(&s.to_query()).unwrap(), s);
         let e = Scenario::from_query("ask=a:0.5&hours=-1").unwrap_err();
         assert_eq!(e.field.as_deref(), Some("hours[0]"));

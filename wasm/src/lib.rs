@@ -152,12 +152,15 @@ fn input_or_default<T: DeserializeOwned + Default>(value: JsValue, what: &str) -
     input(value, what)
 }
 
+/// The core's JSON of `value` as a JavaScript value, keys in camelCase: written as text, renamed
+/// in one pass and read by the engine's own `JSON.parse`. (Building the same objects one
+/// property at a time through serde-wasm-bindgen, from two intermediate trees, made `binPack`
+/// grow about quadratically with the asks: BENCHMARKS.md.)
 fn output<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, Error> {
-    let json =
-        serde_json::to_value(value).map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
-    case::to_camel(json)
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))
+    let text =
+        serde_json::to_string(value).map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
+    js_sys::JSON::parse(&case::camel_json_keys(&text))
+        .map_err(|_| Error::new(ErrorKind::Syntax, "the result could not be read as JSON"))
 }
 
 fn js<T>(result: Result<T, Error>) -> Result<T, JsValue> {
