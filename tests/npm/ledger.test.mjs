@@ -46,3 +46,20 @@ test("a file holding one run of two equal ones adds none; a ledger that would re
   assert.throws(() => mine.import(stray, { now: 10000 }), /no open allocation/);
   assert.equal(mine.entries.length, 4);
 });
+
+test("recording the same hours again is found before it counts twice, and undo takes back exactly a recording", () => {
+  const ledger = sample();
+  const before = ledger.entries;
+  const a = selectMechanism({ name: "a", fraction: 0.5 }, caps);
+  const again = ledger.record(a, { now: 8300, seconds: 7200 });
+  // Against the ledger as it was: the same ask in the same hours is already there.
+  const found = new Ledger(before).alreadyRecorded([again], { now: 8300 });
+  assert.deepEqual(found, [{ ask: "a", recordedAt: 8200 }]);
+  assert.deepEqual(new Ledger(before).alreadyRecorded([ledger.record(a, { now: 99000, seconds: 60 })], { now: 99000 }), []);
+  ledger.undo([ledger.entries.at(-1)], { now: 99000 });
+  ledger.undo([again], { now: 99000 });
+  assert.deepEqual(ledger.entries, before);
+  // Nothing to take back: an error, and the ledger unchanged.
+  assert.throws(() => ledger.undo([again], { now: 99000 }), (e) => e.kind === "ledger");
+  assert.deepEqual(ledger.entries, before);
+});

@@ -85,6 +85,22 @@ export class Ledger {
     return { added, alreadyPresent };
   }
 
+  /**
+   * The uses already here that `entries` (what record() returned, or would add) would count again:
+   * `[{ ask, recordedAt }]`, empty when none. The page asks before recording a plan twice.
+   */
+  alreadyRecorded(entries, { now = nowSeconds() } = {}) {
+    return raw.alreadyRecorded(this.#entries, entries, now);
+  }
+
+  /**
+   * Takes back entries just recorded (the latest occurrence of each); throws and changes nothing
+   * when one is not here or a later release closes it.
+   */
+  undo(entries, { now = nowSeconds() } = {}) {
+    this.#entries = raw.removeEntries(this.#entries, entries, now);
+  }
+
   summarize({ now = nowSeconds(), rates = null } = {}) {
     return raw.summarizeLedger(this.#entries, now, rates);
   }

@@ -209,6 +209,10 @@ export declare class Ledger {
   release(ask: string, at?: number): void;
   /** Merges a ledger text; entries already present are not added twice. */
   import(text: string, options?: { now?: number }): Pick<Imported, "added" | "alreadyPresent">;
+  /** The uses already here that `entries` would count again (same ask, overlapping hours). */
+  alreadyRecorded(entries: ReadonlyArray<LedgerEntry>, options?: { now?: number }): Array<{ ask: string; recordedAt: number }>;
+  /** Takes back entries just recorded; throws (and changes nothing) when one is not here or a later release closes it. */
+  undo(entries: ReadonlyArray<LedgerEntry>, options?: { now?: number }): void;
   summarize(options?: { now?: number; rates?: RatesInit | null }): Summary;
   toCsv(options?: { now?: number }): string;
   summaryCsv(options?: { now?: number; rates?: RatesInit | null }): string;

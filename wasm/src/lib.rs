@@ -8,6 +8,7 @@
 mod bench;
 mod case;
 mod error;
+mod ledger_undo;
 mod live;
 mod svg;
 
