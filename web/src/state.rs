@@ -534,7 +534,7 @@ mod tests {
         assert!(s.is_example.get_untracked());
         s.rows.with_untracked(|r| r[0].hours.set("2".into()));
         assert!(!s.is_example.get_untracked(), "hours change the scenario");
-        assert!(s.scenario.get_untracked().to_query().contains("hours=2,,"));
+        assert!(s.scenario.get_untracked().to_query().contains("&hours=2&"));
         s.clear();
         assert!(s.rows.with_untracked(Vec::is_empty));
         assert!(!s.is_example.get_untracked());
