@@ -61,7 +61,8 @@ pub enum Command {
 /// What the cluster supports.
 #[derive(Args, Debug, Clone, Default)]
 pub struct CapsArgs {
-    /// The cluster's GPUs support MIG.
+    /// The cluster's GPUs support MIG (with --caps-from: plan with MIG on GPUs that have it
+    /// disabled; enable it on them before applying the plan).
     #[arg(long)]
     pub mig_capable: bool,
     /// MPS is available.
@@ -85,7 +86,7 @@ pub struct CapsArgs {
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with_all = ["mig_capable", "mps", "timeslice", "gpu_model", "mig_profiles", "nodes"]
+        conflicts_with_all = ["mps", "timeslice", "gpu_model", "mig_profiles", "nodes"]
     )]
     pub caps_from: Vec<PathBuf>,
 }
@@ -95,9 +96,11 @@ impl CapsArgs {
     /// `gpu_count`, when given, overrides the discovered count).
     fn cluster(&self, gpu_count: Option<u64>) -> Result<Cluster, CliError> {
         if !self.caps_from.is_empty() {
+            // With --caps-from, --mig-capable turns MIG on for GPUs that have it disabled.
             return Ok(Cluster::Detected {
                 inputs: detect::read_all(&self.caps_from)?,
                 gpu_count,
+                turn_on_mig: self.mig_capable,
             });
         }
         Ok(Cluster::Given(ClusterGpuCaps {

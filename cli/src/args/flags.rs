@@ -94,7 +94,12 @@ fn pack(c: &CapsArgs, gpus: Option<u64>) -> Flags {
 /// profile error is named by a flag only when one flag alone gave profiles.
 fn caps(c: &CapsArgs, ask_profile: Option<&'static str>) -> Flags {
     if !c.caps_from.is_empty() {
-        return Vec::new();
+        // With --caps-from only --mig-capable can be refused (on a board without MIG).
+        return if c.mig_capable {
+            vec![("supports_mig", "--mig-capable")]
+        } else {
+            Vec::new()
+        };
     }
     let mut flags = vec![
         ("gpu_model", "--gpu-model"),

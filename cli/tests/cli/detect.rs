@@ -277,6 +277,52 @@ fn plan_takes_caps_from_a_capture() {
 }
 
 #[test]
+fn mig_capable_turns_mig_on_for_a_capture_with_mig_disabled() {
+    let a100 = fixture("qx-a100.xml");
+    let args = ["plan", "JPCP", "--fraction", "0.25", "--caps-from", &a100];
+    let off = json(gpu_share(no_ledger()).args(args).arg("--json"));
+    assert_eq!(
+        off["mechanism"], "mps",
+        "MIG is disabled on the A100: not used unasked"
+    );
+    let on = json(
+        gpu_share(no_ledger())
+            .args(args)
+            .args(["--mig-capable", "--json"]),
+    );
+    assert_eq!(on["mechanism"], "mig");
+    assert_eq!(on["mig_profile"], "2g.10gb");
+    let notes = on["caps_from"]["notes"].as_array().unwrap();
+    assert!(
+        notes.iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .starts_with("MIG turned on as asked: it is disabled on 1 GPU")),
+        "{notes:?}"
+    );
+    // A board without MIG: the error names the flag.
+    let t4 = fixture("qx-t4.xml");
+    let out = gpu_share(no_ledger())
+        .args([
+            "plan",
+            "JPCP",
+            "--fraction",
+            "0.25",
+            "--caps-from",
+            &t4,
+            "--mig-capable",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--mig-capable") && err.contains("does not support MIG"),
+        "{err}"
+    );
+}
+
+#[test]
 fn pack_takes_caps_from_a_capture() {
     let t4 = fixture("qx-t4.xml");
     let v = json(gpu_share(no_ledger()).args([
@@ -316,7 +362,8 @@ fn pack_takes_caps_from_a_capture() {
 #[test]
 fn caps_from_conflicts_with_caps_flags() {
     let t4 = fixture("qx-t4.xml");
-    for flag in ["--mig-capable", "--mps", "--timeslice"] {
+    // --mig-capable is not among them: beside --caps-from it turns MIG on (see above).
+    for flag in ["--mps", "--timeslice"] {
         gpu_share(no_ledger())
             .args(["plan", "x", "--fraction", "0.5", "--caps-from", &t4, flag])
             .assert()

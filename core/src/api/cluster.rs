@@ -20,10 +20,13 @@ pub struct DetectInput {
 pub enum Cluster {
     /// Caps the user gave.
     Given(ClusterGpuCaps),
-    /// Caps read from discovery output; `gpu_count`, when given, overrides the count found.
+    /// Caps read from discovery output; `gpu_count`, when given, overrides the count found;
+    /// `turn_on_mig` plans with MIG on GPUs that support it but have it disabled (the caps leave
+    /// it out otherwise, since enabling it needs the GPUs idle and reset).
     Detected {
         inputs: Vec<DetectInput>,
         gpu_count: Option<u64>,
+        turn_on_mig: bool,
     },
 }
 
@@ -47,9 +50,16 @@ impl Cluster {
     pub fn caps(&self) -> Result<(ClusterGpuCaps, Option<CapsFrom>)> {
         match self {
             Cluster::Given(caps) => Ok((caps.clone(), None)),
-            Cluster::Detected { inputs, gpu_count } => {
+            Cluster::Detected {
+                inputs,
+                gpu_count,
+                turn_on_mig,
+            } => {
                 let mut inventory = read(inputs)?;
                 let mut caps = inventory.caps();
+                if *turn_on_mig {
+                    turn_on(&mut caps, &mut inventory)?;
+                }
                 if gpu_count.is_some() {
                     caps.gpu_count = *gpu_count;
                     // A count given overrides the one found, and with it the nodes that held it.
@@ -67,6 +77,38 @@ impl Cluster {
             }
         }
     }
+}
+
+/// MIG on, as asked, for detected GPUs whose model has it: a note says the GPUs must have it
+/// enabled first where they do not.
+///
+/// # Errors
+/// `OutOfRange` (field `supports_mig`) when the detected model has no MIG, or none is known.
+fn turn_on(caps: &mut ClusterGpuCaps, inventory: &mut Inventory) -> Result<()> {
+    let model = caps
+        .gpu_model
+        .as_deref()
+        .and_then(crate::catalog::find_model);
+    if !model.is_some_and(crate::catalog::GpuModel::is_mig_capable) {
+        let name = caps
+            .gpu_model
+            .as_deref()
+            .unwrap_or("the model found (none known)");
+        return Err(Error::new(
+            crate::error::ErrorKind::OutOfRange,
+            format!("{name} does not support MIG, so MIG cannot be turned on"),
+        )
+        .in_field("supports_mig"));
+    }
+    let disabled = inventory.mig_disabled_gpus();
+    if !caps.supports_mig && disabled > 0 {
+        inventory.notes.push(format!(
+            "MIG turned on as asked: it is disabled on {disabled} GPU{} now, so enable it there before applying the plan (each GPU idle, then reset)",
+            if disabled == 1 { "" } else { "s" }
+        ));
+    }
+    caps.supports_mig = true;
+    Ok(())
 }
 
 /// Caps read from discovery output: the inputs, the caps, what was assumed, and the caps in one line.
@@ -326,11 +368,39 @@ mod tests {
         let cluster = Cluster::Detected {
             inputs: input(text),
             gpu_count: Some(5),
+            turn_on_mig: false,
         };
         let (caps, from) = cluster.caps().unwrap();
         assert_eq!(caps.gpu_count, Some(5));
         let from = from.unwrap();
         assert_eq!(from.files, ["smi.txt"]);
         assert!(from.summary.contains("×5"), "{}", from.summary);
+        // Turned on as asked: MIG planned, and the note says the GPUs need it enabled first.
+        let on = Cluster::Detected {
+            inputs: input(text),
+            gpu_count: None,
+            turn_on_mig: true,
+        };
+        let (caps, from) = on.caps().unwrap();
+        assert!(caps.supports_mig);
+        let from = from.unwrap();
+        assert!(
+            from.notes
+                .iter()
+                .any(|n| n.starts_with("MIG turned on as asked: it is disabled on 2 GPUs")),
+            "{:?}",
+            from.notes
+        );
+        assert!(from.summary.contains("; MIG;"), "{}", from.summary);
+        // A board without MIG cannot have it turned on.
+        let t4 = Cluster::Detected {
+            inputs: input("GPU 0: Tesla T4 (UUID: GPU-9)\n"),
+            gpu_count: None,
+            turn_on_mig: true,
+        };
+        assert_eq!(
+            t4.caps().unwrap_err().field.as_deref(),
+            Some("supports_mig")
+        );
     }
 }

@@ -297,6 +297,7 @@ fn plans_and_packings_match_their_declarations() {
                 text: fixture("qx-a100.xml"),
             }],
             gpu_count: None,
+            turn_on_mig: false,
         },
         optimize_ms: None,
     })

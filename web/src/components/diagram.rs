@@ -99,7 +99,7 @@ pub fn Diagram() -> impl IntoView {
             <div class="diagram-scroll" data-testid="packing-diagram" tabindex="0" role="region" aria-label="Packing diagram, scrollable"
                 on:click=move |ev| pick(&ev) on:focusin=move |ev| pick(&ev) inner_html=move || svg.get()></div>
             <p class="details" role="status" data-testid="block-details">
-                {move || selected.get().unwrap_or_else(|| "Tap or focus a block for its details; the plan above lists every ask in words.".into())}
+                {move || selected.get().unwrap_or_else(|| "Tap or focus a block for its details; the plan lists every ask in words.".into())}
             </p>
             {move || (hidden() > 0).then(|| view! {
                 <p class="warn" role="status">{format!("Showing the first {MAX_LANES} GPUs; {} more are in use and listed in the plan.", hidden())}</p>
