@@ -31,12 +31,6 @@ pub fn share_percent(share: gpu_share_core::Share) -> String {
     format!("{}%", share.percent_of(gpu_share_core::Share::ONE))
 }
 
-/// Seconds as hours for an input field: `7200` → `2`, `5400` → `1.5`.
-pub fn hours_text(seconds: u64) -> String {
-    let text = format!("{:.4}", seconds as f64 / 3600.0);
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
 /// Seconds as a short duration: `2 h`, `1 h 30 min`, `45 min`, `20 s`.
 pub fn duration(seconds: u64) -> String {
     let (h, m, s) = (seconds / 3600, seconds % 3600 / 60, seconds % 60);
@@ -102,6 +96,8 @@ mod tests {
 
     #[test]
     fn durations() {
+        // Hours for an input field are the core's (exact to the second; `parse::hours_text`).
+        use gpu_share_core::parse::hours_text;
         assert_eq!(hours_text(7200), "2");
         assert_eq!(hours_text(5400), "1.5");
         assert_eq!(hours_text(0), "0");
