@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use gpu_share_core::account::RatesInput;
 use gpu_share_core::api::{Cluster, PackRequest, PlanRequest};
 use gpu_share_core::parse::{parse_asks, parse_hours, parse_seconds, AskEntry};
-use gpu_share_core::{ClusterGpuCaps, FractionalAsk, Rates, Share};
+use gpu_share_core::{ClusterGpuCaps, FractionalAsk, Memory, Rates, Share};
 use std::path::PathBuf;
 
 mod detect;
@@ -14,11 +14,13 @@ mod fit;
 pub mod flags;
 mod live;
 mod repartition;
+mod size;
 pub use detect::{DetectArgs, DetectConfig, DetectFrom};
 pub use export::{ExportArgs, ExportConfig, ValidateMigArgs, ValidateMigConfig, ValidateMigInput};
 pub use fit::{FitArgs, FitConfig};
 use flags::at_flag;
 pub use repartition::{RepartitionArgs, RepartitionConfig};
+pub use size::{SizeArgs, SizeConfig};
 
 const EXIT_CODES: &str = "\
 Exit codes: 0 success, 1 invalid input (validate-mig: an invalid layout), 2 usage error, 3 some asks unplaced (pack, export, fit, repartition), 4 ledger error.
@@ -56,6 +58,10 @@ pub enum Command {
     /// The fewest GPU instances moved that let new asks into live MIG layouts: the end state,
     /// ordered steps, nvidia-smi commands, what to drain, and a mig-parted config.
     Repartition(RepartitionArgs),
+    /// The GPU memory a model needs, from its Hugging Face config.json: parameters, weights, KV
+    /// cache and overheads, each explained; with --fit, the longest context and the most
+    /// sequences that fit a budget, a whole GPU or a MIG instance.
+    Size(SizeArgs),
 }
 
 /// What the cluster supports.
@@ -86,9 +92,13 @@ pub struct CapsArgs {
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with_all = ["mps", "timeslice", "gpu_model", "mig_profiles", "nodes"]
+        conflicts_with_all = ["mps", "timeslice", "gpu_model", "mig_profiles", "nodes", "context_overhead"]
     )]
     pub caps_from: Vec<PathBuf>,
+    /// The CUDA context each process with memory holds besides what it asks for (default
+    /// 500MiB; 0 when the memory asked already includes it).
+    #[arg(long, value_name = "MEMORY")]
+    pub context_overhead: Option<String>,
 }
 
 impl CapsArgs {
@@ -103,7 +113,16 @@ impl CapsArgs {
                 turn_on_mig: self.mig_capable,
             });
         }
+        let context_overhead_mib = self
+            .context_overhead
+            .as_deref()
+            .map(|t| {
+                gpu_share_core::memory::parse_overhead_mib(t)
+                    .map_err(|e| flags::at_flag(e, "--context-overhead"))
+            })
+            .transpose()?;
         Ok(Cluster::Given(ClusterGpuCaps {
+            context_overhead_mib,
             supports_mig: self.mig_capable,
             mig_profiles: self.mig_profiles.clone(),
             supports_mps: self.mps,
@@ -144,9 +163,13 @@ pub struct PlanArgs {
         long,
         value_name = "F",
         conflicts_with = "mig",
-        required_unless_present = "mig"
+        required_unless_present_any = ["mig", "memory"]
     )]
     pub fraction: Option<String>,
+    /// The GPU memory the workload needs: 12GiB, 12288MiB, 40GB, 22649242112B (alone or with
+    /// --fraction).
+    #[arg(long, value_name = "MEMORY", conflicts_with = "mig")]
+    pub memory: Option<String>,
     /// A named MIG profile, e.g. 2g.10gb.
     #[arg(long, value_name = "PROFILE")]
     pub mig: Option<String>,
@@ -169,15 +192,24 @@ pub struct PlanConfig {
 
 impl PlanArgs {
     pub fn into_config(self) -> Result<PlanConfig, CliError> {
-        let ask = match (&self.fraction, &self.mig) {
-            (Some(f), None) => {
-                let share = Share::parse(f).map_err(|e| at_flag(e, "--fraction"))?;
-                FractionalAsk::fraction(&self.name, share)?
-            }
-            (None, Some(p)) => FractionalAsk::mig(&self.name, p)?,
+        let memory = self
+            .memory
+            .as_deref()
+            .map(|m| Memory::parse(m).map_err(|e| at_flag(e, "--memory")))
+            .transpose()?;
+        let share = self
+            .fraction
+            .as_deref()
+            .map(|f| Share::parse(f).map_err(|e| at_flag(e, "--fraction")))
+            .transpose()?;
+        let ask = match (share, memory, &self.mig) {
+            (Some(f), None, None) => FractionalAsk::fraction(&self.name, f)?,
+            (Some(f), Some(m), None) => FractionalAsk::fraction_and_memory(&self.name, f, m)?,
+            (None, Some(m), None) => FractionalAsk::memory_only(&self.name, m)?,
+            (None, None, Some(p)) => FractionalAsk::mig(&self.name, p)?,
             _ => {
                 return Err(CliError::Usage(
-                    "give exactly one of --fraction and --mig".into(),
+                    "give --fraction, --memory (alone or with --fraction) or --mig".into(),
                 ))
             }
         };

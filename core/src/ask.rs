@@ -1,6 +1,7 @@
-//! `FractionalAsk`: a named workload asking for a fraction of a GPU or for a named MIG profile.
+//! `FractionalAsk`: a named workload asking for a fraction of a GPU, an amount of GPU memory, both, or a MIG profile.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::memory::Memory;
 use crate::units::Share;
 
 /// The longest ask name accepted, in characters.
@@ -17,6 +18,10 @@ pub enum AskSize {
     Fraction(Share),
     /// A named MIG profile (`2g.10gb`), validated against the GPU model when planning.
     MigProfile(String),
+    /// GPU memory alone (`12GiB`): the planner sizes the share from the GPU's memory.
+    Memory(Memory),
+    /// A share of one GPU (less than 1) and the GPU memory it needs.
+    FractionAndMemory(Share, Memory),
 }
 
 /// One workload's ask. Build it with [`FractionalAsk::fraction`], [`FractionalAsk::mig`] or
@@ -74,33 +79,117 @@ impl FractionalAsk {
         })
     }
 
-    /// Reads the command-line and URL grammar `NAME:SIZE`, where SIZE is a fraction (`0.5`, `50%`,
-    /// `1/2`, `2`) or a MIG profile (`3g.20gb`). The name is everything before the last `:`.
+    /// An ask for GPU memory alone, on one GPU.
     ///
     /// # Errors
-    /// `Syntax` when there is no `:` or either side is invalid, naming the offending part.
+    /// `Syntax` for an empty or unprintable name.
+    pub fn memory_only(name: &str, memory: Memory) -> Result<Self> {
+        Ok(FractionalAsk {
+            name: validate_name(name)?,
+            size: AskSize::Memory(memory),
+        })
+    }
+
+    /// An ask for `fraction` of one GPU and `memory` on it. A fraction of 1 or more is whole GPUs,
+    /// whose memory is the GPUs' own: give the memory alone or the GPUs alone.
+    ///
+    /// # Errors
+    /// As [`FractionalAsk::fraction`]; `OutOfRange` naming `fraction` for whole GPUs with memory.
+    pub fn fraction_and_memory(name: &str, fraction: Share, memory: Memory) -> Result<Self> {
+        let ask = FractionalAsk::fraction(name, fraction)?;
+        if fraction >= Share::ONE {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("{fraction} GPUs with memory: an ask with memory takes a share of one GPU (less than 1); give the memory alone, or the whole GPUs alone"),
+            )
+            .in_field("fraction"));
+        }
+        Ok(FractionalAsk {
+            name: ask.name,
+            size: AskSize::FractionAndMemory(fraction, memory),
+        })
+    }
+
+    /// Reads the command-line and URL grammar `NAME:SIZE`, where SIZE is a fraction (`0.5`, `50%`,
+    /// `1/2`, `2`), a MIG profile (`3g.20gb`), GPU memory with its unit (`12GiB`, `40GB`,
+    /// `22649242112B`) or a fraction and memory (`NAME:0.25:12GiB`). The name is everything
+    /// before the last `:` (before the fraction's `:` when memory follows a fraction).
+    ///
+    /// # Errors
+    /// `Syntax` when there is no `:` or a part is invalid, naming the offending part.
     pub fn parse_spec(spec: &str) -> Result<Self> {
         let Some((name, size)) = spec.rsplit_once(':') else {
             return Err(Error::new(
                 ErrorKind::Syntax,
-                format!("expected NAME:FRACTION or NAME:PROFILE (e.g. a:0.5 or x:3g.20gb), got {spec:?}"),
+                format!("expected NAME:FRACTION, NAME:MEMORY, NAME:FRACTION:MEMORY or NAME:PROFILE (e.g. a:0.5, m:12GiB, b:0.25:12GiB or x:3g.20gb), got {spec:?}"),
             ));
         };
         let size = size.trim();
         if looks_like_profile(size) {
-            FractionalAsk::mig(name, size)
-        } else {
-            let share = Share::parse(size).map_err(|e| e.in_field("fraction"))?;
-            FractionalAsk::fraction(name, share)
+            return FractionalAsk::mig(name, size);
+        }
+        if looks_like_memory(size) {
+            let memory = Memory::parse(size).map_err(|e| e.in_field("memory"))?;
+            let fraction = name
+                .rsplit_once(':')
+                .and_then(|(n, f)| Share::parse(f).ok().map(|f| (n, f)));
+            return match fraction {
+                Some((name, f)) => FractionalAsk::fraction_and_memory(name, f, memory),
+                None => FractionalAsk::memory_only(name, memory),
+            };
+        }
+        let share = Share::parse(size).map_err(|e| e.in_field("fraction"))?;
+        FractionalAsk::fraction(name, share)
+    }
+
+    /// An ask from a table's cells: `size` a fraction, a MIG profile or memory with its unit;
+    /// `memory` (memory with its unit) beside a fraction or alone. Empty cells are absent.
+    ///
+    /// # Errors
+    /// `Syntax` naming `fraction`, `memory` or `mig_profile` for a missing or bad cell.
+    pub fn from_cells(name: &str, size: Option<&str>, memory: Option<&str>) -> Result<Self> {
+        let memory = memory
+            .map(|m| Memory::parse(m).map_err(|e| e.in_field("memory")))
+            .transpose()?;
+        match (size.map(str::trim), memory) {
+            (Some(p), None) if looks_like_profile(p) => FractionalAsk::mig(name, p),
+            (Some(p), Some(_)) if looks_like_profile(p) => Err(Error::new(
+                ErrorKind::Syntax,
+                "a MIG profile brings its own memory; give the profile or the memory",
+            )
+            .in_field("memory")),
+            (Some(m), None) if looks_like_memory(m) => {
+                let m = Memory::parse(m).map_err(|e| e.in_field("memory"))?;
+                FractionalAsk::memory_only(name, m)
+            }
+            (Some(f), memory) => {
+                let share = Share::parse(f).map_err(|e| e.in_field("fraction"))?;
+                match memory {
+                    Some(m) => FractionalAsk::fraction_and_memory(name, share, m),
+                    None => FractionalAsk::fraction(name, share),
+                }
+            }
+            (None, Some(m)) => FractionalAsk::memory_only(name, m),
+            (None, None) => Err(Error::new(
+                ErrorKind::Syntax,
+                "missing the fraction, memory or MIG profile",
+            )
+            .in_field("fraction")),
         }
     }
 
     /// The ask in the `NAME:SIZE` grammar that [`FractionalAsk::parse_spec`] reads back exactly
-    /// (a share not exact in five decimals as a ratio: `a:1/3`).
+    /// (a share not exact in five decimals as a ratio: `a:1/3`; memory in the largest binary
+    /// unit that divides it: `m:12GiB`).
     pub fn to_spec(&self) -> String {
+        let name = &self.name;
         match &self.size {
-            AskSize::Fraction(f) => format!("{}:{}", self.name, f.to_exact_text()),
-            AskSize::MigProfile(p) => format!("{}:{p}", self.name),
+            AskSize::Fraction(f) => format!("{name}:{}", f.to_exact_text()),
+            AskSize::MigProfile(p) => format!("{name}:{p}"),
+            AskSize::Memory(m) => format!("{name}:{}", m.to_exact_text()),
+            AskSize::FractionAndMemory(f, m) => {
+                format!("{name}:{}:{}", f.to_exact_text(), m.to_exact_text())
+            }
         }
     }
 
@@ -114,11 +203,19 @@ impl FractionalAsk {
         &self.size
     }
 
-    /// The fraction asked for, when the ask is not a named profile.
+    /// The fraction asked for, when the ask gives one.
     pub fn requested_fraction(&self) -> Option<Share> {
         match self.size {
-            AskSize::Fraction(f) => Some(f),
-            AskSize::MigProfile(_) => None,
+            AskSize::Fraction(f) | AskSize::FractionAndMemory(f, _) => Some(f),
+            AskSize::MigProfile(_) | AskSize::Memory(_) => None,
+        }
+    }
+
+    /// The GPU memory asked for, when the ask gives it.
+    pub fn memory(&self) -> Option<Memory> {
+        match self.size {
+            AskSize::Memory(m) | AskSize::FractionAndMemory(_, m) => Some(m),
+            AskSize::Fraction(_) | AskSize::MigProfile(_) => None,
         }
     }
 
@@ -126,8 +223,25 @@ impl FractionalAsk {
     pub fn mig_profile(&self) -> Option<&str> {
         match &self.size {
             AskSize::MigProfile(p) => Some(p),
-            AskSize::Fraction(_) => None,
+            _ => None,
         }
+    }
+}
+
+/// Digits with a memory unit after them (`12GiB`, `40 GB`, `22649242112B`): the shape of memory in
+/// the ask grammar, where a bare number is a fraction of GPUs.
+pub fn looks_like_memory(text: &str) -> bool {
+    let t = text.trim();
+    let unit_start = t.find(|c: char| c.is_ascii_alphabetic());
+    match unit_start {
+        Some(i) if i > 0 => {
+            t[..i]
+                .trim()
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b == b'.')
+                && t[i..].bytes().all(|b| b.is_ascii_alphabetic())
+        }
+        _ => false,
     }
 }
 
@@ -176,13 +290,15 @@ pub fn validate_name(name: &str) -> Result<String> {
 mod serde_impl {
     use super::{AskSize, FractionalAsk};
     use crate::error::{Error, ErrorKind, Result};
+    use crate::memory::Memory;
     use crate::units::Share;
     use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
     use serde_json::Value;
 
     impl FractionalAsk {
-        /// Reads the JSON shape `{"name": "a", "fraction": 0.5}` (a number, or text such as `"1/3"`)
-        /// or `{"name": "x", "mig_profile": "3g.20gb"}`, keeping the core's error kinds and fields.
+        /// Reads the JSON shape `{"name": "a", "fraction": 0.5}` (a number, or text such as `"1/3"`),
+        /// with or without `"memory": "12GiB"` (text with a unit, or a whole number of bytes), or
+        /// `{"name": "x", "mig_profile": "3g.20gb"}`, keeping the core's error kinds and fields.
         ///
         /// # Errors
         /// `Syntax` for a wrong shape or unknown key; the constructors' errors otherwise.
@@ -193,12 +309,14 @@ mod serde_impl {
                     "an ask must be an object such as {\"name\": \"a\", \"fraction\": 0.5}",
                 ));
             };
-            if let Some(key) = map
-                .keys()
-                .find(|k| !matches!(k.as_str(), "name" | "fraction" | "mig_profile" | "profile"))
-            {
+            if let Some(key) = map.keys().find(|k| {
+                !matches!(
+                    k.as_str(),
+                    "name" | "fraction" | "memory" | "mig_profile" | "profile"
+                )
+            }) {
                 return Err(shape(&format!(
-                    "unknown field {key:?}; expected name, fraction or mig_profile"
+                    "unknown field {key:?}; expected name, fraction, memory or mig_profile"
                 ))
                 .in_field(key.as_str()));
             }
@@ -212,33 +330,64 @@ mod serde_impl {
                 .get("mig_profile")
                 .or_else(|| map.get("profile"))
                 .filter(|v| !v.is_null());
-            match (fraction, profile) {
-                (Some(f), None) => FractionalAsk::fraction(
-                    name,
-                    Share::from_json(f).map_err(|e| e.in_field("fraction"))?,
-                ),
-                (None, Some(Value::String(p))) => FractionalAsk::mig(name, p),
-                (None, Some(_)) => {
+            let memory = match map.get("memory").filter(|v| !v.is_null()) {
+                None => None,
+                Some(v) => Some(memory_from_json(v).map_err(|e| e.in_field("memory"))?),
+            };
+            let share = |f: &Value| Share::from_json(f).map_err(|e| e.in_field("fraction"));
+            match (fraction, profile, memory) {
+                (Some(f), None, None) => FractionalAsk::fraction(name, share(f)?),
+                (Some(f), None, Some(m)) => FractionalAsk::fraction_and_memory(name, share(f)?, m),
+                (None, None, Some(m)) => FractionalAsk::memory_only(name, m),
+                (None, Some(_), Some(_)) => Err(shape(&format!(
+                    "ask {name:?} gives memory and a MIG profile; a profile brings its own memory"
+                ))
+                .in_field("memory")),
+                (None, Some(Value::String(p)), None) => FractionalAsk::mig(name, p),
+                (None, Some(_), None) => {
                     Err(shape("must be a string such as \"3g.20gb\"").in_field("mig_profile"))
                 }
-                (Some(_), Some(_)) => Err(shape(&format!(
+                (Some(_), Some(_), _) => Err(shape(&format!(
                     "ask {name:?} gives both a fraction and a MIG profile; give one"
                 ))),
-                (None, None) => Err(shape(&format!(
-                    "ask {name:?} needs a fraction or a mig_profile"
+                (None, None, None) => Err(shape(&format!(
+                    "ask {name:?} needs a fraction, memory or a mig_profile"
                 ))),
             }
+        }
+    }
+
+    /// Memory in JSON: text with a unit (`"12GiB"`) or a whole number of bytes.
+    fn memory_from_json(value: &Value) -> Result<Memory> {
+        match value {
+            Value::String(t) => Memory::parse(t),
+            Value::Number(n) => match n.as_u64() {
+                Some(bytes) => Memory::from_bytes(bytes),
+                None => Err(Error::new(
+                    ErrorKind::OutOfRange,
+                    format!("{n} is not a whole number of bytes"),
+                )),
+            },
+            _ => Err(Error::new(
+                ErrorKind::Syntax,
+                "must be text such as \"12GiB\" or a whole number of bytes",
+            )),
         }
     }
 
     impl Serialize for FractionalAsk {
         fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
             use serde::ser::SerializeStruct;
-            let mut st = s.serialize_struct("FractionalAsk", 2)?;
+            let mut st = s.serialize_struct("FractionalAsk", 3)?;
             st.serialize_field("name", &self.name)?;
             match &self.size {
                 AskSize::Fraction(f) => st.serialize_field("fraction", f)?,
                 AskSize::MigProfile(p) => st.serialize_field("mig_profile", p)?,
+                AskSize::Memory(m) => st.serialize_field("memory", &m.to_exact_text())?,
+                AskSize::FractionAndMemory(f, m) => {
+                    st.serialize_field("fraction", f)?;
+                    st.serialize_field("memory", &m.to_exact_text())?;
+                }
             }
             st.end()
         }
@@ -332,6 +481,38 @@ mod tests {
     }
 
     #[test]
+    fn parses_memory_asks() {
+        use crate::memory::GIB;
+        let m = FractionalAsk::parse_spec("m:12GiB").unwrap();
+        assert_eq!(m.memory().map(Memory::bytes), Some(12 * GIB));
+        assert_eq!(m.requested_fraction(), None);
+        let both = FractionalAsk::parse_spec("ns:b:0.25:22649242112B").unwrap();
+        assert_eq!(both.name(), "ns:b");
+        assert_eq!(both.requested_fraction(), Share::parse("0.25").ok());
+        assert_eq!(both.memory().map(Memory::bytes), Some(22_649_242_112));
+        for spec in [
+            "m:12GiB",
+            "ns:b:0.25:22649242112B",
+            "s:40GB",
+            "t:1/3:1.5GiB",
+        ] {
+            let a = FractionalAsk::parse_spec(spec).unwrap();
+            assert_eq!(
+                FractionalAsk::parse_spec(&a.to_spec()).unwrap(),
+                a,
+                "{spec}"
+            );
+        }
+        let err = FractionalAsk::parse_spec("m:12XiB").unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("memory"));
+        let whole = FractionalAsk::parse_spec("w:2:12GiB").unwrap_err();
+        assert_eq!(whole.field.as_deref(), Some("fraction"));
+        assert!(
+            looks_like_memory("12 GiB") && !looks_like_memory("12") && !looks_like_memory("GiB")
+        );
+    }
+
+    #[test]
     fn profile_shape() {
         for ok in [
             "1g.5gb",
@@ -361,5 +542,20 @@ mod tests {
             serde_json::to_string(&a).unwrap(),
             r#"{"name":"a","fraction":0.3333333333333333}"#
         );
+        let m: FractionalAsk =
+            serde_json::from_str(r#"{"name":"m","fraction":0.5,"memory":"12GiB"}"#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&m).unwrap(),
+            r#"{"name":"m","fraction":0.5,"memory":"12GiB"}"#
+        );
+        let bytes: FractionalAsk =
+            serde_json::from_str(r#"{"name":"m","memory":22649242112}"#).unwrap();
+        assert_eq!(bytes.memory().map(|m| m.bytes()), Some(22_649_242_112));
+        let err = FractionalAsk::from_json(&serde_json::json!({"name":"m","memory":"lots"}));
+        assert_eq!(err.unwrap_err().field.as_deref(), Some("memory"));
+        let err = FractionalAsk::from_json(
+            &serde_json::json!({"name":"m","mig_profile":"1g.5gb","memory":"1GiB"}),
+        );
+        assert_eq!(err.unwrap_err().field.as_deref(), Some("memory"));
     }
 }

@@ -3,6 +3,7 @@
 use crate::catalog::{self, GpuModel, MigProfile, DEFAULT_MIG_MODEL};
 use crate::error::{Error, ErrorKind, Hint, Input, Result};
 use crate::nodes::{check_names, NodeSpec, MAX_NODES};
+pub use crate::plan::DEFAULT_CONTEXT_MIB;
 
 /// The most GPUs a cluster description may hold.
 pub const MAX_GPU_COUNT: u64 = 1_000_000;
@@ -31,7 +32,15 @@ pub struct ClusterGpuCaps {
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub nodes: Option<Vec<NodeSpec>>,
+    /// The CUDA context each process holds besides the memory it asks for, in MiB; `None`:
+    /// [`DEFAULT_CONTEXT_MIB`] (docs/hardware-facts.md §10). Only asks with memory use it.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub context_overhead_mib: Option<u64>,
 }
+
+/// The most CUDA context overhead a cluster may name, in MiB (64 GiB: beyond any GPU's memory).
+pub const MAX_CONTEXT_MIB: u64 = 65_536;
 
 /// Caps checked against the catalogue, with the model settled.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,6 +61,8 @@ pub struct ResolvedCaps {
     /// The GPU limit: given, or the nodes' GPUs.
     pub gpu_count: Option<u64>,
     pub nodes: Option<Vec<NodeSpec>>,
+    /// The CUDA context each process with memory holds, in MiB.
+    pub context_mib: u64,
 }
 
 impl ClusterGpuCaps {
@@ -78,6 +89,14 @@ impl ClusterGpuCaps {
                 )
                 .in_field("gpu_count"));
             }
+        }
+        let context_mib = self.context_overhead_mib.unwrap_or(DEFAULT_CONTEXT_MIB);
+        if context_mib > MAX_CONTEXT_MIB {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("must be at most {MAX_CONTEXT_MIB} MiB, got {context_mib}"),
+            )
+            .in_field("context_overhead_mib"));
         }
         if self.mig_profiles.as_ref().is_some_and(Vec::is_empty) {
             // An empty allow-list would otherwise read as "no limit": say so rather than allow all.
@@ -158,6 +177,7 @@ impl ClusterGpuCaps {
             timeslicing: self.supports_timeslicing,
             gpu_count,
             nodes: self.nodes.clone(),
+            context_mib,
         })
     }
 

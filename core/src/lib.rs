@@ -28,12 +28,15 @@ pub mod discover;
 pub mod error;
 pub mod export;
 mod fit;
+pub mod memory;
 pub mod nodes;
 pub mod pack;
 pub mod parse;
 pub mod plan;
 mod repartition;
 pub mod scenario;
+#[cfg(feature = "serde")]
+pub mod size;
 #[cfg(feature = "ts")]
 mod ts;
 pub mod units;
@@ -47,6 +50,7 @@ pub use caps::ClusterGpuCaps;
 pub use catalog::{find_model, models, GpuModel, MigProfile};
 pub use discover::{detect, detect_all, Inventory};
 pub use error::{Error, ErrorKind, Hint, Input, Result};
+pub use memory::Memory;
 pub use pack::{bin_pack, GpuLayout, MigInstance, PackResult, Unplaced};
 pub use plan::{
     select_mechanism, warning_groups, Choice, Isolation, Mechanism, WarningGroup, WarningKind,

@@ -1,9 +1,8 @@
 //! Reading ask lists (CSV or JSON) and durations: the text every front end hands the core.
 
-use crate::ask::{looks_like_profile, FractionalAsk};
+use crate::ask::FractionalAsk;
 use crate::error::{Error, ErrorKind, Result};
 use crate::pack::MAX_ASKS;
-use crate::units::Share;
 
 /// The largest text any reader of the core accepts, in bytes (64 MiB): ask lists, discovery
 /// output, ledger imports, scenario queries. Front ends read at most this much (plus one byte) of
@@ -116,8 +115,9 @@ fn seconds_in_range(seconds: f64, text: &str) -> Result<u64> {
 }
 
 /// Reads an ask list: JSON (an array of asks, or `{"asks": [...]}`) when it starts with `[` or
-/// `{`, else CSV with columns `name,size[,hours]` (a header row naming `name`, `fraction`,
-/// `mig_profile`, `size`, `hours` or `seconds` is optional). Lines starting with `#` are comments.
+/// `{`, else CSV with columns `name,size[,hours]`, where size is a fraction, a MIG profile or
+/// memory with its unit (a header row naming `name`, `fraction`, `mig_profile`, `size`,
+/// `memory`, `hours` or `seconds` is optional). Lines starting with `#` are comments.
 ///
 /// # Errors
 /// The first bad row, with its line (CSV) or its position (JSON) and field; `TooLarge` above
@@ -136,6 +136,7 @@ pub fn parse_asks(text: &str) -> Result<Vec<AskEntry>> {
 enum Column {
     Name,
     Size,
+    Memory,
     Hours,
     Seconds,
     Ignored,
@@ -147,12 +148,15 @@ fn header(cells: &[String]) -> Option<Vec<Column>> {
         .map(|c| match c.trim().to_ascii_lowercase().as_str() {
             "name" | "ask" => Column::Name,
             "fraction" | "size" | "mig_profile" | "profile" | "share" => Column::Size,
+            "memory" | "gpu_memory" => Column::Memory,
             "hours" => Column::Hours,
             "seconds" => Column::Seconds,
             _ => Column::Ignored,
         })
         .collect();
-    (cols.contains(&Column::Name) && cols.contains(&Column::Size)).then_some(cols)
+    (cols.contains(&Column::Name)
+        && (cols.contains(&Column::Size) || cols.contains(&Column::Memory)))
+    .then_some(cols)
 }
 
 fn parse_csv(text: &str) -> Result<Vec<AskEntry>> {
@@ -193,15 +197,7 @@ fn csv_entry(cells: &[String], cols: &[Column]) -> Result<AskEntry> {
             .filter(|s| !s.is_empty())
     };
     let name = get(Column::Name).unwrap_or("");
-    let size = get(Column::Size).ok_or_else(|| {
-        Error::new(ErrorKind::Syntax, "missing the fraction or MIG profile").in_field("fraction")
-    })?;
-    let ask = if looks_like_profile(size) {
-        FractionalAsk::mig(name, size)?
-    } else {
-        let share = Share::parse(size).map_err(|e| e.in_field("fraction"))?;
-        FractionalAsk::fraction(name, share)?
-    };
+    let ask = FractionalAsk::from_cells(name, get(Column::Size), get(Column::Memory))?;
     let seconds = match (get(Column::Hours), get(Column::Seconds)) {
         (Some(h), _) => Some(parse_hours(h).map_err(|e| e.in_field("hours"))?),
         (None, Some(s)) => Some(parse_seconds(s).map_err(|e| e.in_field("seconds"))?),
@@ -414,7 +410,7 @@ mod tests {
         assert_eq!(headed[0].seconds, Some(60));
         assert_eq!(
             headed[0].ask.requested_fraction(),
-            Some(Share::ratio(1, 3).unwrap())
+            Some(crate::units::Share::ratio(1, 3).unwrap())
         );
     }
 

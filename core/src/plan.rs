@@ -4,10 +4,14 @@ use crate::ask::{AskSize, FractionalAsk};
 use crate::caps::{ClusterGpuCaps, ResolvedCaps};
 use crate::catalog::{Certainty, GpuModel, MigProfile, ProfileSms};
 use crate::error::Result;
+use crate::memory::mib_text;
 use crate::units::Share;
 use std::fmt;
 
+pub(crate) mod memory;
 mod warnings;
+use memory::Need;
+pub use memory::DEFAULT_CONTEXT_MIB;
 use warnings::UNCERTAIN;
 pub use warnings::{warning_groups, WarningGroup, WarningKind};
 
@@ -139,6 +143,28 @@ pub struct Choice {
     /// The catalogue's name of the GPU model the choice was made for, when known.
     pub gpu_model: Option<String>,
     pub mps: Option<MpsLimits>,
+    /// The GPU memory asked, in MiB rounded up (asks with memory only).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub memory_mib: Option<u64>,
+    /// What the ask holds on a GPU: the memory asked plus one CUDA context, in MiB.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub held_memory_mib: Option<u64>,
+    /// The memory the mechanism gives the ask, in MiB: a MIG instance's, MPS's pinned-memory
+    /// limit, a whole GPU's less the driver's reserve (time-slicing gives none of its own).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub allocated_memory_mib: Option<u64>,
     /// How the choice was made.
     pub notes: Vec<String>,
     /// What the user must know: lost capacity, missing isolation, uncertain facts.
@@ -152,6 +178,10 @@ pub struct Choice {
 pub fn select_mechanism(ask: &FractionalAsk, caps: &ClusterGpuCaps) -> Result<Choice> {
     let asked: Vec<&str> = ask.mig_profile().into_iter().collect();
     let resolved = caps.resolve(&asked)?;
+    memory::check(std::slice::from_ref(ask), &resolved).map_err(|mut e| {
+        e.field = Some("memory".into());
+        e
+    })?;
     let mut choice = select_resolved(ask, &resolved);
     if let Some(note) = &resolved.model_note {
         choice.notes.insert(0, note.clone());
@@ -159,71 +189,171 @@ pub fn select_mechanism(ask: &FractionalAsk, caps: &ClusterGpuCaps) -> Result<Ch
     Ok(choice)
 }
 
-/// [`select_mechanism`] on caps already resolved (so a pack resolves them once).
+/// [`select_mechanism`] on caps already resolved (so a pack resolves them once). Memory asks
+/// are checked first by the caller (`memory::check`); here one without a model falls back whole.
 pub fn select_resolved(ask: &FractionalAsk, caps: &ResolvedCaps) -> Choice {
     let model = caps.model;
-    match &ask.size() {
+    let need = memory::need(ask, caps);
+    let mut c = match &ask.size() {
         AskSize::Fraction(f) if *f >= Share::ONE => whole_gpus(ask, *f, model),
-        AskSize::Fraction(f) => {
-            if caps.mig {
-                if let Some(m) = model {
-                    if let Some(p) = best_profile(m, &caps.allowed_profiles, *f) {
-                        let mut c = mig_choice(ask, m, p, *f);
-                        warn_of_waste(&mut c, caps);
-                        warn_of_sms(&mut c, m, p, *f);
-                        return c;
-                    }
-                }
-            }
-            if caps.mps {
-                return mps_choice(ask, *f, model);
-            }
-            if caps.timeslicing {
-                return timeslice_choice(ask, *f, model);
-            }
-            let reason = if caps.mig {
-                let largest = caps
-                    .allowed_profiles
-                    .iter()
-                    .max_by_key(|p| (p.compute_slices, p.memory_slices));
-                match largest {
-                    Some(p) => format!(
-                        "no allowed MIG profile covers {f} of a GPU (largest allowed: {})",
-                        p.name
-                    ),
-                    None => "no allowed MIG profile".to_string(),
-                }
-            } else {
-                "no fractional support".to_string()
-            };
-            fallback(ask, *f, model, &reason, None)
+        AskSize::Fraction(f) | AskSize::FractionAndMemory(f, _) => {
+            shared_or_mig(ask, caps, Sized::new(*f, need, false))
         }
-        AskSize::MigProfile(name) => {
-            let profile = model.and_then(|m| m.profile(name));
-            let share = match (model, profile) {
-                (Some(m), Some(p)) => m.profile_share(p),
-                _ => Share::ONE,
-            };
-            let in_allowed = profile
-                .is_some_and(|p| !caps.profiles_limited || caps.allowed_profiles.contains(&p));
-            match (caps.mig, model, profile) {
-                (true, Some(m), Some(p)) if in_allowed => mig_choice(ask, m, p, share),
-                (true, Some(_), Some(_)) => {
-                    let allowed: Vec<&str> = caps.allowed_profiles.iter().map(|p| p.name).collect();
-                    let reason = format!(
-                        "{name} is not among the allowed MIG profiles ({})",
-                        allowed.join(", ")
-                    );
-                    fallback(ask, share, model, &reason, Some(name))
-                }
-                _ => {
-                    let on = model
-                        .map(|m| format!(" (= {share:.4} of the GPU on {})", m.name))
-                        .unwrap_or_default();
-                    let reason = format!("no MIG on this cluster for {name}{on}");
-                    fallback(ask, share, model, &reason, Some(name))
+        AskSize::Memory(_) => match (model, need) {
+            (Some(m), Some(n)) => shared_or_mig(
+                ask,
+                caps,
+                Sized::new(memory::memory_share(n.held_mib, m), need, true),
+            ),
+            _ => fallback(
+                ask,
+                Share::ONE,
+                model,
+                "memory asks need the GPU model",
+                None,
+            ),
+        },
+        AskSize::MigProfile(name) => named_profile(ask, caps, name),
+    };
+    if let Some(n) = need {
+        add_memory(&mut c, caps, n);
+    }
+    c
+}
+
+/// A share to plan with, the memory it holds (if asked), and whether only memory was asked (then
+/// a MIG profile need only hold the memory; the share is the memory's).
+#[derive(Clone, Copy)]
+struct Sized {
+    fraction: Share,
+    need: Option<Need>,
+    memory_only: bool,
+}
+
+impl Sized {
+    fn new(fraction: Share, need: Option<Need>, memory_only: bool) -> Self {
+        Sized {
+            fraction,
+            need,
+            memory_only,
+        }
+    }
+}
+
+/// A share of one GPU: MIG's least-waste profile, else MPS, else time-slicing, else a whole GPU.
+fn shared_or_mig(ask: &FractionalAsk, caps: &ResolvedCaps, size: Sized) -> Choice {
+    let (model, f) = (caps.model, size.fraction);
+    if caps.mig {
+        if let Some(m) = model {
+            if let Some(p) = best_profile(m, &caps.allowed_profiles, size) {
+                let mut c = mig_choice(ask, m, p, f);
+                warn_of_waste(&mut c, caps);
+                warn_of_sms(&mut c, m, p, f);
+                return c;
+            }
+        }
+    }
+    if caps.mps {
+        return mps_choice(ask, f, model, size.need);
+    }
+    if caps.timeslicing {
+        return timeslice_choice(ask, f, model);
+    }
+    let what = match size.need {
+        Some(n) if size.memory_only => mib_text(n.held_mib),
+        Some(n) => format!("{f} of a GPU with {}", mib_text(n.held_mib)),
+        None => format!("{f} of a GPU"),
+    };
+    let reason = if caps.mig {
+        let largest = caps
+            .allowed_profiles
+            .iter()
+            .max_by_key(|p| (p.compute_slices, p.memory_slices));
+        match largest {
+            Some(p) => format!(
+                "no allowed MIG profile covers {what} (largest allowed: {})",
+                p.name
+            ),
+            None => "no allowed MIG profile".to_string(),
+        }
+    } else {
+        "no fractional support".to_string()
+    };
+    fallback(ask, f, model, &reason, None)
+}
+
+/// An ask naming its MIG profile: that profile when allowed, else the honest whole-GPU fallback.
+fn named_profile(ask: &FractionalAsk, caps: &ResolvedCaps, name: &str) -> Choice {
+    let model = caps.model;
+    let profile = model.and_then(|m| m.profile(name));
+    let share = match (model, profile) {
+        (Some(m), Some(p)) => m.profile_share(p),
+        _ => Share::ONE,
+    };
+    let in_allowed =
+        profile.is_some_and(|p| !caps.profiles_limited || caps.allowed_profiles.contains(&p));
+    match (caps.mig, model, profile) {
+        (true, Some(m), Some(p)) if in_allowed => mig_choice(ask, m, p, share),
+        (true, Some(_), Some(_)) => {
+            let allowed: Vec<&str> = caps.allowed_profiles.iter().map(|p| p.name).collect();
+            let reason = format!(
+                "{name} is not among the allowed MIG profiles ({})",
+                allowed.join(", ")
+            );
+            fallback(ask, share, model, &reason, Some(name))
+        }
+        _ => {
+            let on = model
+                .map(|m| format!(" (= {share:.4} of the GPU on {})", m.name))
+                .unwrap_or_default();
+            let reason = format!("no MIG on this cluster for {name}{on}");
+            fallback(ask, share, model, &reason, Some(name))
+        }
+    }
+}
+
+/// Records what a memory ask asked, holds and is given, with the notes and uncertain facts.
+fn add_memory(c: &mut Choice, caps: &ResolvedCaps, need: Need) {
+    c.memory_mib = Some(need.asked_mib);
+    c.held_memory_mib = Some(need.held_mib);
+    let Some(model) = caps.model else {
+        return;
+    };
+    match c.mechanism {
+        Mechanism::Mig => {
+            if let Some(p) = c.mig_profile.as_deref().and_then(|p| model.profile(p)) {
+                let usable = model.profile_memory(p);
+                c.allocated_memory_mib = Some(usable.mib);
+                c.notes.push(memory::mig_note(model, p, need));
+                if let Certainty::Uncertain(why) = usable.certainty {
+                    c.warnings.push(format!(
+                        "{} memory of {} is{UNCERTAIN}{why}",
+                        p.name, model.name
+                    ));
                 }
             }
+        }
+        Mechanism::Mps | Mechanism::Timeslice => {
+            if c.mechanism == Mechanism::Mps {
+                c.allocated_memory_mib = Some(need.asked_mib);
+            }
+            let usable = model.usable_memory();
+            c.notes.push(format!(
+                "holds {} of a GPU's {} ({} asked + {} CUDA context; {} MiB total less {} MiB the driver keeps); the GPU's tenants with memory never hold more than it offers",
+                mib_text(need.held_mib),
+                mib_text(usable.mib),
+                mib_text(need.asked_mib),
+                mib_text(caps.context_mib),
+                model.memory_mib,
+                model.memory_mib - usable.mib
+            ));
+            if let Certainty::Uncertain(why) = usable.certainty {
+                c.warnings
+                    .push(format!("{} reserved memory is{UNCERTAIN}{why}", model.name));
+            }
+        }
+        Mechanism::Whole => {
+            c.allocated_memory_mib = Some(model.usable_memory().mib);
         }
     }
 }
@@ -232,16 +362,20 @@ pub fn select_resolved(ask: &FractionalAsk, caps: &ResolvedCaps) -> Choice {
 /// least-waste profile, MPS, time-slicing); empty for whole-GPU and named-profile asks, which have
 /// one way to run. The packer moves asks down this list when a GPU limit leaves some unplaced.
 pub fn alternatives(ask: &FractionalAsk, caps: &ResolvedCaps) -> Vec<Choice> {
-    let &AskSize::Fraction(f) = ask.size() else {
-        return Vec::new();
-    };
-    if f >= Share::ONE {
-        return Vec::new();
-    }
     let model = caps.model;
+    let need = memory::need(ask, caps);
+    let size = match (ask.size(), model, need) {
+        (&AskSize::Fraction(f), _, _) if f < Share::ONE => Sized::new(f, None, false),
+        (&AskSize::FractionAndMemory(f, _), _, _) => Sized::new(f, need, false),
+        (AskSize::Memory(_), Some(m), Some(n)) => {
+            Sized::new(memory::memory_share(n.held_mib, m), need, true)
+        }
+        _ => return Vec::new(),
+    };
+    let f = size.fraction;
     let mut out = Vec::new();
     if let (true, Some(m)) = (caps.mig, model) {
-        if let Some(p) = best_profile(m, &caps.allowed_profiles, f) {
+        if let Some(p) = best_profile(m, &caps.allowed_profiles, size) {
             let mut c = mig_choice(ask, m, p, f);
             warn_of_waste(&mut c, caps);
             warn_of_sms(&mut c, m, p, f);
@@ -249,25 +383,39 @@ pub fn alternatives(ask: &FractionalAsk, caps: &ResolvedCaps) -> Vec<Choice> {
         }
     }
     if caps.mps {
-        out.push(mps_choice(ask, f, model));
+        out.push(mps_choice(ask, f, model, need));
     }
     if caps.timeslicing {
         out.push(timeslice_choice(ask, f, model));
     }
+    if let Some(n) = need {
+        for c in &mut out {
+            add_memory(c, caps, n);
+        }
+    }
     out
 }
 
-/// The allowed profile of least waste whose compute and memory shares both cover `fraction`;
-/// ties go to the smaller profile, then to the earlier one in the catalogue.
+/// The allowed profile of least waste that covers the ask; ties go to the smaller profile, then
+/// to the earlier one in the catalogue. Without memory, its compute and memory shares both cover
+/// the fraction; with memory, its usable memory holds what the ask holds and (unless only memory
+/// was asked) its compute share covers the fraction.
 fn best_profile(
     model: &GpuModel,
     allowed: &[&'static MigProfile],
-    fraction: Share,
+    size: Sized,
 ) -> Option<&'static MigProfile> {
+    let covers = |p: &MigProfile| match size.need {
+        None => model.profile_covers(p, size.fraction),
+        Some(need) => {
+            memory::profile_holds(model, p, need)
+                && (size.memory_only || model.profile_compute_covers(p, size.fraction))
+        }
+    };
     allowed
         .iter()
         .copied()
-        .filter(|p| model.profile_covers(p, fraction))
+        .filter(|p| covers(p))
         .min_by_key(|p| (model.profile_share(p), p.memory_slices, p.compute_slices))
 }
 
@@ -289,6 +437,9 @@ fn base(
         mig_profile: None,
         gpu_model: model.map(|m| m.name.to_string()),
         mps: None,
+        memory_mib: None,
+        held_memory_mib: None,
+        allocated_memory_mib: None,
         notes: Vec::new(),
         warnings: Vec::new(),
     }
@@ -391,17 +542,27 @@ fn mig_choice(
     c
 }
 
-fn mps_choice(ask: &FractionalAsk, fraction: Share, model: Option<&GpuModel>) -> Choice {
+/// An MPS client: the thread percentage from the share; the pinned-memory limit is the memory
+/// asked, or else the share of the GPU's memory.
+fn mps_choice(
+    ask: &FractionalAsk,
+    fraction: Share,
+    model: Option<&GpuModel>,
+    need: Option<Need>,
+) -> Choice {
     let mut c = base(ask, Mechanism::Mps, fraction, fraction, model);
     let percent = fraction
         .units()
         .saturating_mul(100)
         .div_ceil(Share::ONE.units())
         .min(100) as u8;
-    let pinned = model.map(|m| {
-        (u128::from(m.memory_mib) * u128::from(fraction.units()))
-            .div_ceil(u128::from(Share::ONE.units())) as u64
-    });
+    let pinned = match need {
+        Some(n) => Some(n.asked_mib),
+        None => model.map(|m| {
+            (u128::from(m.memory_mib) * u128::from(fraction.units()))
+                .div_ceil(u128::from(Share::ONE.units())) as u64
+        }),
+    };
     c.mps = Some(MpsLimits {
         active_thread_percentage: percent,
         pinned_memory_mib: pinned,

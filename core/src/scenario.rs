@@ -22,7 +22,7 @@ pub struct Scenario {
 }
 
 /// Query keys a scenario understands; any other key (say `embed`) is left to the page.
-pub const SCENARIO_KEYS: [&str; 10] = [
+pub const SCENARIO_KEYS: [&str; 11] = [
     "ask",
     "hours",
     "gpus",
@@ -33,11 +33,12 @@ pub const SCENARIO_KEYS: [&str; 10] = [
     "gpu-model",
     "mig-profiles",
     "optimize",
+    "context-overhead",
 ];
 
 impl Scenario {
-    /// Reads `ask=a:0.5&ask=x:3g.20gb&gpus=2&timeslice&mig-capable&mps&gpu-model=h100&mig-profiles=1g.10gb,2g.20gb`
-    /// (and `nodes=4x8` or `nodes=gpu-a:8,gpu-b:4`)
+    /// Reads `ask=a:0.5&ask=x:3g.20gb&ask=m:0.25:12GiB&gpus=2&timeslice&mig-capable&mps&gpu-model=h100&mig-profiles=1g.10gb,2g.20gb`
+    /// (and `nodes=4x8` or `nodes=gpu-a:8,gpu-b:4`, `context-overhead=300MiB`)
     /// (a leading `?` is allowed; `+` and `%XX` are decoded; unknown keys are ignored). A flag may
     /// be given bare or as `=true`/`=1`; `=false`/`=0` turns it off.
     ///
@@ -104,6 +105,17 @@ impl Scenario {
             "mps" => caps.supports_mps = flag("mps")?,
             "optimize" => self.optimize = flag("optimize")?,
             "gpu-model" => caps.gpu_model = value.filter(|v| !v.trim().is_empty()),
+            "context-overhead" => {
+                let v = value.as_deref().unwrap_or("").trim();
+                caps.context_overhead_mib = if v.is_empty() {
+                    None
+                } else {
+                    Some(
+                        crate::memory::parse_overhead_mib(v)
+                            .map_err(|e| e.in_field("context-overhead"))?,
+                    )
+                };
+            }
             "mig-profiles" => {
                 let list: Vec<String> = value
                     .unwrap_or_default()
@@ -174,6 +186,12 @@ impl Scenario {
         }
         if let Some(p) = &self.caps.mig_profiles {
             parts.push(format!("mig-profiles={}", encode(&p.join(","))));
+        }
+        if let Some(mib) = self.caps.context_overhead_mib {
+            parts.push(format!(
+                "context-overhead={}",
+                crate::memory::overhead_text(mib)
+            ));
         }
         parts.join("&")
     }
@@ -309,6 +327,27 @@ mod tests {
         assert_eq!(s.caps.gpu_model.as_deref(), Some("NVIDIA A100-SXM4-40GB"));
         assert!(!s.caps.supports_mps);
         assert_eq!(Scenario::from_query(&s.to_query()).unwrap(), s);
+    }
+
+    #[test]
+    fn memory_asks_and_the_context_overhead_ride_in_the_link() {
+        let q =
+            "ask=m:12GiB&ask=b:0.25:22649242112B&gpu-model=A10&timeslice&context-overhead=300MiB";
+        let s = Scenario::from_query(q).unwrap();
+        assert_eq!(s.asks[0].memory().map(|m| m.bytes()), Some(12 << 30));
+        assert_eq!(s.caps.context_overhead_mib, Some(300));
+        assert_eq!(
+            s.to_query(),
+            "ask=m:12GiB&ask=b:0.25:22649242112B&timeslice&gpu-model=A10&context-overhead=300MiB"
+        );
+        assert_eq!(Scenario::from_query(&s.to_query()).unwrap(), s);
+        let none = Scenario::from_query("context-overhead=0").unwrap();
+        assert_eq!(none.caps.context_overhead_mib, Some(0));
+        assert_eq!(none.to_query(), "context-overhead=0");
+        let bad = Scenario::from_query("context-overhead=lots").unwrap_err();
+        assert_eq!(bad.field.as_deref(), Some("context-overhead"));
+        let bad = Scenario::from_query("ask=m:12XB").unwrap_err();
+        assert_eq!(bad.field.as_deref(), Some("ask[0].memory"));
     }
 
     #[test]

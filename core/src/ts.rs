@@ -194,6 +194,16 @@ fn gpu_layout(cfg: &Config) -> String {
     mig.push(("", "slots?", "never".to_string()));
     let mut shared = common("\"mps\" | \"timeslice\" | \"whole\"");
     shared.push((
+        "MPS and time-sliced GPUs whose asks give memory: the MiB they hold (each with its CUDA context).",
+        "memoryUsedMib?",
+        n::<u64>(cfg),
+    ));
+    shared.push((
+        "With memoryUsedMib: what the GPU offers (its memory less the driver's reserve), in MiB.",
+        "memoryBudgetMib?",
+        n::<u64>(cfg),
+    ));
+    shared.push((
         "Each ask's share of this GPU (a whole GPU's one ask: 1).",
         "slots",
         n::<Vec<SharedSlot>>(cfg),

@@ -6,7 +6,7 @@ mod export_support;
 use export_support::{caps, documents, run};
 use gpu_share_core::export::{export, ExportFormat, ExportOptions, MigStrategy};
 use gpu_share_core::{
-    bin_pack, find_model, validate_mig, AskSize, ClusterGpuCaps, FractionalAsk, Share,
+    bin_pack, find_model, validate_mig, AskSize, ClusterGpuCaps, FractionalAsk, Memory, Share,
 };
 use std::collections::BTreeSet;
 
@@ -122,12 +122,21 @@ mod never_panics {
                 "1g.10gb"
             ])
             .prop_map(|p| AskSize::MigProfile(p.to_string())),
+            (1u64..40_960).prop_map(|mib| AskSize::Memory(Memory::from_mib(mib).unwrap())),
+            (1u64..1_000_000, 1u64..40_960).prop_map(|(u, mib)| AskSize::FractionAndMemory(
+                Share::from_units(u * 7207),
+                Memory::from_mib(mib).unwrap()
+            )),
         ];
         // Any printable name (an ask cannot hold another: its constructors refuse control
         // characters, which would break lines in every format).
         ("\\PC{1,40}", size).prop_filter_map("a valid ask", |(name, size)| match size {
             AskSize::Fraction(f) => FractionalAsk::fraction(&name, f).ok(),
             AskSize::MigProfile(p) => FractionalAsk::mig(&name, &p).ok(),
+            AskSize::Memory(m) => FractionalAsk::memory_only(&name, m).ok(),
+            AskSize::FractionAndMemory(f, m) => {
+                FractionalAsk::fraction_and_memory(&name, f, m).ok()
+            }
         })
     }
 

@@ -219,6 +219,7 @@ fn caps() -> impl Strategy<Value = ClusterGpuCaps> {
                     })
                     .collect()
             }),
+            context_overhead_mib: None,
         })
 }
 
@@ -245,9 +246,18 @@ fn ask() -> impl Strategy<Value = Option<FractionalAsk>> {
         ])
         .prop_map(|p| Err(p.to_string())),
     ];
-    (name, size).prop_map(|(name, size)| match size {
-        Ok(share) => FractionalAsk::fraction(&name, share).ok(),
-        Err(profile) => FractionalAsk::mig(&name, &profile).ok(),
+    // Memory from a MiB to more than any GPU offers (refused with an error, never planned).
+    let memory = prop::option::of(1u64..200_000);
+    (name, size, memory).prop_map(|(name, size, memory)| {
+        let memory = memory.and_then(|mib| gpu_share_core::Memory::from_mib(mib).ok());
+        match (size, memory) {
+            (Ok(share), None) => FractionalAsk::fraction(&name, share).ok(),
+            (Ok(share), Some(m)) if share < Share::ONE => {
+                FractionalAsk::fraction_and_memory(&name, share, m).ok()
+            }
+            (Ok(_), Some(m)) => FractionalAsk::memory_only(&name, m).ok(),
+            (Err(profile), _) => FractionalAsk::mig(&name, &profile).ok(),
+        }
     })
 }
 

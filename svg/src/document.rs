@@ -4,7 +4,7 @@
 //! whole pixels; the height is known once the last line is placed.
 
 use crate::draw;
-use crate::geometry::{columns_in, Bar, LANE_HEIGHT, LINE, MARGIN};
+use crate::geometry::{columns_in, Bar, LANE_HEIGHT, LINE, MARGIN, MEMORY_EXTRA};
 use crate::lanes::{lanes, Lane};
 use crate::palette::{Colouring, PALETTE};
 use crate::style::ROOT_CLASS;
@@ -19,7 +19,7 @@ pub const MAX_UNPLACED: usize = 500;
 /// The longest ask name a legend entry shows (the full name is in its `<title>`).
 const LEGEND_COLUMNS: usize = 24;
 
-const HINT: &str = "MIG lanes show the GPU's memory slices: each instance sits at its real start and width. Time-sliced and MPS lanes stack each ask's share; whole GPUs are full. Hover or focus a block for details.";
+const HINT: &str = "MIG lanes show the GPU's memory slices: each instance sits at its real start and width. Time-sliced and MPS lanes stack each ask's share, with a thin memory bar beneath when asks give memory; whole GPUs are full. Hover or focus a block for details.";
 
 /// The body of the document as it is written, and the top of the next line.
 struct Body {
@@ -143,6 +143,9 @@ fn lanes_part(body: &mut Body, drawn: &[Lane], total: usize, colours: &Colouring
     for l in drawn {
         draw::lane(&mut body.out, l, body.y, bar, colours);
         body.y += LANE_HEIGHT;
+        if !l.memory.is_empty() {
+            body.y += MEMORY_EXTRA;
+        }
     }
     if total == 0 {
         body.line("muted", "No GPU in use.", LINE);

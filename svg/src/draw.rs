@@ -1,7 +1,9 @@
 //! One lane as SVG: its group and title, a block per instance, share or free run, and the
 //! memory-slice grid of a MIG lane.
 
-use crate::geometry::{columns_in, px, Bar, BAR_HEIGHT, BAR_TOP, MARGIN};
+use crate::geometry::{
+    columns_in, px, Bar, BAR_HEIGHT, BAR_TOP, MARGIN, MEMORY_GAP, MEMORY_HEIGHT,
+};
 use crate::lanes::{Block, Lane};
 use crate::palette::Colouring;
 use crate::text::{ellipsis, escape};
@@ -37,7 +39,27 @@ pub fn lane(out: &mut String, lane: &Lane, y: u32, bar: Bar, colours: &Colouring
     if let Some(n) = lane.slices {
         grid(out, n, y + BAR_TOP, bar);
     }
+    let memory_top = y + BAR_TOP + BAR_HEIGHT + MEMORY_GAP;
+    for b in &lane.memory {
+        memory_block(out, b, memory_top, bar, colours);
+    }
     out.push_str("</g>\n");
+}
+
+/// A part of the memory bar: the ask's colour (its details in the `<title>`), or free.
+fn memory_block(out: &mut String, b: &Block, top: u32, bar: Bar, colours: &Colouring) {
+    let (x0, x1) = (bar.x(b.start), bar.x(b.start + b.width));
+    let class = match &b.ask {
+        Some(ask) => format!("mem c{}", colours.of(ask)),
+        None => "mem free".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "<g class=\"{class}\"><title>{}</title><rect x=\"{}\" y=\"{top}\" width=\"{}\" height=\"{MEMORY_HEIGHT}\" rx=\"2\"/></g>",
+        escape(&b.title),
+        px(x0 + 50),
+        px((x1 - x0).saturating_sub(100)),
+    );
 }
 
 /// One block: a focusable image of an ask (its details in its `<title>`), or free room.

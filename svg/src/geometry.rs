@@ -11,6 +11,11 @@ pub const LANE_HEIGHT: u32 = 44;
 /// Top of the bar inside a lane, and its height.
 pub const BAR_TOP: u32 = 18;
 pub const BAR_HEIGHT: u32 = 22;
+/// The memory bar under a shared lane whose tenants asked for memory: its gap and height, and
+/// what it adds to the lane.
+pub const MEMORY_GAP: u32 = 3;
+pub const MEMORY_HEIGHT: u32 = 7;
+pub const MEMORY_EXTRA: u32 = MEMORY_GAP + MEMORY_HEIGHT + 2;
 /// Height of a line of 12 px text.
 pub const LINE: u32 = 16;
 /// The estimated width of one column of 12 px text (see `text::width`).

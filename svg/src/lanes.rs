@@ -6,6 +6,7 @@
 //! A lane is [`LANE`] units wide, the units of [`Share`] (7,207,200,000 to a GPU): a share is its
 //! own width, and since 720,720 divides the unit count, so are memory slices of 4, 7 or 8.
 
+use gpu_share_core::memory::mib_text;
 use gpu_share_core::pack::{GpuLayout, MigInstance, PackResult, SharedSlot, Tenants};
 use gpu_share_core::{find_model, Mechanism, Share};
 
@@ -37,6 +38,9 @@ pub struct Lane {
     /// MIG lanes: the memory slices, for the slice grid.
     pub slices: Option<u8>,
     pub blocks: Vec<Block>,
+    /// Shared GPUs whose tenants asked for memory: each one's memory, then the free rest, in
+    /// units of the lane's width as parts of the memory the GPU offers (drawn under the bar).
+    pub memory: Vec<Block>,
 }
 
 /// The lanes of the first `max` GPUs, in GPU order.
@@ -58,13 +62,7 @@ fn lane(gpu: &GpuLayout, slices: u8) -> Lane {
     match gpu.tenants() {
         Tenants::Mig(instances) => mig_lane(gpu, instances, slices),
         Tenants::Mps(slots) | Tenants::Timeslice(slots) => shared_lane(gpu, slots),
-        Tenants::Whole(ask) => shared_lane(
-            gpu,
-            &[SharedSlot {
-                ask: ask.clone(),
-                share: Share::ONE,
-            }],
-        ),
+        Tenants::Whole(ask) => shared_lane(gpu, &[SharedSlot::new(ask.clone(), Share::ONE, None)]),
     }
 }
 
@@ -132,6 +130,7 @@ fn mig_lane(gpu: &GpuLayout, instances: &[MigInstance], slices: u8) -> Lane {
         ),
         slices: Some(slices),
         blocks,
+        memory: Vec::new(),
     }
 }
 
@@ -156,7 +155,7 @@ pub fn free_runs(used: &[bool]) -> Vec<(u8, u8)> {
 fn shared_lane(gpu: &GpuLayout, slots: &[SharedSlot]) -> Lane {
     let mut blocks = Vec::new();
     let mut at = 0u64;
-    for SharedSlot { ask, share } in slots {
+    for SharedSlot { ask, share, .. } in slots {
         let width = share.units().min(LANE - at);
         let what = match gpu.mechanism() {
             Mechanism::Whole => format!("whole GPU {}, exclusive", gpu.index),
@@ -180,12 +179,22 @@ fn shared_lane(gpu: &GpuLayout, slots: &[SharedSlot]) -> Lane {
             title: format!("GPU {}: {} free", gpu.index, Share::from_units(LANE - at)),
         });
     }
+    let memory_title = gpu
+        .memory()
+        .map(|m| {
+            format!(
+                " · {} of {} memory",
+                mib_text(m.used_mib),
+                mib_text(m.budget_mib)
+            )
+        })
+        .unwrap_or_default();
     Lane {
         index: gpu.index,
         mechanism: gpu.mechanism(),
         node: gpu.node.clone(),
         title: format!(
-            "GPU {}{} · {} · {} used",
+            "GPU {}{} · {} · {} used{memory_title}",
             gpu.index,
             on_node(gpu),
             gpu.mechanism(),
@@ -193,7 +202,53 @@ fn shared_lane(gpu: &GpuLayout, slots: &[SharedSlot]) -> Lane {
         ),
         slices: None,
         blocks,
+        memory: memory_blocks(gpu, slots),
     }
+}
+
+/// The memory bar of a shared GPU with memory asks: each ask's memory as a part of what the GPU
+/// offers, left to right, then the free rest (exact: widths rounded down, the rest free).
+fn memory_blocks(gpu: &GpuLayout, slots: &[SharedSlot]) -> Vec<Block> {
+    let Some(m) = gpu.memory() else {
+        return Vec::new();
+    };
+    let budget = u128::from(m.budget_mib.max(1));
+    let mut blocks = Vec::new();
+    let mut at = 0u64;
+    for slot in slots {
+        let Some(mib) = slot.memory_mib else {
+            continue;
+        };
+        let width = ((u128::from(mib) * u128::from(LANE) / budget) as u64).min(LANE - at);
+        blocks.push(Block {
+            ask: Some(slot.ask.clone()),
+            start: at,
+            width,
+            label: String::new(),
+            title: format!(
+                "{} — holds {} of GPU {}'s {} memory (with its CUDA context)",
+                slot.ask,
+                mib_text(mib),
+                gpu.index,
+                mib_text(m.budget_mib)
+            ),
+        });
+        at += width;
+    }
+    if at < LANE {
+        blocks.push(Block {
+            ask: None,
+            start: at,
+            width: LANE - at,
+            label: String::new(),
+            title: format!(
+                "GPU {}: {} of memory free",
+                gpu.index,
+                mib_text(m.budget_mib.saturating_sub(m.used_mib))
+            ),
+        });
+    }
+    blocks
 }
 
 /// ` on node-1` for a GPU on a node, else nothing.

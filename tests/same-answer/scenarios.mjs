@@ -18,6 +18,10 @@ export const SCENARIOS = [
   'ask=infer-a:0.3&ask=infer-b:0.3&ask=big:1.5&mps&gpu-model=H100-SXM5-80GB',
   'ask=a:1/3&ask=b:1/3&ask=c:1/3&ask=d:0.9&gpus=1&timeslice',
   'ask=train:2&ask=small:0.1',
+  // GPU memory as the second dimension (issue #14): memory alone, beside a share, on MIG, MPS and time-slicing.
+  'ask=a:12GiB&ask=b:0.25:8GiB&ask=c:12GiB&gpus=2&timeslice&gpu-model=A10&context-overhead=300MiB',
+  'ask=rag:22649242112B&ask=e:0.2:4GiB&mig-capable&gpu-model=H100-80GB-HBM3',
+  'ask=m:0.25:10GiB&ask=n:6GiB&ask=o:0.5&mps&gpu-model=L40S',
 ];
 
 /** The export formats, as the CLI names them (the page's option values are the same). */
@@ -25,7 +29,13 @@ export const FORMATS = ['k8s', 'kserve', 'device-plugin', 'mig-parted', 'mig-com
 
 /** The CLI flags a link stands for: `ask=a:0.5` → `--ask a:0.5`, `gpus=2` → `--gpus 2`, `timeslice` → `--timeslice`. */
 export function cliArgs(query) {
-  const flag = { gpus: '--gpus', 'gpu-model': '--gpu-model', 'mig-profiles': '--mig-profiles', ask: '--ask' };
+  const flag = {
+    gpus: '--gpus',
+    'gpu-model': '--gpu-model',
+    'mig-profiles': '--mig-profiles',
+    ask: '--ask',
+    'context-overhead': '--context-overhead',
+  };
   const args = [];
   for (const part of query.split('&')) {
     const [key, value] = part.split('=');

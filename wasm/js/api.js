@@ -4,12 +4,13 @@ import * as raw from "./gpu_share_wasm.js";
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** A workload's ask: a fraction of a GPU, or a named MIG profile. Validated on construction. */
+/** A workload's ask: a fraction of a GPU, GPU memory, both, or a named MIG profile. Validated on construction. */
 export class FractionalAsk {
   constructor(name, size = {}) {
     const ask = raw.checkAsk({ name, ...size });
     this.name = ask.name;
     if (ask.fraction !== undefined) this.fraction = ask.fraction;
+    if (ask.memory !== undefined) this.memory = ask.memory;
     if (ask.migProfile !== undefined) this.migProfile = ask.migProfile;
     Object.freeze(this);
   }
@@ -37,6 +38,7 @@ export const validateMig = (model, profiles) => raw.validateMig(model, profiles)
 export const fit = (current, asks, options) => raw.fit(current, asks ?? null, options);
 export const repartition = (current, asks, options) => raw.repartition(current, asks, options);
 export const renderSvg = (result, options) => raw.renderSvg(result, options);
+export const sizeModel = (config, options) => raw.sizeModel(config, options);
 
 /** Usage records and releases, kept in memory; store them with toJsonLines() and read them back with fromJsonLines(). */
 export class Ledger {

@@ -14,6 +14,7 @@ import type {
   ErrorKind,
   FitResponse,
   RepartitionResponse,
+  SizeResponse,
   GpuModel,
   Imported,
   LedgerEntry,
@@ -33,16 +34,24 @@ export * from "./data.js";
 /** A share of a GPU: a number (0.25) or text ("0.25", "25%", "1/4"). Numbers ≥ 1 are whole GPUs. */
 export type FractionInput = number | string;
 
-export type AskSize = { fraction: FractionInput; migProfile?: never } | { migProfile: string; fraction?: never };
+/** GPU memory: text with its unit ("12GiB", "12288MiB", "40GB", "22649242112B") or a whole number of bytes. */
+export type MemoryInput = string | number;
+
+export type AskSize =
+  | { fraction: FractionInput; memory?: MemoryInput; migProfile?: never }
+  | { memory: MemoryInput; fraction?: never; migProfile?: never }
+  | { migProfile: string; fraction?: never; memory?: never };
 
 /** A plain ask object, accepted wherever a FractionalAsk is. */
 export type PlainAsk = { name: string } & AskSize;
 
 export declare class FractionalAsk {
-  /** @throws {TypeError | RangeError} on an empty name, a fraction ≤ 0, or a malformed profile name. */
+  /** @throws {TypeError | RangeError} on an empty name, a fraction ≤ 0, memory that is not memory, or a malformed profile name. */
   constructor(name: string, size: AskSize);
   readonly name: string;
   readonly fraction?: number;
+  /** The memory asked, as exact text ("12GiB"). */
+  readonly memory?: string;
   readonly migProfile?: string;
 }
 
@@ -196,6 +205,36 @@ export interface SvgOptions {
  * on the wrong GPUs — or bad options.
  */
 export declare function renderSvg(result: PackResponse | PackResult, options?: SvgOptions): string;
+
+/** The weights' or the KV cache's dtype: config.json's spellings ("bfloat16") are accepted too. */
+export type DtypeInput = "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | "float32" | "bfloat16" | "float16";
+
+export interface SizeOptions {
+  /** The weights' dtype (default: the config's quantization_config, else its torch_dtype). */
+  dtype?: DtypeInput | null;
+  /** The KV cache's dtype (default: the dtype the model computes in). */
+  kvDtype?: DtypeInput | null;
+  /** Tokens per sequence (default: the model's max_position_embeddings). */
+  context?: number | null;
+  /** Sequences at once (default 1). */
+  concurrency?: number | null;
+  /**
+   * A budget to fit: bytes, memory text ("40GiB"), a whole GPU (`{ gpuModel }`: what processes can
+   * allocate, less one CUDA context) or a MIG instance (`{ gpuModel, profile }`). The result's `fit`
+   * says whether the model fits, and the longest context and the most sequences that do.
+   */
+  fit?: number | string | { gpuModel: string; profile?: string | null } | null;
+}
+
+/**
+ * The GPU memory a model needs, from its Hugging Face config.json (the parsed object or its text):
+ * parameters counted from the architecture's shapes, weights, KV cache and overheads, each with why,
+ * the total and the memory of an ask holding it (`askMemory`). An architecture it does not know is an
+ * error naming it.
+ * @throws {Error} with `field` (`config.num_key_value_heads`, `options.kvDtype`, `options.fit.gpuModel`)
+ * for a bad config or options, or a budget the weights alone exceed.
+ */
+export declare function sizeModel(config: string | object, options?: SizeOptions): SizeResponse;
 
 export declare class Ledger {
   constructor(entries?: ReadonlyArray<LedgerEntry>);

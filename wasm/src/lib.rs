@@ -10,6 +10,7 @@ mod case;
 mod error;
 mod ledger_undo;
 mod live;
+mod size;
 mod svg;
 
 use error::{shape, to_js};

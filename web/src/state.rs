@@ -24,6 +24,8 @@ pub struct AskRow {
     pub name: RwSignal<String>,
     pub kind: RwSignal<SizeKind>,
     pub fraction: RwSignal<String>,
+    /// GPU memory with its unit (`12GiB`), beside a fraction or alone; blank for none.
+    pub memory: RwSignal<String>,
     pub profile: RwSignal<String>,
     /// Duration in hours for accounting; blank records an open (running) use.
     pub hours: RwSignal<String>,
@@ -35,6 +37,7 @@ pub struct RowText {
     pub name: String,
     pub kind: SizeKind,
     pub fraction: String,
+    pub memory: String,
     pub profile: String,
     pub hours: String,
 }
@@ -44,13 +47,17 @@ impl RowText {
     pub fn from_ask(ask: &FractionalAsk, seconds: Option<u64>) -> RowText {
         let (kind, fraction, profile) = match &ask.size() {
             // Exact text, so `1/3` from a list stays `1/3` rather than becoming 0.3333.
-            AskSize::Fraction(f) => (SizeKind::Fraction, f.to_exact_text(), String::new()),
+            AskSize::Fraction(f) | AskSize::FractionAndMemory(f, _) => {
+                (SizeKind::Fraction, f.to_exact_text(), String::new())
+            }
+            AskSize::Memory(_) => (SizeKind::Fraction, String::new(), String::new()),
             AskSize::MigProfile(p) => (SizeKind::Mig, String::new(), p.clone()),
         };
         RowText {
             name: ask.name().to_string(),
             kind,
             fraction,
+            memory: ask.memory().map(|m| m.to_exact_text()).unwrap_or_default(),
             profile,
             hours: seconds
                 .map(gpu_share_core::parse::hours_text)
@@ -60,24 +67,28 @@ impl RowText {
 
     /// The ask this row describes, through the core's constructors (errors name the field).
     pub fn ask(&self) -> Result<FractionalAsk, Error> {
-        build_ask(&self.name, self.kind, &self.fraction, &self.profile)
+        build_ask(self)
     }
 }
 
-/// Builds an ask from the row's fields; the error's field is `name`, `fraction` or `mig_profile`.
-pub fn build_ask(
-    name: &str,
-    kind: SizeKind,
-    fraction: &str,
-    profile: &str,
-) -> Result<FractionalAsk, Error> {
+/// Builds an ask from the row's fields through the core; the error's field is `name`,
+/// `fraction`, `memory` or `mig_profile`. A fraction row may leave the fraction blank when it
+/// gives memory.
+pub fn build_ask(row: &RowText) -> Result<FractionalAsk, Error> {
+    let name = &row.name;
     gpu_share_core::ask::validate_name(name)?;
-    match kind {
+    let given = |t: &str| Some(t.trim()).filter(|t| !t.is_empty()).map(str::to_string);
+    match row.kind {
         SizeKind::Fraction => {
-            let share = Share::parse(fraction).map_err(|e| e.in_field("fraction"))?;
-            FractionalAsk::fraction(name, share)
+            let fraction = given(&row.fraction);
+            let memory = given(&row.memory);
+            if let Some(f) = fraction.as_deref() {
+                // A fraction cell holds a fraction, never memory or a profile.
+                Share::parse(f).map_err(|e| e.in_field("fraction"))?;
+            }
+            FractionalAsk::from_cells(name, fraction.as_deref(), memory.as_deref())
         }
-        SizeKind::Mig => FractionalAsk::mig(name, profile),
+        SizeKind::Mig => FractionalAsk::mig(name, &row.profile),
     }
 }
 
@@ -99,6 +110,7 @@ impl AskRow {
             name: RwSignal::new(t.name),
             kind: RwSignal::new(t.kind),
             fraction: RwSignal::new(t.fraction),
+            memory: RwSignal::new(t.memory),
             profile: RwSignal::new(t.profile),
             hours: RwSignal::new(t.hours),
         }
@@ -110,6 +122,7 @@ impl AskRow {
             name: self.name.get(),
             kind: self.kind.get(),
             fraction: self.fraction.get(),
+            memory: self.memory.get(),
             profile: self.profile.get(),
             hours: self.hours.get(),
         }
@@ -145,6 +158,9 @@ pub struct AppState {
     /// The nodes as typed (`4x8`, `gpu-a:8,gpu-b:4`; blank: no nodes).
     pub nodes: RwSignal<String>,
     pub nodes_error: Memo<Option<String>>,
+    /// The CUDA context per process as typed (`500MiB`; blank: the core's default).
+    pub context_overhead: RwSignal<String>,
+    pub context_overhead_error: Memo<Option<String>>,
     pub mig: RwSignal<bool>,
     pub limit_profiles: RwSignal<bool>,
     pub allowed_profiles: RwSignal<Vec<String>>,
@@ -228,6 +244,11 @@ impl AppState {
                 .map(gpu_share_core::nodes::nodes_to_text)
                 .unwrap_or_default(),
         );
+        let context_overhead = RwSignal::new(
+            caps.context_overhead_mib
+                .map(gpu_share_core::memory::overhead_text)
+                .unwrap_or_default(),
+        );
         let mig = RwSignal::new(caps.supports_mig);
         let limit_profiles = RwSignal::new(caps.mig_profiles.is_some());
         let allowed_profiles = RwSignal::new(caps.mig_profiles.clone().unwrap_or_default());
@@ -256,6 +277,15 @@ impl AppState {
             Memo::new(move |_| rows.with(|rows| rows.iter().filter(|r| r.ask().is_err()).count()));
         let gpu_count_error = Memo::new(move |_| format::gpu_count(&gpu_count.get()).err());
         let nodes_error = Memo::new(move |_| format::nodes(&nodes.get()).err());
+        let overhead = move || {
+            let text = context_overhead.get();
+            let text = text.trim();
+            (!text.is_empty())
+                .then(|| gpu_share_core::memory::parse_overhead_mib(text))
+                .transpose()
+        };
+        let context_overhead_error =
+            Memo::new(move |_| overhead().err().map(|e| words::message(&e)));
         let caps = Memo::new(move |_| ClusterGpuCaps {
             supports_mig: mig.get(),
             mig_profiles: limit_profiles.get().then(|| allowed_profiles.get()),
@@ -264,6 +294,7 @@ impl AppState {
             gpu_model: Some(gpu_model.get()).filter(|m| !m.trim().is_empty()),
             gpu_count: format::gpu_count(&gpu_count.get()).ok().flatten(),
             nodes: format::nodes(&nodes.get()).ok().flatten(),
+            context_overhead_mib: overhead().ok().flatten(),
         });
         let scenario = Memo::new(move |_| Scenario {
             asks: asks.with(|a| a.iter().map(|e| e.ask.clone()).collect()),
@@ -292,6 +323,7 @@ impl AppState {
             };
             unread("gpu_count", gpu_count_error.get())
                 .or_else(|| unread("nodes", nodes_error.get()))
+                .or_else(|| unread("context_overhead_mib", context_overhead_error.get()))
                 .unwrap_or_else(|| request.with(api::pack_leaving_out))
         });
         let left_out = Memo::new(move |_| {
@@ -328,6 +360,8 @@ impl AppState {
             gpu_count,
             nodes,
             nodes_error,
+            context_overhead,
+            context_overhead_error,
             mig,
             limit_profiles,
             allowed_profiles,
@@ -381,9 +415,38 @@ mod tests {
             name: name.into(),
             kind,
             fraction: fraction.into(),
+            memory: String::new(),
             profile: profile.into(),
             hours: String::new(),
         }
+    }
+
+    #[test]
+    fn rows_with_memory_build_memory_asks() {
+        let with = |fraction: &str, memory: &str| RowText {
+            memory: memory.into(),
+            ..row("m", SizeKind::Fraction, fraction, "")
+        };
+        assert_eq!(with("", "12GiB").ask().unwrap().to_spec(), "m:12GiB");
+        assert_eq!(
+            with("0.25", "12GiB").ask().unwrap().to_spec(),
+            "m:0.25:12GiB"
+        );
+        let bad = with("", "12 apples").ask().unwrap_err();
+        assert_eq!(bad.field.as_deref(), Some("memory"));
+        let none = with("", "").ask().unwrap_err();
+        assert_eq!(none.field.as_deref(), Some("fraction"));
+        // A fraction cell never holds memory.
+        assert_eq!(
+            with("12GiB", "").ask().unwrap_err().field.as_deref(),
+            Some("fraction")
+        );
+        let ask = FractionalAsk::parse_spec("n:0.5:1GiB").unwrap();
+        let back = RowText::from_ask(&ask, None);
+        assert_eq!(
+            (back.fraction.as_str(), back.memory.as_str()),
+            ("0.5", "1GiB")
+        );
     }
 
     #[test]

@@ -20,6 +20,8 @@ pub fn field(name: &str) -> Option<&'static str> {
         "image" => "Image",
         "name" => "name",
         "fraction" => "fraction",
+        "memory" => "memory",
+        "context_overhead_mib" => "CUDA context",
         "hours" | "seconds" => "hours",
         _ => return None,
     })

@@ -5,6 +5,7 @@
 //! calling the core directly.
 
 mod bpplib;
+mod memory_quality;
 mod mig_quality;
 mod peers;
 mod quality;
@@ -17,12 +18,12 @@ use gpu_share_core::pack::optimize::Budget;
 use std::path::{Path, PathBuf};
 
 const USAGE: &str = "usage: cargo xtask bench --bpplib DIR [--tsv FILE] [--budget-ms N] \
-[--only quality|mig|repartition|speed|peers] [--family NAME] [--no-write] (--help: what DIR holds)";
+[--only quality|mig|memory|repartition|speed|peers] [--family NAME] [--no-write] (--help: what DIR holds)";
 
 /// What `--bpplib DIR` must hold; the data is not in the repository.
 const BPPLIB_DIR: &str = "\
 --bpplib DIR names the BPPLIB benchmark data, which the repository does not ship; the quality and
-peers parts (everything but `--only mig`, `--only repartition` and `--only speed`) need it. DIR must hold:
+peers parts (everything but `--only mig`, `--only memory`, `--only repartition` and `--only speed`) need it. DIR must hold:
   - the instances, one folder per family (Falkenauer_T/, Scholl_1/, Hard28/, ...), each instance a
     `.txt` file: n (the number of items) on the first line, the capacity c on the second, then n
     integer weights, one per line;
@@ -161,6 +162,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     } else {
         Vec::new()
     };
+    let memory_rows = if wants("memory") {
+        memory_quality::run(Budget::from_millis(options.budget_ms))?
+    } else {
+        Vec::new()
+    };
     let repartition_rows = if wants("repartition") {
         repartition::run()?
     } else {
@@ -188,6 +194,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             rows: &rows,
             peers: &peers,
             mig_rows: &mig_rows,
+            memory_rows: &memory_rows,
             repartition: &repartition_rows,
             speed: &speed,
             mig,

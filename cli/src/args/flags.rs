@@ -50,7 +50,11 @@ const RATES: [(&str, &str); 4] = [
 pub fn of(command: &Command) -> Flags {
     match command {
         Command::Plan(a) => {
-            let mut flags = vec![("name", "NAME"), ("fraction", "--fraction")];
+            let mut flags = vec![
+                ("name", "NAME"),
+                ("fraction", "--fraction"),
+                ("memory", "--memory"),
+            ];
             flags.extend(caps(&a.caps, a.mig.is_some().then_some("--mig")));
             flags
         }
@@ -65,8 +69,27 @@ pub fn of(command: &Command) -> Flags {
         Command::ValidateMig(_) => vec![("gpu_model", "--gpu-model")],
         Command::Fit(a) => model_flag(a.live.gpu_model.is_some()),
         Command::Repartition(a) => model_flag(a.live.gpu_model.is_some()),
+        Command::Size(a) => size(a),
         Command::Models(_) | Command::Detect(_) => Vec::new(),
     }
+}
+
+/// `size`: its options' fields, each set by one flag (the fields an error says to give are
+/// named by the flag that gives them, given or not); the config's own fields keep their path.
+fn size(a: &super::SizeArgs) -> Flags {
+    let mut flags = vec![
+        ("dtype", "--dtype"),
+        ("kv_dtype", "--kv-dtype"),
+        ("context", "--context"),
+        ("concurrency", "--concurrency"),
+        ("fit.gpu_model", "--gpu-model"),
+    ];
+    if a.fit.is_some() {
+        flags.extend([("fit", "--fit"), ("fit.profile", "--fit")]);
+    } else {
+        flags.push(("fit", "--gpu-model"));
+    }
+    flags
 }
 
 /// `--gpu-model`, when it was given, is where the core's `gpu_model` came from.
@@ -105,6 +128,7 @@ fn caps(c: &CapsArgs, ask_profile: Option<&'static str>) -> Flags {
         ("gpu_model", "--gpu-model"),
         ("supports_mig", "--mig-capable"),
         ("nodes", "--nodes"),
+        ("context_overhead_mib", "--context-overhead"),
     ];
     let allowed = c.mig_profiles.is_some().then_some("--mig-profiles");
     match (c.gpu_model.is_some(), allowed, ask_profile) {

@@ -217,7 +217,15 @@ fn gpu_row(g: &GpuLayout) -> Vec<String> {
             None => format!("GPU {}", g.index),
         },
         g.mechanism().to_string(),
-        format!("{:.2} used", g.used_fraction()),
+        match g.memory() {
+            Some(m) => format!(
+                "{:.2} used, {} of {} memory",
+                g.used_fraction(),
+                gpu_share_core::memory::mib_text(m.used_mib),
+                gpu_share_core::memory::mib_text(m.budget_mib)
+            ),
+            None => format!("{:.2} used", g.used_fraction()),
+        },
         asks,
     ]
 }

@@ -100,10 +100,16 @@ pub fn write_choice(out: &mut impl Write, c: &Choice, style: Style) -> std::io::
         "GPU"
     };
     let amount = format!("{:.2} {gpus}", c.allocated_fraction);
-    let detail = match (c.mechanism, &c.mig_profile) {
+    let mut detail = match (c.mechanism, &c.mig_profile) {
         (Mechanism::Mig, Some(p)) => format!("{p}, {amount}"),
         _ => amount,
     };
+    if let Some(mib) = c.held_memory_mib {
+        detail.push_str(&format!(
+            ", holds {}",
+            gpu_share_core::memory::mib_text(mib)
+        ));
+    }
     writeln!(
         out,
         "{}: {} (isolation: {}) — {detail}",

@@ -13,4 +13,5 @@ mod limits;
 mod pack;
 mod readme;
 mod repartition;
+mod size;
 mod svg;

@@ -3,6 +3,7 @@
 //! every other ask is still planned. The page plans this way, so one bad row never blanks the plan.
 
 use super::pack::{pack, PackRequest, PackResponse};
+use crate::caps::ResolvedCaps;
 use crate::catalog::{find_model, GpuModel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::parse::AskEntry;
@@ -33,8 +34,9 @@ pub enum Fix {
     UseProfile { profile: String },
 }
 
-/// Packs every ask that can be packed. Asks named like an earlier one, and asks naming a MIG
-/// profile the given GPU model lacks, are left out (`PackResponse::left_out`, in request order);
+/// Packs every ask that can be packed. Asks named like an earlier one, asks naming a MIG
+/// profile the given GPU model lacks, and asks for memory no GPU of the cluster holds (or
+/// memory without a GPU model) are left out (`PackResponse::left_out`, in request order);
 /// the rest are packed as [`pack`] packs them.
 ///
 /// # Errors
@@ -43,6 +45,9 @@ pub enum Fix {
 pub fn pack_leaving_out(request: &PackRequest) -> Result<PackResponse> {
     let (caps, _) = request.cluster.caps()?;
     let model = caps.gpu_model.as_deref().and_then(find_model);
+    // Memory is judged against the resolved caps (the model and the CUDA context); caps that do
+    // not resolve fail the pack below with their own error.
+    let resolved = caps.resolve(&[]).ok();
     let mut left_out = Vec::new();
     let mut kept: Vec<AskEntry> = Vec::with_capacity(request.asks.len());
     let mut names = std::collections::BTreeSet::new();
@@ -51,7 +56,9 @@ pub fn pack_leaving_out(request: &PackRequest) -> Result<PackResponse> {
         let problem = if names.contains(name) {
             Some(duplicate(name, &request.asks))
         } else {
-            model.and_then(|m| unknown_profile(m, entry))
+            model
+                .and_then(|m| unknown_profile(m, entry))
+                .or_else(|| resolved.as_ref().and_then(|r| memory_problem(r, entry)))
         };
         match problem {
             Some((error, fix)) => left_out.push(LeftOut {
@@ -92,6 +99,20 @@ fn duplicate(name: &str, asks: &[AskEntry]) -> (Error, Option<Fix>) {
     (error, fix)
 }
 
+/// Memory no GPU of the cluster holds, or memory without a GPU model (the error's hint says to
+/// give one); field `memory`.
+fn memory_problem(caps: &ResolvedCaps, entry: &AskEntry) -> Option<(Error, Option<Fix>)> {
+    let error = crate::plan::memory::check(std::slice::from_ref(&entry.ask), caps).err()?;
+    Some((
+        Error {
+            field: None,
+            ..error
+        }
+        .in_field("memory"),
+        None,
+    ))
+}
+
 fn unknown_profile(model: &GpuModel, entry: &AskEntry) -> Option<(Error, Option<Fix>)> {
     let profile = entry.ask.mig_profile()?;
     let error = model
@@ -107,6 +128,7 @@ fn unknown_profile(model: &GpuModel, entry: &AskEntry) -> Option<(Error, Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::Cluster;
     use crate::{ClusterGpuCaps, FractionalAsk};
 
     fn request(specs: &[&str], model: Option<&str>) -> PackRequest {
@@ -121,6 +143,24 @@ mod tests {
             ..Default::default()
         };
         PackRequest::new(asks, caps)
+    }
+
+    #[test]
+    fn memory_no_gpu_holds_is_left_out_and_the_rest_planned() {
+        let mut r = request(&["a:0.5", "big:40GiB", "m:1GiB"], None);
+        r.cluster = Cluster::Given(ClusterGpuCaps {
+            supports_timeslicing: true,
+            gpu_model: Some("T4".into()),
+            ..Default::default()
+        });
+        let packed = pack_leaving_out(&r).unwrap();
+        assert_eq!(packed.left_out.len(), 1);
+        assert_eq!(packed.left_out[0].name, "big");
+        assert_eq!(packed.left_out[0].error.field.as_deref(), Some("memory"));
+        assert_eq!(packed.result.choices.len(), 2);
+        let no_model = pack_leaving_out(&request(&["a:0.5", "m:1GiB"], None)).unwrap();
+        assert_eq!(no_model.left_out[0].name, "m");
+        assert!(no_model.left_out[0].error.hint.is_some());
     }
 
     #[test]

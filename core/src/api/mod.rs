@@ -15,6 +15,7 @@
 //! | validate a MIG layout | [`validate_mig`] | [`MigValidation`] |
 //! | the fewest moves that fit new asks | [`repartition`] | [`RepartitionResponse`] (end state, steps, commands) |
 //! | what fits on GPUs as they are | [`fit`] | [`FitResponse`] (per GPU: creatable profiles, stranded slices; where asks go) |
+//! | the memory a model needs (config.json) | `size` | `SizeResponse` (parameters, weights, KV cache, overheads; what fits a budget) |
 
 mod cluster;
 mod export;
@@ -23,6 +24,8 @@ mod ledger;
 mod left_out;
 mod pack;
 mod repartition;
+#[cfg(feature = "serde")]
+mod size;
 
 pub use crate::account::{already_recorded, remove_entries, AlreadyRecorded};
 pub use cluster::{caps_summary, detect, CapsFrom, Cluster, DetectInput, DetectResponse};
@@ -45,6 +48,8 @@ pub use repartition::{
     repartition, FreeInstance, InstanceStatus, MovedFrom, PlannedInstance, RepartitionGpu,
     RepartitionRequest, RepartitionResponse, Step, MAX_REPARTITION_ASKS,
 };
+#[cfg(feature = "serde")]
+pub use size::{size, FitResult, FitTarget, ParameterPart, SizeRequest, SizeResponse};
 
 use crate::error::Result;
 use crate::{Choice, FractionalAsk, MigValidation};

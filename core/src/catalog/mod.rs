@@ -4,9 +4,11 @@
 //! `docs/hardware-facts.md`. Facts that source tags uncertain carry an [`Certainty::Uncertain`]
 //! note, so front ends can say so instead of pretending.
 
+mod memory;
 mod models;
 mod profile;
 
+pub use memory::{largest_gpu, smallest_gpu_holding, UsableMemory, RESERVED_MIB_UNCAPTURED};
 pub use profile::{MigProfile, ProfileClass};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -260,6 +262,13 @@ impl GpuModel {
     /// or NVL sibling: profile names alone cannot tell them apart).
     pub fn same_profiles(&self, other: &GpuModel) -> bool {
         self.mig == other.mig && self.profiles == other.profiles
+    }
+
+    /// Whether a profile's compute slices cover `fraction` of the GPU.
+    pub fn profile_compute_covers(&self, profile: &MigProfile, fraction: Share) -> bool {
+        let Some(g) = self.mig else { return false };
+        Share::ratio(profile.compute_slices.into(), g.compute_slices.into())
+            .is_ok_and(|c| c >= fraction)
     }
 
     /// Whether a profile covers `fraction` of the GPU in both compute and memory.

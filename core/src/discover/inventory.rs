@@ -417,6 +417,7 @@ impl Inventory {
             gpu_model: chosen,
             gpu_count: (!self.gpus.is_empty()).then_some(self.gpus.len() as u64),
             nodes: self.node_specs(),
+            context_overhead_mib: None,
         };
         (caps, notes)
     }

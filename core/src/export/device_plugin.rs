@@ -39,6 +39,18 @@ pub(crate) fn equal_share_covers(replicas: u32, fraction: Share, memory_mib: Opt
     threads && memory
 }
 
+/// Whether the equal share at `replicas` gives MPS client `c` its ask: the threads of its share,
+/// and as pinned memory the memory it asked (an ask with memory) or its share of the GPU's.
+fn client_covered(replicas: u32, c: &Choice, total_mib: Option<u64>) -> bool {
+    match (c.memory_mib, total_mib) {
+        (Some(asked), Some(total)) => {
+            equal_share_covers(replicas, c.allocated_fraction, None)
+                && total / u64::from(replicas.max(1)) >= asked
+        }
+        _ => equal_share_covers(replicas, c.allocated_fraction, total_mib),
+    }
+}
+
 /// The sharing of the plan's GPUs of `mechanism` (MPS or time-slicing), if it has any.
 ///
 /// # Errors
@@ -104,12 +116,40 @@ pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Result<Option<Sharin
             (yaml::quoted(&c.name), c.allocated_fraction)
         });
         let memory_mib = plan.model.map(|m| m.memory_mib);
-        // The most replicas whose equal share still covers the largest ask (and so every ask).
+        // The most replicas whose equal share still covers every ask (the largest share, and
+        // each ask's memory).
+        let covered = |r: u32| clients.iter().all(|c| client_covered(r, c, memory_mib));
         let mut fair = u32::try_from(one / largest_units)
             .unwrap_or(u32::MAX)
             .min(MPS_CLIENTS_PER_GPU);
-        while fair >= 2 && !equal_share_covers(fair, fraction, memory_mib) {
+        while fair >= 2 && !covered(fair) {
             fair -= 1;
+        }
+        let uncovered = clients
+            .iter()
+            .copied()
+            .find(|c| c.memory_mib.is_some() && !client_covered(2, c, memory_mib));
+        if let (true, Some(c), Some(m)) = (fair < 2, uncovered, plan.model) {
+            let index = plan
+                .placed
+                .iter()
+                .find(|a| a.name == c.name)
+                .map(|a| a.index);
+            let e = Error::new(
+                ErrorKind::OutOfRange,
+                format!(
+                    "{} asks {} MiB of memory on an MPS GPU, but the NVIDIA device plugin gives every MPS client the same total/replicas of the memory as its pinned limit, with at least 2 replicas: at most {} MiB of the {}'s {} MiB. Plan it as a whole GPU or a MIG instance; nothing exported",
+                    yaml::quoted(&c.name),
+                    c.memory_mib.unwrap_or(0),
+                    m.memory_mib / 2,
+                    m.name,
+                    m.memory_mib
+                ),
+            );
+            return Err(match index {
+                Some(i) => e.in_field(format!("asks[{i}]")),
+                None => e,
+            });
         }
         if fair < 2 {
             let index = largest
@@ -153,7 +193,7 @@ pub(crate) fn sharing(plan: &Plan, mechanism: Mechanism) -> Result<Option<Sharin
                 format!("its {n} MPS asks are spread at most {replicas} to a GPU, not as planned ({needed} GPUs suffice)")
             };
             why.push(format!(
-                "replicas: {replicas}, the most that give the largest ask ({name}, {fraction} of a GPU) its share of threads and memory. The plan puts up to {most} asks on one GPU, but with equal replicas only {replicas} fit: {spread}."
+                "replicas: {replicas}, the most that give every ask its share of threads and memory (the largest share: {name}, {fraction} of a GPU). The plan puts up to {most} asks on one GPU, but with equal replicas only {replicas} fit: {spread}."
             ));
         }
         client_percent = 100 / replicas;

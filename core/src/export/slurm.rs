@@ -13,41 +13,6 @@ use crate::units::{gcd, Share};
 /// The most shards per GPU written; finer fractions round their shard counts up.
 pub const MAX_SHARDS_PER_GPU: u64 = 1000;
 
-/// The memory (MiB) of a GPU instance covering `.1` memory slices on the model named `.0`, as real
-/// `nvidia-smi mig -lgip` output or real MIG devices show it (docs/hardware-facts.md §1.3, §1.4,
-/// §5). Every `-lgip` seen gives profiles of the same memory slices (3g and 4g, 1g.2M and 2g, a
-/// profile and its `+me` variant) the same memory, so the table is keyed by memory slices.
-const REAL_INSTANCE_MIB: &[(&str, u8, u64)] = &[
-    ("A100-SXM4-40GB", 2, 9984),
-    ("A100-SXM4-40GB", 4, 20096),
-    ("A100-SXM4-40GB", 8, 40448),
-    ("A100-SXM4-80GB", 1, 9728),
-    ("A100-SXM4-80GB", 2, 19968),
-    ("A100-SXM4-80GB", 4, 40192),
-    // GFD's nvidia.com/mig-<profile>.memory labels of a real A100 80GB PCIe node (§9).
-    ("A100-80GB-PCIe", 1, 9728),
-    ("A100-80GB-PCIe", 2, 19968),
-    ("A100-80GB-PCIe", 4, 40192),
-    ("H100-80GB-HBM3", 1, 9984),
-    ("H100-80GB-HBM3", 2, 20096),
-    ("H100-80GB-HBM3", 4, 40448),
-    ("H100-80GB-HBM3", 8, 81152),
-    ("H100-NVL", 1, 11008),
-    ("H100-NVL", 2, 22144),
-    ("H100-NVL", 4, 47488),
-    ("H100-NVL", 8, 95360),
-    ("GH200-96GB", 1, 11264),
-    ("GH200-96GB", 2, 23552),
-    ("GH200-96GB", 4, 47616),
-    ("GH200-96GB", 8, 95232),
-    ("H200", 1, 16384),
-    ("H200", 2, 33280),
-    ("H200", 4, 71424),
-    ("A30", 1, 5952),
-    ("A30", 2, 11968),
-    ("A30", 4, 24064),
-];
-
 /// A MIG profile's GRES type as slurmd's NVML detection names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MigType {
@@ -81,10 +46,7 @@ fn name_gb(profile: &MigProfile) -> Option<u64> {
 /// (an A100 80GB 3g.40gb is `nvidia_a100_3g.39gb`); attributes such as `+me` are not part of it.
 pub fn mig_type(model: &GpuModel, profile: &MigProfile) -> MigType {
     let board = model.smi_names.first().copied().unwrap_or(model.name);
-    let real_mib = REAL_INSTANCE_MIB
-        .iter()
-        .find(|(m, slices, _)| *m == model.name && *slices == profile.memory_slices)
-        .map(|&(_, _, mib)| mib);
+    let real_mib = model.real_instance_mib(profile.memory_slices);
     // roundl(MiB / 1024): half away from zero, as `(mib + 512) / 1024` for whole MiB.
     let gb = real_mib
         .map(|mib| (mib + 512) / 1024)

@@ -16,6 +16,18 @@ pub struct GpuLayout {
     pub node: Option<String>,
     tenants: Tenants,
     used_fraction: Share,
+    memory: Option<MemoryUse>,
+}
+
+/// A shared GPU's memory, when some of its tenants asked for memory: what they hold (each with
+/// its CUDA context) and what the GPU offers (its total less the driver's reserve).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
+pub struct MemoryUse {
+    pub used_mib: u64,
+    pub budget_mib: u64,
 }
 
 /// Who runs on one GPU, by mechanism.
@@ -39,6 +51,21 @@ pub enum Tenants {
 pub struct SharedSlot {
     pub ask: String,
     pub share: Share,
+    /// The memory the ask holds here (asked plus its CUDA context), when it asked for memory.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub memory_mib: Option<u64>,
+}
+
+impl SharedSlot {
+    /// A slot of `share` holding `memory_mib` (asks with memory) or memory unknown (`None`).
+    pub fn new(ask: String, share: Share, memory_mib: Option<u64>) -> Self {
+        SharedSlot {
+            ask,
+            share,
+            memory_mib,
+        }
+    }
 }
 
 /// A MIG instance at a valid placement: memory slices `[start, start + memory_slices)`.
@@ -86,6 +113,7 @@ impl GpuLayout {
             node: None,
             tenants: Tenants::Mig(instances),
             used_fraction: mig_use(model, compute, memory),
+            memory: None,
         }
     }
 
@@ -97,6 +125,7 @@ impl GpuLayout {
         node: Option<String>,
         tenants: Tenants,
         model: Option<&GpuModel>,
+        memory_budget_mib: Option<u64>,
     ) -> Self {
         let used_fraction = match (&tenants, model) {
             (Tenants::Mig(instances), Some(model)) => {
@@ -109,18 +138,27 @@ impl GpuLayout {
             }
             _ => Share::ONE,
         };
+        let memory = memory_use(tenants_slots(&tenants), memory_budget_mib);
         GpuLayout {
             index,
             node,
             tenants,
             used_fraction,
+            memory,
         }
     }
 
     /// An MPS or time-sliced GPU (`mechanism` says which) with these slots; its use is their sum.
-    pub(crate) fn shared(index: u64, mechanism: Mechanism, slots: Vec<SharedSlot>) -> Self {
+    /// `memory_budget_mib` is what the GPU offers, known when the model is.
+    pub(crate) fn shared(
+        index: u64,
+        mechanism: Mechanism,
+        slots: Vec<SharedSlot>,
+        memory_budget_mib: Option<u64>,
+    ) -> Self {
         debug_assert!(matches!(mechanism, Mechanism::Mps | Mechanism::Timeslice));
         let used = slots.iter().map(|s| s.share.units()).sum();
+        let memory = memory_use(&slots, memory_budget_mib);
         let tenants = match mechanism {
             Mechanism::Mps => Tenants::Mps(slots),
             _ => Tenants::Timeslice(slots),
@@ -130,7 +168,13 @@ impl GpuLayout {
             node: None,
             tenants,
             used_fraction: Share::from_units(used),
+            memory,
         }
+    }
+
+    /// A shared GPU's memory, when some of its tenants asked for memory and the model is known.
+    pub fn memory(&self) -> Option<MemoryUse> {
+        self.memory
     }
 
     /// A GPU given whole to `ask`.
@@ -140,6 +184,7 @@ impl GpuLayout {
             node: None,
             tenants: Tenants::Whole(ask),
             used_fraction: Share::ONE,
+            memory: None,
         }
     }
 
@@ -192,11 +237,31 @@ impl GpuLayout {
     }
 
     /// Adds a slot to an MPS or time-sliced GPU, keeping its use the sum of its slots.
-    pub(crate) fn push_slot(&mut self, slot: SharedSlot) {
+    pub(crate) fn push_slot(&mut self, slot: SharedSlot, memory_budget_mib: Option<u64>) {
         if let Tenants::Mps(slots) | Tenants::Timeslice(slots) = &mut self.tenants {
             self.used_fraction = Share::from_units(self.used_fraction.units() + slot.share.units());
             slots.push(slot);
+            self.memory = memory_use(
+                slots,
+                memory_budget_mib.or(self.memory.map(|m| m.budget_mib)),
+            );
         }
+    }
+
+    /// Whether a shared GPU has room for `share` and `memory_mib` more (memory unknown: `None`).
+    pub(crate) fn has_room(
+        &self,
+        share: Share,
+        memory_mib: Option<u64>,
+        budget: Option<u64>,
+    ) -> bool {
+        let compute = self.used_fraction.units() + share.units() <= Share::ONE.units();
+        let used = self.memory.map_or(0, |m| m.used_mib);
+        let memory = match (memory_mib, budget) {
+            (Some(m), Some(b)) => used + m <= b,
+            _ => true,
+        };
+        compute && memory
     }
 
     fn parts(&self) -> (&[MigInstance], &[SharedSlot], Option<&str>) {
@@ -215,6 +280,24 @@ impl GpuLayout {
             _ => panic!("not a MIG GPU"),
         }
     }
+}
+
+fn tenants_slots(tenants: &Tenants) -> &[SharedSlot] {
+    match tenants {
+        Tenants::Mps(s) | Tenants::Timeslice(s) => s,
+        _ => &[],
+    }
+}
+
+/// What the slots with memory hold, against the budget; `None` when no slot has memory or the
+/// budget is unknown.
+fn memory_use(slots: &[SharedSlot], budget_mib: Option<u64>) -> Option<MemoryUse> {
+    let budget_mib = budget_mib?;
+    let held: Vec<u64> = slots.iter().filter_map(|s| s.memory_mib).collect();
+    (!held.is_empty()).then(|| MemoryUse {
+        used_mib: held.iter().sum(),
+        budget_mib,
+    })
 }
 
 /// A MIG GPU's use: the larger of its compute and memory slices in use, as shares of the board's.
@@ -242,18 +325,18 @@ impl serde::Serialize for GpuLayout {
         st.serialize_field("mechanism", &self.mechanism())?;
         st.serialize_field("asks", &asks)?;
         st.serialize_field("used_fraction", &self.used_fraction)?;
+        if let Some(memory) = &self.memory {
+            st.serialize_field("memory_used_mib", &memory.used_mib)?;
+            st.serialize_field("memory_budget_mib", &memory.budget_mib)?;
+        }
         match &self.tenants {
             Tenants::Mig(instances) => st.serialize_field("instances", instances)?,
             Tenants::Mps(slots) | Tenants::Timeslice(slots) => {
                 st.serialize_field("slots", slots)?
             }
-            Tenants::Whole(ask) => st.serialize_field(
-                "slots",
-                &[SharedSlot {
-                    ask: ask.clone(),
-                    share: Share::ONE,
-                }],
-            )?,
+            Tenants::Whole(ask) => {
+                st.serialize_field("slots", &[SharedSlot::new(ask.clone(), Share::ONE, None)])?
+            }
         }
         st.end()
     }

@@ -7,6 +7,7 @@ use super::tree::FirstFitTree;
 use super::MPS_CLIENTS_PER_GPU;
 use crate::caps::{ResolvedCaps, MAX_GPU_COUNT};
 use crate::catalog::{GpuModel, ProfileClass};
+use crate::memory::mib_text;
 use crate::nodes::NodeLayout;
 use crate::plan::{Choice, Mechanism};
 use crate::units::Share;
@@ -44,6 +45,14 @@ pub struct Unplaced {
 }
 
 impl PackResult {
+    /// The GPU model the result was packed for, when the catalogue knows it (the model whose
+    /// memory budgets shared GPUs).
+    pub fn memory_model(&self) -> Option<&'static GpuModel> {
+        self.gpu_model
+            .as_deref()
+            .and_then(crate::catalog::find_model)
+    }
+
     /// How much of the GPUs in use the asks actually asked for, as a share of one GPU (≤ 1): per
     /// GPU, the requested shares on it (an ask on several whole GPUs spreads over them), capped
     /// at what the GPU has taken; then the mean over GPUs.
@@ -98,7 +107,18 @@ struct Gpu {
     mechanism: Mechanism,
     members: Vec<usize>,
     used: Share,
+    /// MiB held by its tenants that asked for memory.
+    memory: u64,
     counts: Counts,
+}
+
+/// A shared GPU's room: free compute units and free memory MiB (`u64::MAX` when the model, and
+/// so the memory, is unknown). Inner tree nodes hold the largest of each, which only bounds
+/// their GPUs, so the search backtracks (`FirstFitTree::first_leaf`).
+type Room = (u64, u64);
+
+fn larger(a: Room, b: Room) -> Room {
+    (a.0.max(b.0), a.1.max(b.1))
 }
 
 /// GPUs of one mechanism, with the tree that finds the first one with room.
@@ -116,15 +136,18 @@ pub(super) struct Builder {
     unplaced: Vec<(usize, String)>,
     fits: Option<FitCache<'static>>,
     mig: Pool<u32>,
-    mps: Pool<u64>,
-    timeslice: Pool<u64>,
+    mps: Pool<Room>,
+    timeslice: Pool<Room>,
+    /// What one GPU offers its tenants with memory, when the model is known.
+    memory_budget: Option<u64>,
+    memory_model: Option<&'static GpuModel>,
 }
 
 impl Builder {
     pub(super) fn new(choices: Vec<Choice>, caps: &ResolvedCaps) -> Self {
         let count = |m: Mechanism| choices.iter().filter(|c| c.mechanism == m).count();
         let shared = |m: Mechanism| Pool {
-            tree: FirstFitTree::new(count(m), 0u64, u64::max),
+            tree: FirstFitTree::new(count(m), (0, 0), larger),
             gpus: Vec::new(),
         };
         let mig = Pool {
@@ -143,6 +166,8 @@ impl Builder {
             mig,
             mps,
             timeslice,
+            memory_budget: caps.model.map(|m| m.usable_memory().mib),
+            memory_model: caps.model,
         }
     }
 
@@ -178,6 +203,7 @@ impl Builder {
             mechanism,
             members: Vec::new(),
             used: Share::ZERO,
+            memory: 0,
             counts,
         });
         self.gpus.len() - 1
@@ -234,7 +260,7 @@ impl Builder {
         }
     }
 
-    fn pool(&mut self, mechanism: Mechanism) -> &mut Pool<u64> {
+    fn pool(&mut self, mechanism: Mechanism) -> &mut Pool<Room> {
         if mechanism == Mechanism::Mps {
             &mut self.mps
         } else {
@@ -245,10 +271,11 @@ impl Builder {
     fn place_shared(&mut self, i: usize) {
         let c = &self.choices[i];
         let (mechanism, share) = (c.mechanism, c.allocated_fraction);
-        let size = share.units();
+        let (size, memory) = (share.units(), c.held_memory_mib.unwrap_or(0));
+        let fits = move |room: Room| room.0 >= size && room.1 >= memory;
         let pool = self.pool(mechanism);
         let opened = pool.gpus.len();
-        let local = match pool.tree.first(|free| free >= size) {
+        let local = match pool.tree.first_leaf(fits, fits) {
             Some(local) if local < opened => local,
             _ if self.room_for(1) => {
                 let g = self.open(mechanism, Vec::new());
@@ -256,40 +283,89 @@ impl Builder {
                 opened
             }
             _ => {
-                let reason = format!(
-                    "no {mechanism} GPU in use has {share} free; {}",
-                    self.left()
-                );
+                let reason = self.no_room(i);
                 self.unplaced.push((i, reason));
                 return;
             }
         };
+        let budget = self.memory_budget;
         let g = self.pool(mechanism).gpus[local];
         let gpu = &mut self.gpus[g];
         gpu.members.push(i);
         gpu.used = Share::from_units(gpu.used.units() + size);
+        gpu.memory += memory;
         let full = mechanism == Mechanism::Mps && gpu.members.len() as u32 >= MPS_CLIENTS_PER_GPU;
-        let free = if full {
-            0
+        let room = if full {
+            (0, 0)
         } else {
-            Share::ONE.units() - gpu.used.units()
+            (
+                Share::ONE.units() - gpu.used.units(),
+                budget.map_or(u64::MAX, |b| b.saturating_sub(gpu.memory)),
+            )
         };
-        self.pool(mechanism).tree.set(local, free);
+        self.pool(mechanism).tree.set(local, room);
+    }
+
+    /// Why shared ask `i` found no GPU: the dimension that ran out, with what is left.
+    fn no_room(&self, i: usize) -> String {
+        let left = self.left();
+        let budget = self.memory_budget.unwrap_or(0);
+        let c = &self.choices[i];
+        let (mechanism, share) = (c.mechanism, c.allocated_fraction);
+        let pool = if mechanism == Mechanism::Mps {
+            &self.mps
+        } else {
+            &self.timeslice
+        };
+        let (compute, memory) = pool.tree.root();
+        let mut out = Vec::new();
+        if let (Some(asked), Some(held)) = (c.memory_mib, c.held_memory_mib) {
+            if memory < held {
+                let most = pool.tree.first(|room| room.1 >= memory).unwrap_or(0);
+                let gpu = pool.gpus.get(most).copied().unwrap_or(0);
+                out.push(format!(
+                    "memory: {} asked ({} with its CUDA context), {} left on GPU {gpu} (the most on any {mechanism} GPU in use)",
+                    mib_text(asked),
+                    mib_text(held),
+                    mib_text(memory.min(budget))
+                ));
+            }
+        }
+        if compute < share.units() {
+            // Named as a dimension only when memory is the other one.
+            let dimension = if c.memory_mib.is_some() {
+                "compute: "
+            } else {
+                ""
+            };
+            out.push(format!(
+                "{dimension}no {mechanism} GPU in use has {share} free"
+            ));
+        }
+        if out.is_empty() {
+            // Each dimension has room somewhere, never on one GPU.
+            out.push(format!(
+                "no {mechanism} GPU in use has both {share} and {} free",
+                mib_text(c.held_memory_mib.unwrap_or(0))
+            ));
+        }
+        format!("{}; {left}", out.join("; "))
     }
 
     pub(super) fn finish(self) -> PackResult {
-        let (model, choices) = (self.model, self.choices);
+        let (model, choices, budget) = (self.model, self.choices, self.memory_budget);
+        let memory_model = self.memory_model;
         let gpus: Vec<GpuLayout> = self
             .gpus
             .iter()
             .enumerate()
-            .map(|(index, gpu)| describe(index as u64, gpu, &choices, model))
+            .map(|(index, gpu)| describe(index as u64, gpu, &choices, model, budget))
             .collect();
         let mut unplaced = self.unplaced;
         unplaced.sort_by_key(|(i, _)| *i);
         PackResult {
             gpus_used: gpus.len() as u64,
-            lower_bound: lower_bound(&choices, model),
+            lower_bound: lower_bound(&choices, model, memory_model),
             gpu_count: self.limit,
             gpu_model: choices.iter().find_map(|c| c.gpu_model.clone()),
             gpus,
@@ -308,7 +384,13 @@ impl Builder {
     }
 }
 
-fn describe(index: u64, gpu: &Gpu, choices: &[Choice], model: Option<&GpuModel>) -> GpuLayout {
+fn describe(
+    index: u64,
+    gpu: &Gpu,
+    choices: &[Choice],
+    model: Option<&GpuModel>,
+    memory_budget: Option<u64>,
+) -> GpuLayout {
     let name = |i: usize| choices[i].name.clone();
     match (gpu.mechanism, model) {
         (Mechanism::Mig, Some(model)) => {
@@ -327,12 +409,12 @@ fn describe(index: u64, gpu: &Gpu, choices: &[Choice], model: Option<&GpuModel>)
             let slots = gpu
                 .members
                 .iter()
-                .map(|&i| SharedSlot {
-                    ask: name(i),
-                    share: choices[i].allocated_fraction,
+                .map(|&i| {
+                    let c = &choices[i];
+                    SharedSlot::new(name(i), c.allocated_fraction, c.held_memory_mib)
                 })
                 .collect();
-            GpuLayout::shared(index, gpu.mechanism, slots)
+            GpuLayout::shared(index, gpu.mechanism, slots, memory_budget)
         }
         // A whole GPU has one member; MIG without a model is never opened.
         _ => GpuLayout::whole(
@@ -342,27 +424,41 @@ fn describe(index: u64, gpu: &Gpu, choices: &[Choice], model: Option<&GpuModel>)
     }
 }
 
-/// The bound for the asks of one shared mechanism (MPS or time-slicing): L2 of their shares, and
-/// for MPS the client limit per GPU.
-pub(crate) fn shared_bound(choices: &[Choice], mechanism: Mechanism) -> u64 {
-    let sizes: Vec<u64> = choices
-        .iter()
-        .filter(|c| c.mechanism == mechanism)
-        .map(|c| c.allocated_fraction.units())
-        .collect();
+/// The bound for the asks of one shared mechanism (MPS or time-slicing): the larger of L2 of
+/// their shares and L2 of the memory they hold (each dimension alone must fit), and for MPS the
+/// client limit per GPU.
+pub(crate) fn shared_bound(
+    choices: &[Choice],
+    mechanism: Mechanism,
+    model: Option<&GpuModel>,
+) -> u64 {
+    let of = || choices.iter().filter(|c| c.mechanism == mechanism);
+    let sizes: Vec<u64> = of().map(|c| c.allocated_fraction.units()).collect();
     let by_size = l2(&sizes, Share::ONE.units());
+    let by_memory = match model.map(|m| m.usable_memory().mib) {
+        Some(budget) if budget > 0 => {
+            let held: Vec<u64> = of().filter_map(|c| c.held_memory_mib).collect();
+            l2(&held, budget)
+        }
+        _ => 0,
+    };
+    let bound = by_size.max(by_memory);
     match mechanism {
-        Mechanism::Mps => by_size.max((sizes.len() as u64).div_ceil(MPS_CLIENTS_PER_GPU.into())),
-        _ => by_size,
+        Mechanism::Mps => bound.max((sizes.len() as u64).div_ceil(MPS_CLIENTS_PER_GPU.into())),
+        _ => bound,
     }
 }
 
 /// A bound per mechanism (GPUs are never shared across mechanisms), summed.
-fn lower_bound(choices: &[Choice], model: Option<&GpuModel>) -> u64 {
+fn lower_bound(
+    choices: &[Choice],
+    model: Option<&GpuModel>,
+    memory_model: Option<&GpuModel>,
+) -> u64 {
     let of = |m: Mechanism| choices.iter().filter(move |c| c.mechanism == m);
     let whole: u64 = of(Mechanism::Whole).map(|c| c.gpus).sum();
-    let timeslice = shared_bound(choices, Mechanism::Timeslice);
-    let mps = shared_bound(choices, Mechanism::Mps);
+    let timeslice = shared_bound(choices, Mechanism::Timeslice, memory_model);
+    let mps = shared_bound(choices, Mechanism::Mps, memory_model);
     let mig = match model.and_then(|m| m.mig.map(|g| (m, g))) {
         Some((model, g)) => {
             let mut counts = vec![0u64; model.profiles.len()];

@@ -66,6 +66,7 @@ pub(crate) fn first_fit(asks: &[FractionalAsk], caps: &ClusterGpuCaps) -> Result
     asked.sort_unstable();
     asked.dedup();
     let resolved = caps.resolve(&asked)?;
+    crate::plan::memory::check(asks, &resolved)?;
     let mut result = fallback::pack(asks, &resolved);
     if let Some(note) = resolved.model_note {
         result.notes.push(note);
@@ -112,5 +113,7 @@ pub(crate) fn check_unique_names(asks: &[FractionalAsk]) -> Result<()> {
     Ok(())
 }
 
+#[cfg(test)]
+mod memory_tests;
 #[cfg(test)]
 mod tests;

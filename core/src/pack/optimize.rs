@@ -19,12 +19,14 @@ mod completion;
 mod lp;
 mod mbs;
 mod search;
+mod vector;
 
 use super::bounds::{dff_l2, l2};
 use super::ffd::first_fit_decreasing;
 use completion::Outcome;
 pub use search::Problem;
 use search::Rebalancer;
+pub use vector::{improve_vector, VectorPacking, VectorProblem};
 
 /// Elementary search steps per millisecond in a release build (measured by `cargo xtask bench`).
 pub const WORK_PER_MS: u64 = 45_000;

@@ -3,7 +3,7 @@
 mod mig;
 
 use super::layout::shared_bound;
-use super::optimize::{improve, Budget, Problem};
+use super::optimize::{improve, improve_vector, Budget, Problem, VectorProblem};
 use super::{first_fit, GpuLayout, PackResult, SharedSlot, MPS_CLIENTS_PER_GPU};
 use crate::ask::FractionalAsk;
 use crate::caps::ClusterGpuCaps;
@@ -86,7 +86,8 @@ fn optimized(
                 // The search can prove a pool needs more GPUs than L2 says (bin completion found
                 // no packing into that many). GPUs are never shared across mechanisms, so the
                 // pool's bound replaces its term in the sum.
-                let base = shared_bound(&result.choices, mechanism);
+                let model = result.memory_model();
+                let base = shared_bound(&result.choices, mechanism, model);
                 result.lower_bound += proven.saturating_sub(base);
             }
         }
@@ -107,7 +108,8 @@ fn optimized(
 }
 
 /// Re-packs the GPUs of one shared mechanism in place; freed GPUs are removed. Returns the GPUs
-/// the pool's placed asks are proven to need, when it searched.
+/// the pool's placed asks are proven to need, when it searched. A pool whose tenants ask for
+/// memory is packed in both dimensions (`optimize/vector.rs`).
 fn optimize_pool(result: &mut PackResult, mechanism: Mechanism, budget: Budget) -> Option<u64> {
     let gpus: Vec<usize> = (0..result.gpus.len())
         .filter(|&g| result.gpus[g].mechanism() == mechanism)
@@ -115,60 +117,65 @@ fn optimize_pool(result: &mut PackResult, mechanism: Mechanism, budget: Budget) 
     if gpus.len() < 2 {
         return None;
     }
-    let share_of: BTreeMap<&str, Share> = result
-        .choices
-        .iter()
-        .map(|c| (c.name.as_str(), c.allocated_fraction))
-        .collect();
-    let mut names: Vec<String> = Vec::new();
+    let mut slots: Vec<SharedSlot> = Vec::new();
     let mut bin_of: Vec<usize> = Vec::new();
     for (bin, &g) in gpus.iter().enumerate() {
         for slot in result.gpus[g].slots() {
-            names.push(slot.ask.clone());
+            slots.push(slot.clone());
             bin_of.push(bin);
         }
     }
-    let sizes: Vec<u64> = names
-        .iter()
-        .map(|n| share_of.get(n.as_str()).map_or(0, |s| s.units()))
-        .collect();
     let max_items = if mechanism == Mechanism::Mps {
         MPS_CLIENTS_PER_GPU as usize
     } else {
         usize::MAX
     };
-    let problem = Problem {
-        sizes: &sizes,
-        capacity: Share::ONE.units(),
-        max_items,
+    let budget_mib = result.memory_model().map(|m| m.usable_memory().mib);
+    let (bins, new_bin_of, bound) = match budget_mib {
+        Some(mib) if slots.iter().any(|s| s.memory_mib.is_some()) => {
+            let items: Vec<(u64, u64)> = slots
+                .iter()
+                .map(|s| (s.share.units(), s.memory_mib.unwrap_or(0)))
+                .collect();
+            let problem = VectorProblem {
+                items: &items,
+                capacity: (Share::ONE.units(), mib),
+                max_items,
+            };
+            let better = improve_vector(&problem, &bin_of, budget);
+            (better.bins, better.bin_of, better.lower_bound)
+        }
+        _ => {
+            let sizes: Vec<u64> = slots.iter().map(|s| s.share.units()).collect();
+            let problem = Problem {
+                sizes: &sizes,
+                capacity: Share::ONE.units(),
+                max_items,
+            };
+            let better = improve(&problem, &bin_of, budget);
+            (better.bins, better.bin_of, better.lower_bound)
+        }
     };
-    let better = improve(&problem, &bin_of, budget);
-    if better.bins >= gpus.len() {
-        return Some(better.lower_bound);
+    if bins >= gpus.len() {
+        return Some(bound);
     }
     // The new bins take the places of the pool's first GPUs; the rest are dropped.
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); better.bins];
-    for (i, &b) in better.bin_of.iter().enumerate() {
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); bins];
+    for (i, &b) in new_bin_of.iter().enumerate() {
         members[b].push(i);
     }
     for (bin, items) in members.iter_mut().enumerate() {
-        items.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
-        let slots: Vec<SharedSlot> = items
-            .iter()
-            .map(|&i| SharedSlot {
-                ask: names[i].clone(),
-                share: Share::from_units(sizes[i]),
-            })
-            .collect();
-        result.gpus[gpus[bin]] = GpuLayout::shared(0, mechanism, slots);
+        items.sort_by_key(|&i| std::cmp::Reverse(slots[i].share));
+        let on_gpu: Vec<SharedSlot> = items.iter().map(|&i| slots[i].clone()).collect();
+        result.gpus[gpus[bin]] = GpuLayout::shared(0, mechanism, on_gpu, budget_mib);
     }
-    let dropped = &gpus[better.bins..];
+    let dropped = &gpus[bins..];
     let mut g = 0;
     result.gpus.retain(|_| {
         g += 1;
         !dropped.contains(&(g - 1))
     });
-    Some(better.lower_bound)
+    Some(bound)
 }
 
 /// First fit of the asks FFD left unplaced, largest first, into the room a better packing made:
@@ -177,6 +184,7 @@ fn place_leftovers(result: &mut PackResult) {
     let Some(limit) = result.gpu_count else {
         return;
     };
+    let budget_mib = result.memory_model().map(|m| m.usable_memory().mib);
     let choices: BTreeMap<&str, &crate::plan::Choice> = result
         .choices
         .iter()
@@ -201,30 +209,26 @@ fn place_leftovers(result: &mut PackResult) {
                 placed[u] = true;
             }
             Mechanism::Mps | Mechanism::Timeslice => {
-                let size = c.allocated_fraction.units();
                 let max = if c.mechanism == Mechanism::Mps {
                     MPS_CLIENTS_PER_GPU as usize
                 } else {
                     usize::MAX
                 };
-                let slot = SharedSlot {
-                    ask: c.name.clone(),
-                    share: c.allocated_fraction,
-                };
+                let slot = SharedSlot::new(c.name.clone(), c.allocated_fraction, c.held_memory_mib);
                 let fits = result.gpus.iter().position(|g| {
                     g.mechanism() == c.mechanism
                         && g.slots().len() < max
-                        && g.used_fraction().units() + size <= Share::ONE.units()
+                        && g.has_room(c.allocated_fraction, c.held_memory_mib, budget_mib)
                 });
                 match fits {
                     Some(g) => {
-                        result.gpus[g].push_slot(slot);
+                        result.gpus[g].push_slot(slot, budget_mib);
                         placed[u] = true;
                     }
                     None if free > 0 => {
                         result
                             .gpus
-                            .push(GpuLayout::shared(0, c.mechanism, vec![slot]));
+                            .push(GpuLayout::shared(0, c.mechanism, vec![slot], budget_mib));
                         placed[u] = true;
                     }
                     None => {}

@@ -206,6 +206,8 @@ fn read_gpu(v: &Value, model: Option<&'static GpuModel>) -> Result<GpuLayout> {
             "mechanism",
             "asks",
             "used_fraction",
+            "memory_used_mib",
+            "memory_budget_mib",
             tenants_key,
         ],
     )?;
@@ -232,9 +234,53 @@ fn read_gpu(v: &Value, model: Option<&'static GpuModel>) -> Result<GpuLayout> {
             }
         }
     };
-    let gpu = GpuLayout::checked(index, node, tenants, model);
+    let budget = model.map(|m| m.usable_memory().mib);
+    let gpu = GpuLayout::checked(index, node, tenants, model, budget);
     check::asks_and_use(&gpu, map)?;
+    check_memory(&gpu, map, budget)?;
     Ok(gpu)
+}
+
+/// A shared GPU's memory as the packer keeps it: tenants with memory need the model (which
+/// sets the budget), never hold more than it, and the totals given are the ones computed.
+fn check_memory(
+    gpu: &GpuLayout,
+    map: &serde_json::Map<String, Value>,
+    budget: Option<u64>,
+) -> Result<()> {
+    let with_memory = gpu.slots().iter().any(|s| s.memory_mib.is_some());
+    if with_memory && budget.is_none() {
+        return Err(range(
+            "slots with memory need the result's gpu_model, which sets what a GPU offers",
+        )
+        .in_field("slots"));
+    }
+    let given = |key: &str| -> Result<Option<u64>> {
+        opt(map, key)
+            .map(|v| count(v).map_err(|e| e.in_field(key)))
+            .transpose()
+    };
+    let (used, offered) = (given("memory_used_mib")?, given("memory_budget_mib")?);
+    let memory = gpu.memory();
+    if let Some(m) = memory {
+        if m.used_mib > m.budget_mib {
+            return Err(range(format!(
+                "the tenants hold {} MiB, more than the {} MiB the GPU offers",
+                m.used_mib, m.budget_mib
+            ))
+            .in_field("slots"));
+        }
+    }
+    if used != memory.map(|m| m.used_mib) {
+        return Err(range("must be the sum of the slots' memory_mib").in_field("memory_used_mib"));
+    }
+    if offered != memory.map(|m| m.budget_mib) {
+        return Err(
+            range("must be the GPU model's memory less the driver's reserve")
+                .in_field("memory_budget_mib"),
+        );
+    }
+    Ok(())
 }
 
 /// MIG instances by start, each with its profile's slices, at placements valid together.
@@ -325,15 +371,19 @@ fn read_slots(
 
 fn read_slot(v: &Value) -> Result<SharedSlot> {
     let map = object(v, "a slot")?;
-    keys(map, &["ask", "share"])?;
+    keys(map, &["ask", "share", "memory_mib"])?;
     let share = share(get(map, "share")?).map_err(|e| e.in_field("share"))?;
     if share.is_zero() {
         return Err(range("must be greater than 0").in_field("share"));
     }
-    Ok(SharedSlot {
-        ask: ask_name(get(map, "ask")?).map_err(|e| e.in_field("ask"))?,
+    let memory_mib = opt(map, "memory_mib")
+        .map(|v| count(v).map_err(|e| e.in_field("memory_mib")))
+        .transpose()?;
+    Ok(SharedSlot::new(
+        ask_name(get(map, "ask")?).map_err(|e| e.in_field("ask"))?,
         share,
-    })
+        memory_mib,
+    ))
 }
 
 /// A whole GPU: one slot, the whole GPU.

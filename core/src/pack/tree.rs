@@ -47,6 +47,51 @@ impl<T: Copy> FirstFitTree<T> {
         }
         Some(n - self.leaves)
     }
+
+    /// The leftmost leaf passing `fits`, searching only below nodes that pass `maybe` (which
+    /// must pass whenever some leaf below passes `fits`). For values whose combination only
+    /// bounds its children — the largest free compute and the largest free memory of GPUs that
+    /// may differ — a passing node can hide failing leaves, so the search backtracks.
+    pub(crate) fn first_leaf(
+        &self,
+        maybe: impl Fn(T) -> bool,
+        fits: impl Fn(T) -> bool,
+    ) -> Option<usize> {
+        // Depth-first, left before right; the stack holds at most one pending right child per
+        // level (a tree over at most 2^63 leaves has fewer than 64 levels).
+        let mut stack = [0usize; 64];
+        let (mut top, mut n) = (0usize, 1usize);
+        loop {
+            if maybe(self.nodes[n]) {
+                if n >= self.leaves {
+                    if fits(self.nodes[n]) {
+                        return Some(n - self.leaves);
+                    }
+                } else {
+                    stack[top] = 2 * n + 1;
+                    top += 1;
+                    n *= 2;
+                    continue;
+                }
+            }
+            if top == 0 {
+                return None;
+            }
+            top -= 1;
+            n = stack[top];
+        }
+    }
+
+    /// The value at the root: the combination of every leaf.
+    pub(crate) fn root(&self) -> T {
+        self.nodes[1]
+    }
+
+    /// Leaf `i`'s value.
+    #[cfg(test)]
+    pub(crate) fn leaf(&self, i: usize) -> T {
+        self.nodes[self.leaves + i]
+    }
 }
 
 #[cfg(test)]
@@ -64,5 +109,28 @@ mod tests {
         t.set(1, 0);
         assert_eq!(t.first(|v| v >= 5), Some(3));
         assert_eq!(t.first(|v| v >= 1), Some(0));
+    }
+
+    #[test]
+    fn backtracks_past_bounds_no_leaf_meets() {
+        fn both(a: (u64, u64), b: (u64, u64)) -> (u64, u64) {
+            (a.0.max(b.0), a.1.max(b.1))
+        }
+        let mut t = FirstFitTree::new(4, (0, 0), both);
+        for (i, v) in [(9, 1), (1, 9), (5, 5), (9, 9)].into_iter().enumerate() {
+            t.set(i, v);
+        }
+        let test = |need: (u64, u64)| move |v: (u64, u64)| v.0 >= need.0 && v.1 >= need.1;
+        // The left half's bound (9, 9) passes, but neither of its GPUs has room in both.
+        assert_eq!(t.first_leaf(test((5, 5)), test((5, 5))), Some(2));
+        assert_eq!(t.first_leaf(test((6, 6)), test((6, 6))), Some(3));
+        assert_eq!(t.first_leaf(test((10, 1)), test((10, 1))), None);
+        // Against a brute-force scan, for every need.
+        for a in 0..11 {
+            for b in 0..11 {
+                let scan = (0..4).find(|&i| test((a, b))(t.leaf(i)));
+                assert_eq!(t.first_leaf(test((a, b)), test((a, b))), scan, "{a} {b}");
+            }
+        }
     }
 }

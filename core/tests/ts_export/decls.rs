@@ -50,6 +50,7 @@ pub fn collect(cfg: &Config) -> BTreeMap<String, (String, String)> {
     c.visit::<PackResponse>(); // binPack
     c.visit::<DetectResponse>(); // detect
     c.visit::<FitResponse>(); // fit
+    c.visit::<gpu_share_core::api::SizeResponse>(); // sizeModel
     c.visit::<RepartitionResponse>(); // repartition
     c.visit::<MigValidation>(); // validateMig
     c.visit::<GpuModel>(); // gpuModels

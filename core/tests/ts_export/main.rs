@@ -266,6 +266,24 @@ fn plans_and_packings_match_their_declarations() {
     assert_eq!(shared.mechanism(), Mechanism::Mps);
     check(shared);
     check(&shared.slots()[0]);
+    // Memory on shared GPUs: the GPU's memory totals, each slot's and each choice's memory.
+    let with_memory = api::pack(&PackRequest::new(
+        asks(&["m:0.25:12GiB", "n:4GiB"]),
+        ClusterGpuCaps {
+            supports_mps: true,
+            gpu_model: Some("L40S".into()),
+            ..Default::default()
+        },
+    ))
+    .unwrap();
+    let gpu = &with_memory.result.gpus[0];
+    assert!(gpu.memory().is_some());
+    check(gpu);
+    check(&gpu.slots()[0]);
+    for c in &with_memory.result.choices {
+        assert!(c.memory_mib.is_some());
+        check(c);
+    }
     let whole = packed
         .result
         .gpus
@@ -471,4 +489,31 @@ fn repartition_matches_its_declaration() {
     for s in &r.steps {
         check(s);
     }
+}
+
+#[test]
+fn size_matches_its_declaration() {
+    use gpu_share_core::api::{FitTarget, SizeRequest};
+    let config = r#"{"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 2048,
+        "intermediate_size": 5632, "moe_intermediate_size": 1408, "num_attention_heads": 16,
+        "num_experts": 60, "num_experts_per_tok": 4, "num_hidden_layers": 24,
+        "num_key_value_heads": 16, "shared_expert_intermediate_size": 5632,
+        "max_position_embeddings": 8192, "torch_dtype": "bfloat16", "vocab_size": 151936}"#;
+    let mut request = SizeRequest {
+        config_json: config.into(),
+        dtype: Some(gpu_share_core::size::Dtype::Int4),
+        ..Default::default()
+    };
+    let plain = api::size(&request).unwrap();
+    assert!(plain.fit.is_none() && plain.overheads.len() == 2);
+    check(&plain);
+    check(&plain.overheads[1]);
+    check(&plain.parameter_parts[0]);
+    request.fit = Some(FitTarget::Profile {
+        gpu_model: "A100-SXM4-80GB".into(),
+        profile: "3g.40gb".into(),
+    });
+    let fitted = api::size(&request).unwrap();
+    check(&fitted);
+    check(fitted.fit.as_ref().unwrap());
 }

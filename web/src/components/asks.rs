@@ -1,4 +1,4 @@
-//! The asks table: one editable row per ask (name, fraction or MIG profile, duration) and loading CSV/JSON lists.
+//! The asks table: one editable row per ask (name, fraction and/or memory, or MIG profile, duration) and loading CSV/JSON lists.
 
 use crate::file_input::{pasted_text, read_chosen_text};
 use gpu_share_core::api::{Fix, LeftOut};
@@ -84,6 +84,7 @@ fn AskRowView(index: ReadSignal<usize>, row: AskRow) -> impl IntoView {
     let n = move || index.get() + 1;
     let name_err = field_error(row, "name");
     let fraction_err = field_error(row, "fraction");
+    let memory_err = field_error(row, "memory");
     let profile_err = field_error(row, "mig_profile");
     let hours_err = field_error(row, "hours");
     let on_kind = move |ev: leptos::ev::Event| {
@@ -112,6 +113,13 @@ fn AskRowView(index: ReadSignal<usize>, row: AskRow) -> impl IntoView {
                 prop:value=move || row.fraction.get()
                 on:input=move |ev| row.fraction.set(event_target_value(&ev)) />
             <ErrorText text=fraction_err />
+            <input type="text" name="memory" class="memory" autocomplete="off" spellcheck="false"
+                placeholder="memory, e.g. 12GiB"
+                aria-label=move || format!("Ask {} GPU memory", n())
+                aria-invalid=move || if memory_err().is_some() { "true" } else { "false" }
+                prop:value=move || row.memory.get()
+                on:input=move |ev| row.memory.set(event_target_value(&ev)) />
+            <ErrorText text=memory_err />
         }
         .into_any(),
         SizeKind::Mig => {
@@ -249,6 +257,7 @@ pub fn AsksTable() -> impl IntoView {
             name,
             kind: SizeKind::Fraction,
             fraction: "0.25".into(),
+            memory: String::new(),
             profile: String::new(),
             hours: String::new(),
         });
@@ -287,7 +296,7 @@ pub fn AsksTable() -> impl IntoView {
                     <button type="button" class="small" data-testid="clear-example" on:click=move |_| state.clear()>"Clear"</button>
                 </p>
             </Show>
-            <p class="hint">"A fraction is a decimal (0.25), a percentage (25%) or a ratio (1/4); 1 or more means whole GPUs. Hours are for accounting; leave blank for an open use."</p>
+            <p class="hint">"A fraction is a decimal (0.25), a percentage (25%) or a ratio (1/4); 1 or more means whole GPUs. Memory (12GiB, 12288MiB, 40GB) is what the workload allocates, beside a fraction or alone (then the fraction may stay blank); the plan adds a CUDA context per process. Hours are for accounting; leave blank for an open use."</p>
             <div class="table-scroll" tabindex="0" role="region" aria-label="Asks, scrollable">
                 <table class="asks-table">
                     <thead>

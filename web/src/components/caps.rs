@@ -182,6 +182,19 @@ pub fn CapsForm() -> impl IntoView {
     };
     let nodes_error = move || state.nodes_error.get().or_else(plan_error(state, "nodes"));
     let profiles_error = plan_error(state, "mig_profiles");
+    let context_error = move || {
+        state
+            .context_overhead_error
+            .get()
+            .or_else(plan_error(state, "context_overhead_mib"))
+    };
+    // The CUDA context matters only to asks with memory: the field appears with the first one.
+    let any_memory = move || {
+        state
+            .asks
+            .with(|a| a.iter().any(|e| e.ask.memory().is_some()))
+            || !state.context_overhead.get().trim().is_empty()
+    };
     let mig_model_note = move || {
         state
             .profile_model
@@ -212,6 +225,19 @@ pub fn CapsForm() -> impl IntoView {
                     <span class="explain" id="nodes-hint">"4x8 (four nodes of eight GPUs) or gpu-a:8,gpu-b:4: one sharing configuration per node; a multi-GPU ask stays on one node. Leave the GPU count blank."</span>
                     {move || nodes_error().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
                 </div>
+                <Show when=any_memory>
+                    <label for="context-overhead">"CUDA context"</label>
+                    <div>
+                        <input id="context-overhead" type="text" placeholder="500MiB" data-testid="context-overhead"
+                            autocomplete="off" spellcheck="false"
+                            aria-invalid=move || if context_error().is_some() { "true" } else { "false" }
+                            aria-describedby="context-hint"
+                            prop:value=move || state.context_overhead.get()
+                            on:input=move |ev| state.context_overhead.set(event_target_value(&ev)) />
+                        <span class="explain" id="context-hint">"What each process with memory holds besides what it asks for (about 500 MiB); 0 when the memory asked already includes it."</span>
+                        {move || context_error().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
+                    </div>
+                </Show>
             </div>
             <fieldset class="mechanisms">
                 <legend>"Sharing the cluster supports"</legend>

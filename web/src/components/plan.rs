@@ -44,10 +44,18 @@ fn isolations(rows: &[(Choice, String)]) -> Vec<gpu_share_core::Isolation> {
 fn ChoiceRow(choice: Choice, gpus: String) -> impl IntoView {
     let iso = choice.isolation;
     let badge = format!("badge iso-{}", iso.as_str());
-    let allocated = match &choice.mig_profile {
-        Some(p) => format!("{} ({p})", choice.allocated_fraction),
-        None => choice.allocated_fraction.to_string(),
+    let with_memory = |text: String, mib: Option<u64>| match mib {
+        Some(mib) => format!("{text} · {}", gpu_share_core::memory::mib_text(mib)),
+        None => text,
     };
+    let requested = with_memory(choice.requested_fraction.to_string(), choice.memory_mib);
+    let allocated = with_memory(
+        match &choice.mig_profile {
+            Some(p) => format!("{} ({p})", choice.allocated_fraction),
+            None => choice.allocated_fraction.to_string(),
+        },
+        choice.allocated_memory_mib,
+    );
     let waste_class = if choice.wasted_fraction.is_zero() {
         "num"
     } else {
@@ -64,7 +72,7 @@ fn ChoiceRow(choice: Choice, gpus: String) -> impl IntoView {
                 <span class=badge title=iso.explain()>{iso.as_str()}</span>
                 <span class="explain">{iso.explain()}</span>
             </td>
-            <td class="num" data-label="Requested">{choice.requested_fraction.to_string()}</td>
+            <td class="num" data-label="Requested">{requested}</td>
             <td class="num" data-label="Allocated">{allocated}</td>
             <td class=waste_class data-label="Wasted">{choice.wasted_fraction.to_string()}</td>
             <td class="num" data-label="GPU">{gpus}</td>

@@ -1,0 +1,106 @@
+//! Arguments of `size`: a model's config.json and what to size it for, turned into the core's
+//! `SizeRequest`.
+
+use super::flags::at_flag;
+use super::{format, read_input, Format};
+use crate::exit::CliError;
+use clap::Args;
+use gpu_share_core::api::{FitTarget, SizeRequest};
+use gpu_share_core::size::Dtype;
+use gpu_share_core::Memory;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct SizeArgs {
+    /// The model's Hugging Face config.json (`-` is stdin).
+    #[arg(long, value_name = "FILE")]
+    pub config: PathBuf,
+    /// The weights' dtype: fp32, bf16, fp16, fp8, int8 or int4 (default: the config's
+    /// quantization_config, else its torch_dtype).
+    #[arg(long, value_name = "D")]
+    pub dtype: Option<String>,
+    /// The KV cache's dtype (default: the dtype the model computes in).
+    #[arg(long, value_name = "D")]
+    pub kv_dtype: Option<String>,
+    /// Tokens per sequence (default: the model's max_position_embeddings).
+    #[arg(long, value_name = "N")]
+    pub context: Option<u64>,
+    /// Sequences at once (default 1).
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<u64>,
+    /// A budget to fit: memory (40GiB, 42949672960) or, with --gpu-model, a MIG profile
+    /// (3g.40gb); --gpu-model alone fits a whole GPU. Says whether the model fits, and the
+    /// longest context and the most sequences that do.
+    #[arg(long, value_name = "MEMORY|PROFILE")]
+    pub fit: Option<String>,
+    /// The GPU model of --fit PROFILE, or the whole GPU to fit (a100-80gb, h100, L40S, …).
+    #[arg(long, value_name = "MODEL")]
+    pub gpu_model: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `size`, checked.
+pub struct SizeConfig {
+    pub request: SizeRequest,
+    /// The config.json's name, for errors about its fields.
+    pub config_name: String,
+    pub format: Format,
+}
+
+impl SizeArgs {
+    pub fn into_config(self) -> Result<SizeConfig, CliError> {
+        let dtype = |text: &Option<String>, flag: &str| {
+            text.as_deref()
+                .map(Dtype::parse)
+                .transpose()
+                .map_err(|e| CliError::from(at_flag(e, flag)))
+        };
+        let fit = match (self.fit.as_deref(), self.gpu_model) {
+            (None, None) => None,
+            (None, Some(gpu_model)) => Some(FitTarget::Gpu { gpu_model }),
+            (Some(fit), gpu_model) => match (Memory::parse(fit), gpu_model) {
+                (Ok(m), None) => Some(FitTarget::Bytes(m.bytes())),
+                (Ok(_), Some(_)) => {
+                    return Err(CliError::Usage(
+                        "--fit MEMORY is a budget of its own: give --gpu-model only with --fit PROFILE, or alone for a whole GPU".into(),
+                    ))
+                }
+                (Err(_), Some(gpu_model)) => Some(FitTarget::Profile {
+                    gpu_model,
+                    profile: fit.to_string(),
+                }),
+                (Err(e), None) => {
+                    return Err(CliError::Input(at_flag(
+                        gpu_share_core::Error {
+                            message: format!(
+                                "{}; or give --gpu-model to read it as a MIG profile",
+                                e.message
+                            ),
+                            ..e
+                        },
+                        "--fit",
+                    )))
+                }
+            },
+        };
+        let config_name = if self.config.as_os_str() == "-" {
+            "stdin".to_string()
+        } else {
+            self.config.display().to_string()
+        };
+        Ok(SizeConfig {
+            request: SizeRequest {
+                config_json: read_input(&self.config)?,
+                dtype: dtype(&self.dtype, "--dtype")?,
+                kv_dtype: dtype(&self.kv_dtype, "--kv-dtype")?,
+                context: self.context,
+                concurrency: self.concurrency,
+                fit,
+            },
+            config_name,
+            format: format(self.json),
+        })
+    }
+}

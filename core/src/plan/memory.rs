@@ -1,0 +1,119 @@
+//! Memory in a plan: what a memory ask holds on a GPU, the MIG profiles that hold it, and asks no GPU can hold.
+//!
+//! Every process on a GPU holds its own CUDA context besides what it allocates (about 500 MiB,
+//! docs/hardware-facts.md §10), so an ask with memory holds `memory + context` wherever it runs;
+//! a shared GPU offers its total less what the driver keeps ("Reserved" in real `nvidia-smi -q`
+//! captures). Asks without memory are planned by their share alone: their memory is unknown.
+
+use crate::ask::FractionalAsk;
+use crate::caps::ResolvedCaps;
+use crate::catalog::{largest_gpu, smallest_gpu_holding, GpuModel, MigProfile};
+use crate::error::{Error, ErrorKind, Hint, Input, Result};
+use crate::memory::mib_text;
+use crate::units::Share;
+
+/// The CUDA context each process holds, in MiB, unless the cluster says otherwise
+/// (docs/hardware-facts.md §10: "each CUDA context is about 500 MB", pytorch/serve#2128).
+pub const DEFAULT_CONTEXT_MIB: u64 = 500;
+
+/// What one memory ask holds on a GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Need {
+    /// The memory asked, in MiB rounded up.
+    pub asked_mib: u64,
+    /// Asked plus one CUDA context.
+    pub held_mib: u64,
+}
+
+/// The ask's memory need, when it asks for memory.
+pub(crate) fn need(ask: &FractionalAsk, caps: &ResolvedCaps) -> Option<Need> {
+    let asked_mib = ask.memory()?.mib_ceil();
+    Some(Need {
+        asked_mib,
+        held_mib: asked_mib + caps.context_mib,
+    })
+}
+
+/// The share a memory-only ask plans with on a shared GPU: the memory it holds over the memory
+/// the GPU offers, rounded up (so it denies others at least as much of the GPU as it fills).
+pub(crate) fn memory_share(held_mib: u64, model: &GpuModel) -> Share {
+    let usable = model.usable_memory().mib.max(1);
+    Share::ratio(held_mib.min(usable), usable).unwrap_or(Share::ONE)
+}
+
+/// Whether an instance of `profile` holds `need`.
+pub(crate) fn profile_holds(model: &GpuModel, profile: &MigProfile, need: Need) -> bool {
+    model.profile_memory(profile).mib >= need.held_mib
+}
+
+/// The plan's note on a MIG instance's memory: usable MiB and what the ask holds.
+pub(crate) fn mig_note(model: &GpuModel, profile: &MigProfile, need: Need) -> String {
+    let usable = model.profile_memory(profile).mib;
+    format!(
+        "{} on {} offers {} ({usable} MiB); the ask holds {} ({} asked + {} CUDA context)",
+        profile.name,
+        model.name,
+        mib_text(usable),
+        mib_text(need.held_mib),
+        mib_text(need.asked_mib),
+        mib_text(need.held_mib - need.asked_mib)
+    )
+}
+
+/// Refuses memory asks the cluster cannot judge or no GPU of it can hold: memory needs a known
+/// GPU model, and no ask may need more than one GPU offers. Fields are `asks[i].memory`.
+///
+/// # Errors
+/// `OutOfRange` with a hint to give the GPU model, or naming the smallest catalogued GPU that
+/// would hold the ask (or the largest there is).
+pub(crate) fn check(asks: &[FractionalAsk], caps: &ResolvedCaps) -> Result<()> {
+    for (i, ask) in asks.iter().enumerate() {
+        let Some(need) = need(ask, caps) else {
+            continue;
+        };
+        let field = format!("asks[{i}].memory");
+        let Some(model) = caps.model else {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!(
+                    "{:?} asks for memory, which needs the GPU model: how much memory a GPU offers depends on it",
+                    ask.name()
+                ),
+            )
+            .in_field(field)
+            .with_hint(Hint::Give {
+                input: Input::GpuModel,
+            }));
+        };
+        let usable = model.usable_memory().mib;
+        if need.held_mib > usable {
+            let needed = match smallest_gpu_holding(need.held_mib) {
+                Some(m) => format!(
+                    "the smallest GPU in the catalogue that holds it is {} ({} usable)",
+                    m.name,
+                    mib_text(m.usable_memory().mib)
+                ),
+                None => format!(
+                    "no GPU in the catalogue holds it (the largest, {}, offers {})",
+                    largest_gpu().map_or("?", |m| m.name),
+                    largest_gpu().map_or(String::new(), |m| mib_text(m.usable_memory().mib))
+                ),
+            };
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!(
+                    "{:?} holds {} ({} asked + {} CUDA context), more than one {} offers ({} of {} MiB after the driver's reserve); {needed}",
+                    ask.name(),
+                    mib_text(need.held_mib),
+                    mib_text(need.asked_mib),
+                    mib_text(caps.context_mib),
+                    model.name,
+                    mib_text(usable),
+                    model.memory_mib
+                ),
+            )
+            .in_field(field));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,52 @@
+// GPU memory as the second dimension on the page (issue #14): memory in the asks table and the link, the packing
+// keeping each shared GPU within the memory it offers, the diagram's memory bars, and memory no GPU holds marked at
+// its row while the rest is planned.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertClean, open, shot, start } from './harness.mjs';
+
+test('three 12 GiB asks on one A10: one placed, two unplaced for memory, drawn with memory bars', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=a:12GiB&ask=b:12GiB&ask=c:12GiB&gpus=1&timeslice&gpu-model=A10');
+  assert.equal(await page.getByLabel('Ask 1 GPU memory').inputValue(), '12GiB');
+  assert.equal(await page.getByLabel('Ask 1 fraction').inputValue(), '');
+  assert.match(await page.textContent('[data-testid="summary-unplaced"]'), /2 unplaced/);
+  // The diagram lists the unplaced asks with their reasons.
+  const reasons = await page.textContent('[data-testid="packing-diagram"]');
+  assert.match(reasons, /memory: 12 GiB asked \(12\.49 GiB with its CUDA context\), 9\.41 GiB left on GPU 0/);
+  const diagram = page.locator('[data-testid="packing-diagram"]');
+  assert.equal(await diagram.locator('g.mem[class*="c"]:not(.free)').count(), 1, 'one ask in the memory bar');
+  assert.match(await diagram.locator('g.lane[data-gpu="0"] > title').textContent(), /12\.49 GiB of 21\.89 GiB memory/);
+  await shot(page.locator('[data-testid="packing-diagram"]'), 'memory-a10');
+  await assertClean(assert, page, watch);
+});
+
+test('the CUDA context is the user\'s to set, and rides in the link', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=a:11GiB&ask=b:10GiB&gpus=1&timeslice&gpu-model=A10');
+  assert.match(await page.textContent('[data-testid="summary-unplaced"]'), /1 unplaced/);
+  await page.fill('[data-testid="context-overhead"]', '0');
+  await page.waitForFunction(() => /0 unplaced|every ask/i.test(document.querySelector('[data-testid="summary-unplaced"]')?.textContent ?? ''));
+  await page.waitForFunction(() => location.search.includes('context-overhead=0'));
+  await page.fill('[data-testid="context-overhead"]', 'lots');
+  await page.waitForSelector('#context-overhead[aria-invalid="true"]');
+  await assertClean(assert, page, watch);
+});
+
+test('memory no GPU of the cluster holds is marked at its row; the rest is planned', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=a:0.5&ask=b:0.25:2GiB&timeslice&gpu-model=T4');
+  await page.getByLabel('Ask 2 GPU memory').fill('40GiB');
+  await page.waitForSelector('tr.row-error');
+  const row = page.locator('[data-testid="ask-row"]').nth(1);
+  assert.match(await row.textContent(), /more than one T4 offers/);
+  assert.match(await row.textContent(), /smallest GPU in the catalogue that holds it/);
+  assert.equal(await page.locator('[data-testid="plan-table"] tr.choice').count(), 1);
+  // A memory cell that is not memory is an error at the field.
+  await page.getByLabel('Ask 2 GPU memory').fill('12 apples');
+  await page.waitForSelector('input[name="memory"][aria-invalid="true"]');
+  await page.getByLabel('Ask 2 GPU memory').fill('2GiB');
+  await page.waitForFunction(() => document.querySelectorAll('tr.row-error').length === 0);
+  assert.equal(await page.locator('[data-testid="plan-table"] tr.choice').count(), 2);
+  await assertClean(assert, page, watch);
+});

@@ -1,0 +1,122 @@
+// sizeModel gives what `gpu-share size --json` gives (keys in camelCase), from a config.json object or
+// its text; errors name the package's arguments; the result type-checks as the declared SizeResponse.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sizeModel } from '@examlops/gpu-sharing';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const fixture = (name) => resolve(here, '..', 'fixtures', 'hf-config', name);
+const text = (name) => readFileSync(fixture(name), 'utf8');
+
+const thrown = (f) => {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected an error');
+};
+
+test('sizes a published config from its object or its text', () => {
+  const fromText = sizeModel(text('Meta-Llama-3-8B.json'));
+  const fromObject = sizeModel(JSON.parse(text('Meta-Llama-3-8B.json')));
+  assert.deepEqual(fromObject, fromText);
+  assert.equal(fromText.architecture, 'LlamaForCausalLM');
+  assert.equal(fromText.parameters, 8_030_261_248);
+  assert.equal(fromText.weightsBytes, 16_060_522_496);
+  assert.equal(fromText.kvCacheBytes, 131_072 * 8192);
+  assert.equal(fromText.askMemory, '19404MiB');
+  assert.equal(fromText.parameterParts[0].name, 'embeddings');
+  assert.ok(fromText.explanation.some((l) => l.startsWith('not counted: the CUDA context')));
+});
+
+test('the options and the fit, as the CLI takes them', () => {
+  const r = sizeModel(JSON.parse(text('Mixtral-8x7B-v0.1.json')), {
+    dtype: 'int4',
+    kvDtype: 'fp8',
+    context: 4096,
+    concurrency: 2,
+    fit: { gpuModel: 'H100-80GB-HBM3' },
+  });
+  assert.equal(r.parameters, 46_702_792_704);
+  assert.equal(r.dtype, 'int4');
+  assert.equal(r.kvDtype, 'fp8');
+  assert.equal(r.kvCacheBytes, 65_536 * 4096 * 2);
+  assert.deepEqual(r.overheads.map((o) => o.name), ['activations', 'quantization scales']);
+  assert.equal(r.fit.fits, true);
+  assert.ok(r.fit.maxConcurrency > 2);
+  const mig = sizeModel(text('gemma-2b.json'), { fit: { gpuModel: 'a100-80gb', profile: '1g.10gb' } });
+  assert.equal(mig.fit.budgetBytes, (9728 - 500) * 1024 * 1024);
+  assert.equal(sizeModel(text('gemma-2b.json'), { fit: '40GiB' }).fit.budgetBytes, 40 * 2 ** 30);
+});
+
+test('the same answer as gpu-share size --json', () => {
+  const cli = resolve(here, '..', '..', 'target', 'debug', 'gpu-share');
+  let out;
+  try {
+    out = execFileSync(cli, ['size', '--config', fixture('DeepSeek-V2-Lite.json'), '--context', '32768', '--fit', '3g.40gb', '--gpu-model', 'h100', '--json'], { encoding: 'utf8', env: {} });
+  } catch (e) {
+    if (e.code === 'ENOENT') return; // the CLI is not built: the Rust tests compare it
+    throw e;
+  }
+  const camel = (v) =>
+    Array.isArray(v) ? v.map(camel) : v && typeof v === 'object'
+      ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k.replace(/_(\w)/g, (_, c) => c.toUpperCase()), camel(x)]))
+      : v;
+  const npm = sizeModel(text('DeepSeek-V2-Lite.json'), { context: 32768, fit: { gpuModel: 'h100', profile: '3g.40gb' } });
+  assert.deepEqual(npm, camel(JSON.parse(out)));
+});
+
+test('errors name the config field or the option', () => {
+  const config = JSON.parse(text('Meta-Llama-3-8B.json'));
+  const unknown = thrown(() => sizeModel({ ...config, architectures: ['FalconForCausalLM'] }));
+  assert.equal(unknown.field, 'config.architectures');
+  assert.match(unknown.message, /"FalconForCausalLM"/);
+  const { num_key_value_heads: _, ...missing } = config;
+  assert.equal(thrown(() => sizeModel(missing)).field, 'config.num_key_value_heads');
+  const badDtype = thrown(() => sizeModel(config, { kvDtype: 'fp4' }));
+  assert.ok(badDtype instanceof TypeError);
+  assert.equal(badDtype.field, 'options.kvDtype');
+  const zero = thrown(() => sizeModel(config, { concurrency: 0 }));
+  assert.ok(zero instanceof RangeError);
+  assert.equal(zero.field, 'options.concurrency');
+  assert.equal(thrown(() => sizeModel(config, { fit: { gpuModel: 'Z9' } })).field, 'options.fit.gpuModel');
+  assert.equal(thrown(() => sizeModel(config, { fit: 2 ** 30 })).field, 'options.fit');
+  assert.equal(thrown(() => sizeModel(config, { context: 1.5 })).field, 'options.context');
+  assert.equal(thrown(() => sizeModel(config, { window: 4 })).field, 'options');
+  assert.equal(thrown(() => sizeModel(null)).field, 'config');
+  assert.equal(thrown(() => sizeModel('{')).field, 'config');
+});
+
+test('the result type-checks as SizeResponse', () => {
+  const pkg = dirname(fileURLToPath(import.meta.resolve('@examlops/gpu-sharing/package.json')));
+  const tsc = join(here, 'node_modules', '.bin', 'tsc');
+  const r = sizeModel(text('Qwen1.5-MoE-A2.7B-Chat-GPTQ-Int4.json'), { context: 8192, fit: '20GiB' });
+  const dir = mkdtempSync(join(tmpdir(), 'gpu-sharing-size-'));
+  try {
+    writeFileSync(
+      join(dir, 'results.mts'),
+      `import type * as T from ${JSON.stringify(join(pkg, 'index.js'))};\n` +
+        `import { sizeModel } from ${JSON.stringify(join(pkg, 'index.js'))};\n` +
+        `export const r: T.SizeResponse = ${JSON.stringify(r)};\n` +
+        `export const s: T.SizeResponse = sizeModel({}, { dtype: "bfloat16", fit: { gpuModel: "a100" } });\n` +
+        `// @ts-expect-error: not a dtype\nexport const bad = sizeModel("{}", { dtype: "fp4" });\n`,
+    );
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: [] },
+        files: ['results.mts'],
+      }),
+    );
+    const run = spawnSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
