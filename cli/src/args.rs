@@ -102,6 +102,17 @@ pub struct CapsArgs {
 }
 
 impl CapsArgs {
+    /// Whether no flag but `--gpu-model` was given (no sharing, nodes, profiles or captures).
+    fn only_a_model(&self) -> bool {
+        !(self.mig_capable
+            || self.mps
+            || self.timeslice
+            || self.mig_profiles.is_some()
+            || self.nodes.is_some()
+            || self.context_overhead.is_some()
+            || !self.caps_from.is_empty())
+    }
+
     /// The cluster from the flags, or from `--caps-from` files (read here, detected by the core;
     /// `gpu_count`, when given, overrides the discovered count).
     fn cluster(&self, gpu_count: Option<u64>) -> Result<Cluster, CliError> {

@@ -59,6 +59,10 @@ pub enum SizeIn {
     Limit(bool),
     Profile(u8),
     Text(String),
+    /// GPU memory alone, in MiB (beyond any GPU at the top: refused with an error).
+    Memory(u32),
+    /// A share (thousandths) and memory in MiB.
+    ShareAndMemory(u16, u32),
 }
 
 /// Every MIG profile name in the catalogue.
@@ -93,6 +97,15 @@ impl AskIn {
                 return FractionalAsk::mig(&name, profiles[usize::from(*i) % profiles.len()]).ok()
             }
             SizeIn::Text(t) => return FractionalAsk::parse_spec(&format!("{name}:{t}")).ok(),
+            SizeIn::Memory(mib) => {
+                let m = gpu_share_core::Memory::from_mib(u64::from(*mib)).ok()?;
+                return FractionalAsk::memory_only(&name, m).ok();
+            }
+            SizeIn::ShareAndMemory(t, mib) => {
+                let m = gpu_share_core::Memory::from_mib(u64::from(*mib)).ok()?;
+                let f = Share::ratio(u64::from(*t), 1000).ok()?;
+                return FractionalAsk::fraction_and_memory(&name, f, m).ok();
+            }
         };
         FractionalAsk::fraction(&name, share).ok()
     }
@@ -129,6 +142,8 @@ pub struct CapsIn {
     pub count: Option<CountIn>,
     /// Nodes as (name number, GPUs): repeats and zero GPUs included, as a caller may give them.
     pub nodes: Option<Vec<(u8, u8)>>,
+    /// The CUDA context in MiB (beyond the limit at the top: refused).
+    pub context: Option<u32>,
 }
 
 impl CapsIn {
@@ -156,6 +171,7 @@ impl CapsIn {
                     })
                     .collect()
             }),
+            context_overhead_mib: self.context.map(u64::from),
         }
     }
 }
@@ -231,6 +247,12 @@ pub fn check_pack(asks: &[FractionalAsk], limit: Option<u64>, r: &PackResult) {
                 assert_eq!(g.slots().len(), g.ask_count());
                 let total: u64 = g.slots().iter().map(|s| s.share.units()).sum();
                 assert!(total <= Share::ONE.units(), "GPU {i}: {total} units");
+                // Tenants with memory never hold more than the GPU offers.
+                let held: u64 = g.slots().iter().filter_map(|s| s.memory_mib).sum();
+                if let Some(m) = g.memory() {
+                    assert_eq!(m.used_mib, held, "GPU {i}");
+                    assert!(held <= m.budget_mib, "GPU {i}: {held} MiB of {}", m.budget_mib);
+                }
                 if g.mechanism() == Mechanism::Mps {
                     assert!(g.slots().len() <= MPS_CLIENTS_PER_GPU as usize);
                 }

@@ -3,7 +3,9 @@
 // its row while the rest is planned.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertClean, open, shot, start } from './harness.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { assertClean, open, repo, shot, start } from './harness.mjs';
 
 test('three 12 GiB asks on one A10: one placed, two unplaced for memory, drawn with memory bars', async (t) => {
   const { page, server, watch } = await start(t);
@@ -48,5 +50,26 @@ test('memory no GPU of the cluster holds is marked at its row; the rest is plann
   await page.getByLabel('Ask 2 GPU memory').fill('2GiB');
   await page.waitForFunction(() => document.querySelectorAll('tr.row-error').length === 0);
   assert.equal(await page.locator('[data-testid="plan-table"] tr.choice').count(), 2);
+  await assertClean(assert, page, watch);
+});
+
+test('size from a model: a pasted config.json becomes an ask of its memory, planned with the rest', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=a:0.25&mig-capable&gpu-model=H100-80GB-HBM3');
+  const config = readFileSync(join(repo, 'tests', 'fixtures', 'hf-config', 'Meta-Llama-3-8B.json'), 'utf8');
+  await page.fill('#size-paste', config);
+  await page.fill('#size-context', '8192');
+  await page.fill('#size-concurrency', '4');
+  await page.waitForFunction(() => /21\.95 GiB/.test(document.querySelector('[data-testid="size-total"]')?.textContent ?? ''));
+  assert.match(await page.textContent('[data-testid="size-headline"]'), /LlamaForCausalLM: 8,030,261,248 parameters/);
+  await page.click('[data-testid="size-add"]');
+  await page.waitForSelector('[data-testid="size-added"]');
+  assert.equal(await page.locator('[data-testid="ask-row"]').count(), 2);
+  assert.equal(await page.getByLabel('Ask 2 GPU memory').inputValue(), '22476MiB');
+  // The same answer as gpu-share size --plan: a 40 GB-class instance.
+  await page.waitForFunction(() => /3g\.40gb/.test(document.querySelector('[data-testid="plan-table"]')?.textContent ?? ''));
+  await page.fill('#size-paste', '{"architectures": ["NotAModel"]}');
+  assert.match(await page.textContent('[data-testid="size-error"]'), /NotAModel/);
+  await shot(page.locator('section.size'), 'size-panel');
   await assertClean(assert, page, watch);
 });

@@ -120,3 +120,16 @@ test('the result type-checks as SizeResponse', () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('plan: the sized model as an ask of its memory, planned on the caps', () => {
+  const r = sizeModel(text('Meta-Llama-3-8B.json'), {
+    context: 8192,
+    concurrency: 4,
+    plan: { name: 'llama', caps: { supportsMig: true, gpuModel: 'H100-80GB-HBM3' } },
+  });
+  assert.equal(r.askMemory, '22476MiB');
+  assert.equal(r.plan.name, 'llama');
+  assert.equal(r.plan.memoryMib, 22476);
+  assert.equal(r.plan.migProfile, '3g.40gb');
+  assert.equal(thrown(() => sizeModel(text('gemma-2b.json'), { plan: { name: '' } })).field, 'options.plan.name');
+});

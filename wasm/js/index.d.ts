@@ -224,6 +224,8 @@ export interface SizeOptions {
    * says whether the model fits, and the longest context and the most sequences that do.
    */
   fit?: number | string | { gpuModel: string; profile?: string | null } | null;
+  /** Plan the model on these caps as an ask of its memory named `name`; the result's `plan` is selectMechanism's answer. */
+  plan?: { name: string; caps?: CapsInit } | null;
 }
 
 /**

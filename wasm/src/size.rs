@@ -22,6 +22,17 @@ struct SizeOptionsJs {
     concurrency: Option<f64>,
     /// Bytes (a number), memory text (`"40GiB"`) or `{gpuModel, profile}`.
     fit: Option<Value>,
+    /// `{name, caps}`: plan the model on those caps as an ask of its memory.
+    plan: Option<PlanJs>,
+}
+
+/// `plan: {name, caps}`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlanJs {
+    name: String,
+    #[serde(default)]
+    caps: gpu_share_core::ClusterGpuCaps,
 }
 
 /// `fit: {gpuModel, profile}`; without a profile, the whole GPU.
@@ -34,7 +45,8 @@ struct FitJs {
 }
 
 /// The GPU memory a model needs, from its Hugging Face config.json: parameters, weights, KV cache
-/// and overheads, each explained; with `options.fit`, whether it fits and how far it stretches.
+/// and overheads, each explained; with `options.fit`, whether it fits and how far it stretches;
+/// with `options.plan`, the model planned on those caps as an ask of its memory.
 #[wasm_bindgen(js_name = sizeModel)]
 pub fn size_model(config: JsValue, options: JsValue) -> JsResult {
     js((|| {
@@ -67,6 +79,10 @@ pub fn size_model(config: JsValue, options: JsValue) -> JsResult {
             context: count(options.context, "options.context")?,
             concurrency: count(options.concurrency, "options.concurrency")?,
             fit: options.fit.map(fit_of).transpose()?,
+            plan: options.plan.map(|p| api::SizePlan {
+                name: p.name,
+                cluster: api::Cluster::Given(p.caps),
+            }),
         };
         output(&api::size(&request).map_err(js_fields)?)
     })())

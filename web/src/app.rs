@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::components::{
     asks::AsksTable, caps::CapsForm, detect::DetectBox, diagram::Diagram, export::ExportPanel,
-    fit::FitBox, ledger::Ledger, plan::PlanTable, share::ShareBar, summary::Summary,
+    fit::FitBox, ledger::Ledger, plan::PlanTable, share::ShareBar, size::SizeBox, summary::Summary,
 };
 use crate::state::AppState;
 use crate::url;
@@ -54,6 +54,7 @@ pub fn App() -> impl IntoView {
                 <div class="workspace">
                     <div class="inputs">
                         <AsksTable />
+                        <SizeBox />
                         <CapsForm />
                         <DetectBox />
                         <ShareBar />

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 /// The targets, one per parser plus the packer, the exports and the SVG diagram (see
 /// `fuzz/Cargo.toml`).
-pub const TARGETS: [&str; 9] = [
+pub const TARGETS: [&str; 10] = [
     "ask_spec",
     "asks_list",
     "scenario",
@@ -17,12 +17,13 @@ pub const TARGETS: [&str; 9] = [
     "pack",
     "export",
     "svg",
+    "model_config",
 ];
 
 /// Seconds per target when `--seconds` is not given.
 pub const DEFAULT_SECONDS: u64 = 30;
 
-/// Seconds per target in `cargo xtask test` (CI): 9 targets × 12 s, plus the build.
+/// Seconds per target in `cargo xtask test` (CI): 10 targets × 12 s, plus the build.
 pub const TEST_SECONDS: u64 = 12;
 
 /// Cases per property of `core/tests/no_panic.rs` in `cargo xtask test`.

@@ -89,6 +89,10 @@ fn size(a: &super::SizeArgs) -> Flags {
     } else {
         flags.push(("fit", "--gpu-model"));
     }
+    if a.plan.is_some() {
+        flags.push(("plan", "--plan"));
+        flags.extend(caps(&a.caps, None));
+    }
     flags
 }
 

@@ -2,10 +2,11 @@
 //! `SizeRequest`.
 
 use super::flags::at_flag;
+use super::CapsArgs;
 use super::{format, read_input, Format};
 use crate::exit::CliError;
 use clap::Args;
-use gpu_share_core::api::{FitTarget, SizeRequest};
+use gpu_share_core::api::{FitTarget, SizePlan, SizeRequest};
 use gpu_share_core::size::Dtype;
 use gpu_share_core::Memory;
 use std::path::PathBuf;
@@ -33,9 +34,14 @@ pub struct SizeArgs {
     /// longest context and the most sequences that do.
     #[arg(long, value_name = "MEMORY|PROFILE")]
     pub fit: Option<String>,
-    /// The GPU model of --fit PROFILE, or the whole GPU to fit (a100-80gb, h100, L40S, …).
-    #[arg(long, value_name = "MODEL")]
-    pub gpu_model: Option<String>,
+    /// Plan the model on the cluster the caps flags describe (--gpu-model, --mig-capable, --mps,
+    /// --timeslice, …) as an ask of its total memory named NAME.
+    #[arg(long, value_name = "NAME")]
+    pub plan: Option<String>,
+    /// The cluster for --plan; its --gpu-model is also the model of --fit PROFILE, or alone the
+    /// whole GPU to fit (a100-80gb, h100, L40S, …).
+    #[command(flatten)]
+    pub caps: CapsArgs,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -57,9 +63,27 @@ impl SizeArgs {
                 .transpose()
                 .map_err(|e| CliError::from(at_flag(e, flag)))
         };
-        let fit = match (self.fit.as_deref(), self.gpu_model) {
+        let plan = match &self.plan {
+            Some(name) => Some(SizePlan {
+                name: name.clone(),
+                cluster: self.caps.cluster(None)?,
+            }),
+            None if self.caps.only_a_model() => None,
+            None => {
+                return Err(CliError::Usage(
+                    "the cluster's flags (--mig-capable, --mps, --timeslice, --caps-from, …) are for --plan NAME; give it, or leave them out".into(),
+                ))
+            }
+        };
+        // With --plan, --gpu-model is the cluster's; a whole-GPU fit needs --fit or no plan.
+        let model_fit = if self.plan.is_some() {
+            None
+        } else {
+            self.caps.gpu_model.clone()
+        };
+        let fit = match (self.fit.as_deref(), self.caps.gpu_model.clone()) {
             (None, None) => None,
-            (None, Some(gpu_model)) => Some(FitTarget::Gpu { gpu_model }),
+            (None, Some(_)) => model_fit.map(|gpu_model| FitTarget::Gpu { gpu_model }),
             (Some(fit), gpu_model) => match (Memory::parse(fit), gpu_model) {
                 (Ok(m), None) => Some(FitTarget::Bytes(m.bytes())),
                 (Ok(_), Some(_)) => {
@@ -98,6 +122,7 @@ impl SizeArgs {
                 context: self.context,
                 concurrency: self.concurrency,
                 fit,
+                plan,
             },
             config_name,
             format: format(self.json),

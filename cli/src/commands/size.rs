@@ -64,6 +64,13 @@ fn write_text(out: &mut impl Write, r: &SizeResponse, style: Style) -> Result<()
     for line in &r.explanation {
         writeln!(out, "  {line}")?;
     }
+    if let Some(plan) = &r.plan {
+        writeln!(out, "plan:")?;
+        if let Some(from) = &plan.caps_from {
+            super::plan::write_caps_from(out, from)?;
+        }
+        super::plan::write_choice(out, &plan.choice, style)?;
+    }
     if let Some(f) = r.fit.as_ref().filter(|f| !f.fits) {
         let line = format!(
             "⚠ {} does not fit the budget of {}",

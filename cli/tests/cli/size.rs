@@ -178,3 +178,50 @@ fn size_errors_name_the_flag_or_the_field_in_the_file() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn size_plan_turns_the_model_into_a_memory_ask_on_the_cluster() {
+    let v = json(gpu_share(no_ledger()).args([
+        "size",
+        "--config",
+        &fixture("Meta-Llama-3-8B.json"),
+        "--context",
+        "8192",
+        "--concurrency",
+        "4",
+        "--plan",
+        "llama",
+        "--gpu-model",
+        "h100",
+        "--mig-capable",
+        "--json",
+    ]));
+    assert_eq!(v["ask_memory"], "22476MiB");
+    assert_eq!(v["plan"]["name"], "llama");
+    assert_eq!(v["plan"]["memory_mib"], 22476);
+    // 22476 MiB and a CUDA context do not fit 20096 MiB (2g.20gb), so a 40 GB-class instance.
+    assert_eq!(v["plan"]["mig_profile"], "3g.40gb");
+    let text = stdout(gpu_share(no_ledger()).args([
+        "size",
+        "--config",
+        &fixture("Meta-Llama-3-8B.json"),
+        "--plan",
+        "llama",
+        "--gpu-model",
+        "L40S",
+        "--mps",
+    ]));
+    assert!(
+        text.contains("plan:\nllama: mps (isolation: partial)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn cluster_flags_without_plan_are_refused() {
+    gpu_share(no_ledger())
+        .args(["size", "--config", &fixture("gemma-2b.json"), "--mps"])
+        .assert()
+        .code(2)
+        .stderr(contains("--plan NAME"));
+}

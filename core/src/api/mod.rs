@@ -49,7 +49,7 @@ pub use repartition::{
     RepartitionRequest, RepartitionResponse, Step, MAX_REPARTITION_ASKS,
 };
 #[cfg(feature = "serde")]
-pub use size::{size, FitResult, FitTarget, ParameterPart, SizeRequest, SizeResponse};
+pub use size::{size, FitResult, FitTarget, ParameterPart, SizePlan, SizeRequest, SizeResponse};
 
 use crate::error::Result;
 use crate::{Choice, FractionalAsk, MigValidation};

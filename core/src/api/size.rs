@@ -25,6 +25,15 @@ pub struct SizeRequest {
     /// A memory budget to fit: with it the response says whether the model fits and the
     /// longest context and the most sequences that do.
     pub fit: Option<FitTarget>,
+    /// Plan the model on a cluster as an ask of its total memory, under this name.
+    pub plan: Option<SizePlan>,
+}
+
+/// The ask a sized model becomes, and the cluster to plan it on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SizePlan {
+    pub name: String,
+    pub cluster: super::Cluster,
 }
 
 /// A memory budget.
@@ -74,6 +83,10 @@ pub struct SizeResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub fit: Option<FitResult>,
+    /// With `plan`: the sized model planned on the cluster as an ask of `ask_memory`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub plan: Option<super::PlanResponse>,
 }
 
 /// One part of the parameters.
@@ -129,6 +142,18 @@ pub fn size(request: &SizeRequest) -> Result<SizeResponse> {
         explanation.extend(fit_lines(&sized, f, config.max_position_embeddings));
     }
     let ask = Memory::from_mib(sized.total_bytes.div_ceil(MIB))?;
+    // The sized model as an ask of its memory, planned as `plan` plans one ask.
+    let plan = match &request.plan {
+        Some(p) => {
+            let ask =
+                crate::FractionalAsk::memory_only(&p.name, ask).map_err(|e| e.in_field("plan"))?;
+            Some(super::plan(&super::PlanRequest {
+                ask,
+                cluster: p.cluster.clone(),
+            })?)
+        }
+        None => None,
+    };
     Ok(SizeResponse {
         architecture: config.architecture.class_name().to_string(),
         parameters: u64::try_from(sized.parameters.total()).unwrap_or(u64::MAX),
@@ -155,6 +180,7 @@ pub fn size(request: &SizeRequest) -> Result<SizeResponse> {
         ask_memory: ask.to_exact_text(),
         explanation,
         fit,
+        plan,
     })
 }
 

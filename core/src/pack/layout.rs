@@ -331,7 +331,8 @@ impl Builder {
                 ));
             }
         }
-        if compute < share.units() {
+        // Memory that no GPU has left is reason enough; compute is named when it alone ran out.
+        if out.is_empty() && compute < share.units() {
             // Named as a dimension only when memory is the other one.
             let dimension = if c.memory_mib.is_some() {
                 "compute: "

@@ -1,0 +1,230 @@
+//! "Size from a model": paste a Hugging Face config.json; the core's `api::size` says what the
+//! model needs (weights, KV cache, overheads, each with why) and "Add as an ask" puts a row of
+//! that memory in the asks table, where the plan takes it like any other.
+//!
+//! The pasted config and the sizing choices stay in this component; only the ask it adds goes
+//! into the scenario (and so the link).
+
+use gpu_share_core::api::{self, SizeRequest, SizeResponse};
+use gpu_share_core::size::{bytes_text, grouped, Dtype};
+use leptos::prelude::*;
+
+use crate::file_input::{pasted_text, read_chosen_text};
+use crate::state::{AppState, RowText, SizeKind};
+use crate::words;
+
+/// The dtype choices; empty: the config's own.
+const DTYPES: [&str; 7] = ["", "bf16", "fp16", "fp32", "fp8", "int8", "int4"];
+
+/// A count typed in a field: blank is the core's default.
+fn count(text: &str, field: &str) -> Result<Option<u64>, gpu_share_core::Error> {
+    let t = text.trim().replace([',', '_'], "");
+    if t.is_empty() {
+        return Ok(None);
+    }
+    t.parse().map(Some).map_err(|_| {
+        gpu_share_core::Error::new(
+            gpu_share_core::ErrorKind::Syntax,
+            format!("expected a whole number, got {:?}", text.trim()),
+        )
+        .in_field(field)
+    })
+}
+
+/// The request the panel's fields make.
+fn request(
+    config: &str,
+    dtype: &str,
+    context: &str,
+    concurrency: &str,
+) -> Result<SizeRequest, gpu_share_core::Error> {
+    let dtype = (!dtype.is_empty())
+        .then(|| Dtype::parse(dtype).map_err(|e| e.in_field("dtype")))
+        .transpose()?;
+    Ok(SizeRequest {
+        config_json: config.to_string(),
+        dtype,
+        context: count(context, "context")?,
+        concurrency: count(concurrency, "concurrency")?,
+        ..Default::default()
+    })
+}
+
+/// A name for the ask: the config's `_name_or_path` tail when it has one, else the architecture.
+fn ask_name(config: &str, r: &SizeResponse) -> String {
+    let from_config = serde_json::from_str::<serde_json::Value>(config)
+        .ok()
+        .and_then(|v| v.get("_name_or_path")?.as_str().map(str::to_string))
+        .and_then(|p| p.rsplit('/').next().map(str::to_string))
+        .filter(|n| gpu_share_core::ask::validate_name(n).is_ok());
+    from_config.unwrap_or_else(|| {
+        r.architecture
+            .trim_end_matches("ForCausalLM")
+            .to_lowercase()
+    })
+}
+
+#[component]
+fn Sized(response: SizeResponse, on_add: Callback<()>) -> impl IntoView {
+    let mut rows = vec![
+        (
+            "weights".to_string(),
+            response.weights_bytes,
+            response.weights_why.clone(),
+        ),
+        (
+            "KV cache".to_string(),
+            response.kv_cache_bytes,
+            response.kv_cache_why.clone(),
+        ),
+    ];
+    rows.extend(
+        response
+            .overheads
+            .iter()
+            .map(|o| (o.name.clone(), o.bytes, o.why.clone())),
+    );
+    view! {
+        <p data-testid="size-headline"><strong>{format!("{}: {} parameters", response.architecture, grouped(response.parameters))}</strong></p>
+        <table class="size-table" data-testid="size-table">
+            <tbody>
+                {rows.into_iter().map(|(name, bytes, why)| view! {
+                    <tr><th scope="row">{name}</th><td class="num">{bytes_text(bytes)}</td><td class="explain">{why}</td></tr>
+                }).collect_view()}
+                <tr class="total"><th scope="row">"total"</th><td class="num" data-testid="size-total">{bytes_text(response.total_bytes)}</td>
+                    <td>{format!("an ask of {}, plus a CUDA context the plan adds", response.ask_memory)}</td></tr>
+            </tbody>
+        </table>
+        <button type="button" data-testid="size-add" on:click=move |_| on_add.run(())>
+            {format!("Add as an ask of {}", response.ask_memory)}
+        </button>
+        <details>
+            <summary>"How it was counted"</summary>
+            {response.explanation.iter().map(|l| view! { <p class="note">{l.clone()}</p> }).collect_view()}
+        </details>
+    }
+}
+
+#[component]
+pub fn SizeBox() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let config = RwSignal::new(String::new());
+    let dtype = RwSignal::new(String::new());
+    let context = RwSignal::new(String::new());
+    let concurrency = RwSignal::new(String::new());
+    let read_error: RwSignal<Option<String>> = RwSignal::new(None);
+    let added: RwSignal<Option<String>> = RwSignal::new(None);
+    let result = Memo::new(move |_| {
+        let text = config.get();
+        (!text.trim().is_empty()).then(|| {
+            request(&text, &dtype.get(), &context.get(), &concurrency.get())
+                .and_then(|r| api::size(&r))
+                .map_err(|e| words::error(&e))
+        })
+    });
+    let on_paste = move |ev: leptos::ev::Event| match pasted_text(&ev) {
+        Ok(text) => {
+            read_error.set(None);
+            config.set(text);
+        }
+        Err(why) => read_error.set(Some(why)),
+    };
+    let on_file = move |ev: leptos::ev::Event| {
+        read_chosen_text(&ev, move |file| match file {
+            Ok(text) => {
+                read_error.set(None);
+                config.set(text);
+            }
+            Err(why) => read_error.set(Some(why)),
+        })
+    };
+    let add = move |response: &SizeResponse| {
+        let taken: Vec<String> = state
+            .rows
+            .with_untracked(|r| r.iter().map(|r| r.name.get_untracked()).collect());
+        let base = ask_name(&config.get_untracked(), response);
+        let name = if taken.contains(&base) {
+            (2..)
+                .map(|n| format!("{base}-{n}"))
+                .find(|c| !taken.contains(c))
+                .unwrap_or(base)
+        } else {
+            base
+        };
+        let row = state.new_row(RowText {
+            name: name.clone(),
+            kind: SizeKind::Fraction,
+            fraction: String::new(),
+            memory: response.ask_memory.clone(),
+            profile: String::new(),
+            hours: String::new(),
+        });
+        state.rows.update(|rows| rows.push(row));
+        added.set(Some(format!(
+            "added {name} ({}) to the asks",
+            response.ask_memory
+        )));
+    };
+    let shown = move || {
+        if let Some(why) = read_error.get() {
+            return Some(
+                view! { <p class="error" role="alert" data-testid="size-error">{why}</p> }
+                    .into_any(),
+            );
+        }
+        result.get().map(|r| match r {
+            Ok(response) => {
+                let for_add = response.clone();
+                let on_add = Callback::new(move |()| add(&for_add));
+                view! { <Sized response on_add /> }.into_any()
+            }
+            Err(e) => {
+                view! { <p class="error" role="alert" data-testid="size-error">{e}</p> }.into_any()
+            }
+        })
+    };
+    view! {
+        <section class="card size" aria-labelledby="size-h">
+            <h2 id="size-h">"Size from a model"</h2>
+            <p class="hint">"Paste a model's Hugging Face "<code>"config.json"</code>": the memory its weights, KV cache and activations need, each explained, then add it as an ask. It is read in this page and not put in the link."</p>
+            <label for="size-paste">"Paste config.json"</label>
+            <textarea id="size-paste" data-testid="size-input" rows="4" spellcheck="false" autocomplete="off"
+                placeholder="{\"architectures\": [\"LlamaForCausalLM\"], …}"
+                prop:value=move || config.get() on:input=on_paste></textarea>
+            <label class="file">"Or pick a file "
+                <input type="file" data-testid="size-file" accept=".json,application/json" on:change=on_file /></label>
+            <div class="form-grid">
+                <label for="size-dtype">"Weights dtype"</label>
+                <select id="size-dtype" on:change=move |ev| dtype.set(event_target_value(&ev))>
+                    {DTYPES.iter().map(|d| view! {
+                        <option value=*d selected=move || dtype.get() == *d>{if d.is_empty() { "the config's" } else { d }}</option>
+                    }).collect_view()}
+                </select>
+                <label for="size-context">"Context (tokens)"</label>
+                <input id="size-context" data-testid="size-context" type="text" inputmode="numeric" placeholder="the model's maximum"
+                    prop:value=move || context.get() on:input=move |ev| context.set(event_target_value(&ev)) />
+                <label for="size-concurrency">"Sequences at once"</label>
+                <input id="size-concurrency" data-testid="size-concurrency" type="text" inputmode="numeric" placeholder="1"
+                    prop:value=move || concurrency.get() on:input=move |ev| concurrency.set(event_target_value(&ev)) />
+            </div>
+            <div aria-live="polite">{shown}</div>
+            {move || added.get().map(|m| view! { <p class="ok" role="status" data-testid="size-added">{m}</p> })}
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_make_the_request_through_the_core() {
+        let r = request("{}", "int4", "8,192", "").unwrap();
+        assert_eq!(r.dtype, Some(Dtype::Int4));
+        assert_eq!((r.context, r.concurrency), (Some(8192), None));
+        assert_eq!(
+            request("{}", "", "lots", "").unwrap_err().field.as_deref(),
+            Some("context")
+        );
+    }
+}
