@@ -170,15 +170,8 @@ fn shared_lane(gpu: &GpuLayout, slots: &[SharedSlot]) -> Lane {
         });
         at += width;
     }
-    if at < LANE {
-        blocks.push(Block {
-            ask: None,
-            start: at,
-            width: LANE - at,
-            label: "free".into(),
-            title: format!("GPU {}: {} free", gpu.index, Share::from_units(LANE - at)),
-        });
-    }
+    let title = format!("GPU {}: {} free", gpu.index, Share::from_units(LANE - at));
+    push_free(&mut blocks, at, "free", title);
     let memory_title = gpu
         .memory()
         .map(|m| {
@@ -235,20 +228,26 @@ fn memory_blocks(gpu: &GpuLayout, slots: &[SharedSlot]) -> Vec<Block> {
         });
         at += width;
     }
+    let title = format!(
+        "GPU {}: {} of memory free",
+        gpu.index,
+        mib_text(m.budget_mib.saturating_sub(m.used_mib))
+    );
+    push_free(&mut blocks, at, "", title);
+    blocks
+}
+
+/// The free rest of a bar from `at`, if any.
+fn push_free(blocks: &mut Vec<Block>, at: u64, label: &str, title: String) {
     if at < LANE {
         blocks.push(Block {
             ask: None,
             start: at,
             width: LANE - at,
-            label: String::new(),
-            title: format!(
-                "GPU {}: {} of memory free",
-                gpu.index,
-                mib_text(m.budget_mib.saturating_sub(m.used_mib))
-            ),
+            label: label.to_string(),
+            title,
         });
     }
-    blocks
 }
 
 /// ` on node-1` for a GPU on a node, else nothing.
@@ -277,6 +276,44 @@ mod tests {
             .iter()
             .filter_map(|b| b.ask.as_deref())
             .collect()
+    }
+
+    #[test]
+    fn shared_gpus_with_memory_asks_get_a_memory_bar() {
+        let caps = ClusterGpuCaps {
+            supports_timeslicing: true,
+            gpu_model: Some("L40S".into()),
+            context_overhead_mib: Some(0),
+            ..Default::default()
+        };
+        // L40S offers 46068 − 609 = 45459 MiB: a third and a ninth of it.
+        let p = pack(&["a:0.5:15153MiB", "b:0.25:5051MiB", "c:0.1"], caps);
+        let lane = &lanes(&p, 10)[0];
+        assert!(
+            lane.title.ends_with("· 19.73 GiB of 44.39 GiB memory"),
+            "{}",
+            lane.title
+        );
+        let widths: Vec<(Option<&str>, u64)> = lane
+            .memory
+            .iter()
+            .map(|b| (b.ask.as_deref(), b.width))
+            .collect();
+        assert_eq!(widths[0], (Some("a"), LANE / 3));
+        assert_eq!(widths[1], (Some("b"), LANE / 9));
+        assert_eq!(
+            widths[2].0, None,
+            "c asked no memory: only the free rest follows"
+        );
+        assert_eq!(widths.iter().map(|w| w.1).sum::<u64>(), LANE);
+        let plain = pack(
+            &["a:0.5"],
+            ClusterGpuCaps {
+                supports_timeslicing: true,
+                ..Default::default()
+            },
+        );
+        assert!(lanes(&plain, 10)[0].memory.is_empty());
     }
 
     #[test]
