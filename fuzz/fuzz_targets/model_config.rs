@@ -20,7 +20,10 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(r) = api::size(&request) {
         let parts: u128 = u128::from(r.weights_bytes)
             + u128::from(r.kv_cache_bytes)
-            + r.overheads.iter().map(|o| u128::from(o.bytes)).sum::<u128>();
+            + r.overheads
+                .iter()
+                .map(|o| u128::from(o.bytes))
+                .sum::<u128>();
         assert_eq!(parts, u128::from(r.total_bytes));
         if let Some(fit) = &r.fit {
             assert_eq!(fit.fits, r.total_bytes <= fit.budget_bytes);

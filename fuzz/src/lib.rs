@@ -251,7 +251,11 @@ pub fn check_pack(asks: &[FractionalAsk], limit: Option<u64>, r: &PackResult) {
                 let held: u64 = g.slots().iter().filter_map(|s| s.memory_mib).sum();
                 if let Some(m) = g.memory() {
                     assert_eq!(m.used_mib, held, "GPU {i}");
-                    assert!(held <= m.budget_mib, "GPU {i}: {held} MiB of {}", m.budget_mib);
+                    assert!(
+                        held <= m.budget_mib,
+                        "GPU {i}: {held} MiB of {}",
+                        m.budget_mib
+                    );
                 }
                 if g.mechanism() == Mechanism::Mps {
                     assert!(g.slots().len() <= MPS_CLIENTS_PER_GPU as usize);

@@ -495,6 +495,40 @@ mod tests {
         }
     }
 
+    /// The daemon's pinned limit is total/replicas (the code quoted above), and gpu-share pins an
+    /// MPS client with memory to the memory it asked (docs/hardware-facts.md §10): the replicas
+    /// chosen give every client its memory, or the export is refused naming the ask.
+    #[test]
+    fn replicas_cover_every_clients_memory() {
+        // 46068 MiB on an L40S: 3 replicas give 15356 MiB each, enough for 12 GiB (12288 MiB).
+        let text = mps_export(
+            &["a:0.1:12GiB", "b:0.1:2GiB", "c:0.1:2GiB"],
+            Some("L40S"),
+            ExportFormat::DevicePlugin,
+        )
+        .unwrap();
+        assert_eq!(replicas(&text), 3, "{text}");
+        // 20 GiB needs total/replicas ≥ 20480 MiB: 2 replicas (23034), not 3 (15356), though
+        // the shares alone would allow 10.
+        let text = mps_export(
+            &["big:0.1:20GiB", "s1:0.1:1GiB", "s2:0.1:1GiB", "s3:0.1:1GiB"],
+            Some("L40S"),
+            ExportFormat::DevicePlugin,
+        )
+        .unwrap();
+        assert_eq!(replicas(&text), 2, "{text}");
+        // 30 GiB is more than the 23034 MiB two replicas give: refused, naming the ask.
+        let e = mps_export(
+            &["a:0.1:30GiB", "b:0.1:1GiB"],
+            Some("L40S"),
+            ExportFormat::DevicePlugin,
+        )
+        .unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("asks[0]"));
+        assert!(e.message.contains("30720 MiB of memory"), "{}", e.message);
+        assert!(e.message.contains("at most 23034 MiB"), "{}", e.message);
+    }
+
     /// MPS's thread percentage is explained as a ceiling (NVIDIA MPS documentation: "Setting the
     /// limit does not reserve dedicated resources for any MPS client context. It simply limits
     /// how much resources can be used by a client context.").
