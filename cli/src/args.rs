@@ -14,12 +14,14 @@ mod fit;
 pub mod flags;
 mod live;
 mod repartition;
+mod replay;
 mod size;
 pub use detect::{DetectArgs, DetectConfig, DetectFrom};
 pub use export::{ExportArgs, ExportConfig, ValidateMigArgs, ValidateMigConfig, ValidateMigInput};
 pub use fit::{FitArgs, FitConfig};
 use flags::at_flag;
 pub use repartition::{RepartitionArgs, RepartitionConfig};
+pub use replay::{ReplayArgs, ReplayConfig};
 pub use size::{SizeArgs, SizeConfig};
 
 const EXIT_CODES: &str = "\
@@ -62,6 +64,10 @@ pub enum Command {
     /// cache and overheads, each explained; with --fit, the longest context and the most
     /// sequences that fit a budget, a whole GPU or a MIG instance.
     Size(SizeArgs),
+    /// Replay a cluster's workload online (the Alibaba 2023 GPU trace's node and pod lists) under
+    /// the FGD paper's placement policies and gpu-share's: the GPU allocated as demand arrives,
+    /// the pods that failed, and how much the arrivals could allocate at best.
+    Replay(ReplayArgs),
 }
 
 /// What the cluster supports.
@@ -311,18 +317,7 @@ impl PackCommandArgs {
     pub fn into_config(self) -> Result<PackConfig, CliError> {
         let record = self.record.recording()?;
         let pack = self.pack.into_config()?;
-        let svg = match self.svg {
-            Some(path) if path.as_os_str() == "-" => {
-                if pack.format == Format::Json {
-                    return Err(CliError::Usage(
-                        "--svg - and --json would both write to standard output; give --svg a file name".into(),
-                    ));
-                }
-                Some(SvgTo::Stdout)
-            }
-            Some(path) => Some(SvgTo::File(path)),
-            None => None,
-        };
+        let svg = svg_to(self.svg, pack.format)?;
         Ok(PackConfig {
             record,
             svg,
@@ -331,7 +326,24 @@ impl PackCommandArgs {
     }
 }
 
-/// Where `pack --svg` writes the diagram.
+/// Where `--svg PATH` goes: `-` is standard output instead of the text, which `--json` would
+/// also want.
+fn svg_to(path: Option<PathBuf>, format: Format) -> Result<Option<SvgTo>, CliError> {
+    match path {
+        Some(path) if path.as_os_str() == "-" => {
+            if format == Format::Json {
+                return Err(CliError::Usage(
+                    "--svg - and --json would both write to standard output; give --svg a file name".into(),
+                ));
+            }
+            Ok(Some(SvgTo::Stdout))
+        }
+        Some(path) => Ok(Some(SvgTo::File(path))),
+        None => Ok(None),
+    }
+}
+
+/// Where `--svg` writes the diagram.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SvgTo {
     /// `--svg -`: standard output, instead of the text.

@@ -34,6 +34,7 @@ pub mod pack;
 pub mod parse;
 pub mod plan;
 mod repartition;
+pub mod replay;
 pub mod scenario;
 #[cfg(feature = "serde")]
 pub mod size;

@@ -22,15 +22,15 @@ const LEGEND_COLUMNS: usize = 24;
 const HINT: &str = "MIG lanes show the GPU's memory slices: each instance sits at its real start and width. Time-sliced and MPS lanes stack each ask's share, with a thin memory bar beneath when asks give memory; whole GPUs are full. Hover or focus a block for details.";
 
 /// The body of the document as it is written, and the top of the next line.
-struct Body {
-    out: String,
-    y: u32,
-    width: u32,
+pub(crate) struct Body {
+    pub out: String,
+    pub y: u32,
+    pub width: u32,
 }
 
 impl Body {
     /// A line of text at the next line's place.
-    fn line(&mut self, class: &str, text: &str, step: u32) {
+    pub fn line(&mut self, class: &str, text: &str, step: u32) {
         self.y += step;
         let text = ellipsis(
             text,
@@ -45,7 +45,7 @@ impl Body {
     }
 
     /// Wrapped text, one `<text>` per line.
-    fn paragraph(&mut self, class: &str, text: &str) {
+    pub fn paragraph(&mut self, class: &str, text: &str) {
         let columns = columns_in(u64::from(self.width - 2 * MARGIN) * 100, 0);
         for line in wrap(text, columns) {
             self.line(class, &line, LINE);
@@ -97,7 +97,7 @@ pub fn summary(r: &PackResult) -> String {
     )
 }
 
-fn root(
+pub(crate) fn root(
     width: u32,
     height: u32,
     options: &SvgOptions,

@@ -28,6 +28,7 @@
 //! # Ok::<(), gpu_share_core::Error>(())
 //! ```
 
+mod chart;
 mod document;
 mod draw;
 mod geometry;
@@ -36,6 +37,7 @@ mod palette;
 mod style;
 mod text;
 
+pub use chart::{render_replay, replay_summary};
 pub use document::{summary, valid_id_prefix, MAX_UNPLACED};
 pub use palette::PALETTE;
 pub use style::ROOT_CLASS;

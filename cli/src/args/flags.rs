@@ -70,6 +70,13 @@ pub fn of(command: &Command) -> Flags {
         Command::Fit(a) => model_flag(a.live.gpu_model.is_some()),
         Command::Repartition(a) => model_flag(a.live.gpu_model.is_some()),
         Command::Size(a) => size(a),
+        Command::Replay(_) => vec![
+            ("nodes", "--nodes"),
+            ("pods", "--pods"),
+            ("policies", "--policy"),
+            ("seeds", "--seed"),
+            ("tune", "--tune"),
+        ],
         Command::Models(_) | Command::Detect(_) => Vec::new(),
     }
 }
@@ -154,13 +161,21 @@ pub fn name_flags(e: CliError, flags: &Flags) -> CliError {
     match e {
         CliError::Input(mut e) if e.line.is_none() => {
             let flag = e.field.as_deref().and_then(|field| {
-                flags
-                    .iter()
-                    .find(|(core, _)| *core == field)
-                    .map(|&(_, flag)| flag)
+                let lookup = |name: &str| {
+                    flags
+                        .iter()
+                        .find(|(core, _)| *core == name)
+                        .map(|&(_, f)| f)
+                };
+                // `policies[1]`: the second value given to the flag.
+                let item = field.strip_suffix(']').and_then(|f| f.split_once('['));
+                match item.and_then(|(list, i)| Some((lookup(list)?, i.parse::<usize>().ok()?))) {
+                    Some((flag, i)) => Some(format!("{flag} #{}", i + 1)),
+                    None => lookup(field).map(str::to_string),
+                }
             });
             if let Some(flag) = flag {
-                e.field = Some(flag.to_string());
+                e.field = Some(flag);
             }
             CliError::Input(e)
         }
@@ -216,6 +231,10 @@ mod tests {
         assert_eq!(
             named("accounting --pue 0.5", "pue").as_deref(),
             Some("--pue")
+        );
+        assert_eq!(
+            named("replay --nodes n --pods p --policy fgd,fgd", "policies[1]").as_deref(),
+            Some("--policy #2")
         );
     }
 

@@ -9,6 +9,7 @@ pub mod pack;
 pub mod plan;
 pub mod release;
 pub mod repartition;
+pub mod replay;
 pub mod size;
 pub mod validate_mig;
 

@@ -16,6 +16,7 @@
 //! | the fewest moves that fit new asks | [`repartition`] | [`RepartitionResponse`] (end state, steps, commands) |
 //! | what fits on GPUs as they are | [`fit`] | [`FitResponse`] (per GPU: creatable profiles, stranded slices; where asks go) |
 //! | the memory a model needs (config.json) | `size` | `SizeResponse` (parameters, weights, KV cache, overheads; what fits a budget) |
+//! | replay a cluster's workload online | [`replay()`] | [`crate::replay::Replay`] (allocation and fragmentation per percent of demand, per policy and seed; the bound) |
 
 mod cluster;
 mod export;
@@ -24,6 +25,7 @@ mod ledger;
 mod left_out;
 mod pack;
 mod repartition;
+mod replay;
 #[cfg(feature = "serde")]
 mod size;
 
@@ -48,6 +50,7 @@ pub use repartition::{
     repartition, FreeInstance, InstanceStatus, MovedFrom, PlannedInstance, RepartitionGpu,
     RepartitionRequest, RepartitionResponse, Step, MAX_REPARTITION_ASKS,
 };
+pub use replay::{replay, ReplayRequest, DEFAULT_SEED};
 #[cfg(feature = "serde")]
 pub use size::{size, FitResult, FitTarget, ParameterPart, SizePlan, SizeRequest, SizeResponse};
 

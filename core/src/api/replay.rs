@@ -1,0 +1,65 @@
+//! The replay use case: a node list and a pod list in the Alibaba 2023 GPU trace's form, placed
+//! online under the FGD paper's policies and gpu-share's, seed by seed — the allocation and
+//! fragmentation at every percent of arrived demand, failed pods by kind, and how much the
+//! arrivals could allocate at best (docs/hardware-facts.md §12).
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::replay::workload::Tune;
+use crate::replay::{self, Policy, Replay, ReplayOptions, Trace};
+
+/// The seed a replay uses when none is given: the first of the paper's (42–51).
+pub const DEFAULT_SEED: u64 = 42;
+
+/// What to replay. Empty `policies` replays all seven; empty `seeds` replays seed 42; no `tune`
+/// fills to the paper's 130%.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplayRequest {
+    /// The node list's CSV text (`sn,cpu_milli,memory_mib,gpu,model`).
+    pub nodes_csv: String,
+    /// The pod list's CSV text (`name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,…`).
+    pub pods_csv: String,
+    pub policies: Vec<Policy>,
+    pub seeds: Vec<u64>,
+    pub tune: Option<Tune>,
+}
+
+/// Replays the pod list on the nodes under each policy and seed.
+///
+/// # Errors
+/// The lists' errors (fields `nodes`, `pods`, with line and column); `DuplicateName` for a
+/// policy or seed given twice; the limits of [`replay::run::MAX_RUNS`] and
+/// [`replay::run::MAX_WORK`].
+pub fn replay(request: &ReplayRequest) -> Result<Replay> {
+    let trace = Trace::read(&request.nodes_csv, &request.pods_csv)?;
+    let policies = if request.policies.is_empty() {
+        Policy::ALL.to_vec()
+    } else {
+        no_repeats(&request.policies, "policies", |p| p.name().to_string())?;
+        request.policies.clone()
+    };
+    let seeds = if request.seeds.is_empty() {
+        vec![DEFAULT_SEED]
+    } else {
+        no_repeats(&request.seeds, "seeds", u64::to_string)?;
+        request.seeds.clone()
+    };
+    let options = ReplayOptions {
+        policies,
+        seeds,
+        tune: request.tune.unwrap_or(Tune::PAPER),
+    };
+    replay::replay(&trace, &options)
+}
+
+fn no_repeats<T: PartialEq>(items: &[T], field: &str, name: impl Fn(&T) -> String) -> Result<()> {
+    for (i, item) in items.iter().enumerate() {
+        if items[..i].contains(item) {
+            return Err(Error::new(
+                ErrorKind::DuplicateName,
+                format!("{} is given twice", name(item)),
+            )
+            .in_field(format!("{field}[{i}]")));
+        }
+    }
+    Ok(())
+}

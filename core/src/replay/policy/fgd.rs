@@ -1,0 +1,199 @@
+//! Fragmentation gradient descent (Weng et al., USENIX ATC 2023, §4): put the pod where the
+//! node's fragment for the typical pods grows least. FGD as published scores `⌊100 σ(Δ/1000)⌋`
+//! and breaks ties at random; gpu-share's policy ranks by the exact change, then by what the
+//! node keeps free, so a truncated score never hides a better node.
+
+use crate::replay::cluster::{ClusterState, Placement};
+use crate::replay::frag::{sigmoid_score, Typical};
+use crate::replay::trace::{Pod, PodGpu, GPU_MILLI, MAX_GPUS_PER_NODE};
+
+pub struct Context<'s, 't> {
+    pub state: &'s ClusterState<'t>,
+    pub typical: &'s Typical,
+}
+
+/// Scores per node and pod shape, kept until the node changes: most nodes do not change between
+/// two pods of one shape, and a node's score costs a fragment per GPU.
+pub struct Cache {
+    entries: Vec<Entry>,
+    shapes: usize,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    version: u32,
+    filled: bool,
+    score: i64,
+    gpu: u8,
+}
+
+/// The most cache entries kept (16 bytes each); beyond it every score is computed afresh.
+const MAX_ENTRIES: usize = 1 << 21;
+
+impl Cache {
+    pub fn new(nodes: usize, shapes: usize) -> Self {
+        let size = nodes.saturating_mul(shapes);
+        let entries = if size <= MAX_ENTRIES {
+            vec![Entry::default(); size]
+        } else {
+            Vec::new()
+        };
+        Cache { entries, shapes }
+    }
+
+    fn get_or(
+        &mut self,
+        node: usize,
+        shape: usize,
+        version: u32,
+        score: impl FnOnce() -> (i64, Option<usize>),
+    ) -> (i64, Option<usize>) {
+        let Some(entry) = self.entries.get_mut(node * self.shapes + shape) else {
+            return score();
+        };
+        if !(entry.filled && entry.version == version) {
+            let (s, gpu) = score();
+            *entry = Entry {
+                version,
+                filled: true,
+                score: s,
+                gpu: gpu.map_or(u8::MAX, |g| g as u8),
+            };
+        }
+        (
+            entry.score,
+            (entry.gpu != u8::MAX).then_some(entry.gpu as usize),
+        )
+    }
+}
+
+/// How a policy ranks a GPU choice from the fragment's decrease (Σ count × milli).
+#[derive(Clone, Copy)]
+enum Rank {
+    /// FGD's truncated sigmoid; the lowest GPU index among equals.
+    Sigmoid,
+    /// The exact decrease; among equals the GPU with least free (best fit), then lowest index.
+    Exact,
+}
+
+/// The node's best score for `pod` and, for a share, the GPU it goes to.
+fn evaluate(ctx: &Context, node: usize, pod: &Pod, rank: Rank) -> (i64, Option<usize>) {
+    let state = ctx.state;
+    let model = state.nodes[node].model;
+    let cpu_left = state.cpu_left[node] - pod.cpu_milli;
+    let before = ctx
+        .typical
+        .node_fragment(model, state.cpu_left[node], state.free(node)) as i64;
+    let mut free = [0u32; MAX_GPUS_PER_NODE as usize];
+    let gpus = state.free(node).len();
+    free[..gpus].copy_from_slice(state.free(node));
+    let free = &mut free[..gpus];
+    let score = |free: &[u32]| {
+        let decrease = before - ctx.typical.node_fragment(model, cpu_left, free) as i64;
+        match rank {
+            Rank::Sigmoid => sigmoid_score(decrease, ctx.typical.total),
+            Rank::Exact => decrease,
+        }
+    };
+    match pod.gpu {
+        PodGpu::Share(milli) => {
+            let mut best: Option<((i64, i64), usize)> = None;
+            for i in 0..gpus {
+                if free[i] < milli {
+                    continue;
+                }
+                free[i] -= milli;
+                let s = score(free);
+                free[i] += milli;
+                let key = match rank {
+                    Rank::Sigmoid => (s, 0),
+                    Rank::Exact => (s, -i64::from(free[i])),
+                };
+                if best.is_none_or(|(b, _)| key > b) {
+                    best = Some((key, i));
+                }
+            }
+            best.map_or((i64::MIN, None), |((s, _), i)| (s, Some(i)))
+        }
+        PodGpu::Whole(count) => {
+            let mut left = count;
+            for f in free.iter_mut() {
+                if left > 0 && *f == GPU_MILLI {
+                    *f = 0;
+                    left -= 1;
+                }
+            }
+            (score(free), None)
+        }
+        PodGpu::None => (score(free), None),
+    }
+}
+
+/// FGD's score of one node (cached per node and shape).
+pub fn fgd(
+    ctx: &Context,
+    cache: &mut Cache,
+    node: usize,
+    pod: &Pod,
+    shape: usize,
+) -> (i64, Option<usize>) {
+    cache.get_or(node, shape, ctx.state.version[node], || {
+        evaluate(ctx, node, pod, Rank::Sigmoid)
+    })
+}
+
+/// gpu-share's choice. Every node is scored as FGD scores it (the GPU inside a node by the
+/// exact change, so a truncated score never picks a worse GPU); among the best:
+/// - a share goes to a node with the fewest GPUs, then to the GPU it fills most closely — the
+///   sliver it leaves is the fragment no later pod may fit;
+/// - whole GPUs go to a node with the fewest GPUs: large nodes stay whole for the pods that ask
+///   many GPUs, which fit nowhere else;
+/// - a pod without GPUs goes where CPU is most spare: the CPU left beyond what the node's free
+///   GPUs need at the typical pods' CPU per GPU — on a node whose GPUs are taken, its CPU can
+///   strand nothing;
+///
+/// then to the first node in the run's order, as the published policies' ties fall.
+pub fn gpu_share(
+    ctx: &Context,
+    cache: &mut Cache,
+    feasible: &[usize],
+    rank: &[u32],
+    pod: &Pod,
+    shape: usize,
+) -> Placement {
+    let state = ctx.state;
+    let (cpu_per, milli_per) = ctx.typical.cpu_per_milli();
+    let mut best: Option<((i64, i128, i64, i64), Placement)> = None;
+    for &node in feasible {
+        let (decrease, gpu) = cache.get_or(node, shape, state.version[node], || {
+            evaluate(ctx, node, pod, Rank::Exact)
+        });
+        let score = sigmoid_score(decrease, ctx.typical.total);
+        let fewer_gpus = -i128::from(state.nodes[node].gpus);
+        let order = -i64::from(rank[node]);
+        let key = match (pod.gpu, gpu) {
+            (PodGpu::Share(milli), Some(g)) => (
+                score,
+                fewer_gpus,
+                -i64::from(state.free(node)[g] - milli),
+                order,
+            ),
+            (PodGpu::None, _) => {
+                let cpu_after = i128::from(state.cpu_left[node] - pod.cpu_milli);
+                let free = i128::from(state.free_total(node));
+                (
+                    score,
+                    cpu_after * i128::from(milli_per) - free * i128::from(cpu_per),
+                    order,
+                    0,
+                )
+            }
+            _ => (score, fewer_gpus, order, 0),
+        };
+        if best.is_none_or(|(b, _)| key > b) {
+            best = Some((key, Placement { node, gpu }));
+        }
+    }
+    best.expect("gpu_share is called with a node the pod fits")
+        .1
+}

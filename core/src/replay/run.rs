@@ -1,0 +1,360 @@
+//! One replay: for each seed the arrivals, then for each policy the pods placed one by one (or
+//! failed), the allocation and fragmentation sampled at every percent of arrived GPU demand as
+//! the simulator's analysis does (docs/hardware-facts.md §12): every pod's arrival is an event;
+//! an event falls in the percent its arrived demand rounds to (half to even); a percent's value
+//! is the mean over its events, or over the percents beside it when it has none.
+
+use super::bound::{largest_first, upper_bound, Bound};
+use super::cluster::ClusterState;
+use super::frag::Typical;
+use super::policy::{Policy, Scheduler};
+use super::trace::{PodGpu, Trace};
+use super::workload::{arrivals, shapes, Tune};
+use crate::error::{Error, ErrorKind, Result};
+
+/// A percentage to hundredths of a point, exact: basis points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Percent(pub u32);
+
+impl Percent {
+    /// `part / whole` as a percentage, rounded to the nearest hundredth.
+    pub fn of(part: u128, whole: u128) -> Percent {
+        Percent(((part * 20_000 + whole) / (2 * whole)) as u32)
+    }
+    pub fn to_f64(self) -> f64 {
+        f64::from(self.0) / 100.0
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Percent {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_f64(self.to_f64())
+    }
+}
+
+/// What to replay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayOptions {
+    pub policies: Vec<Policy>,
+    pub seeds: Vec<u64>,
+    pub tune: Tune,
+}
+
+/// The most runs (policies × seeds) and the most node checks (runs × arrivals × nodes) a replay
+/// may ask: about a minute of work natively.
+pub const MAX_RUNS: usize = 1000;
+pub const MAX_WORK: u64 = 20_000_000_000;
+
+/// Pods that fitted no node when they arrived, by what they asked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct FailedPods {
+    pub no_gpu: u64,
+    pub share: u64,
+    pub whole: u64,
+    /// The GPU-milli they asked.
+    pub gpu_milli: u64,
+}
+
+/// One policy under one seed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Run {
+    pub seed: u64,
+    /// Allocated GPU-milli over the capacity (%), at each percent of arrived demand from 0;
+    /// `null` where no arrival came near that percent.
+    #[cfg_attr(feature = "ts", ts(type = "Array<number | null>"))]
+    pub allocation: Vec<Option<Percent>>,
+    /// Fragmented GPU-milli over the capacity (%): free GPU the typical pods cannot use.
+    #[cfg_attr(feature = "ts", ts(type = "Array<number | null>"))]
+    pub fragmentation: Vec<Option<Percent>>,
+    pub arrived_pods: u64,
+    pub placed_pods: u64,
+    pub failed: FailedPods,
+    pub arrived_gpu_milli: u64,
+    pub allocated_gpu_milli: u64,
+}
+
+/// One policy's runs and their mean.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PolicyRuns {
+    pub policy: Policy,
+    pub runs: Vec<Run>,
+    /// The mean over the seeds at each percent.
+    #[cfg_attr(feature = "ts", ts(type = "Array<number | null>"))]
+    pub mean_allocation: Vec<Option<Percent>>,
+    /// The mean at 100% of arrived demand and at the tune (the paper's two columns).
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub at_100: Option<Percent>,
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub at_tune: Option<Percent>,
+    /// The sample standard deviation over the seeds at the tune (0 with one seed).
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub spread_at_tune: Option<Percent>,
+}
+
+/// A replay's answer.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Replay {
+    pub total_gpus: u64,
+    pub nodes: u64,
+    /// The list's pods, before copies.
+    pub pods: u64,
+    /// The tune, as a ratio of the capacity (1.3).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    pub tune: f64,
+    /// How many kinds of pod make up the typical pods fragmentation is measured against.
+    pub typical_pods: u64,
+    pub policies: Vec<PolicyRuns>,
+    /// What the arrivals could allocate at best, the mean over the seeds.
+    pub bound: Bound,
+}
+
+/// Replays the trace under each policy and seed.
+///
+/// # Errors
+/// `OutOfRange` for a node list without GPUs, no policy or no seed; `TooLarge` beyond
+/// [`MAX_RUNS`] or [`MAX_WORK`], or arrivals beyond the limit.
+pub fn replay(trace: &Trace, options: &ReplayOptions) -> Result<Replay> {
+    let capacity = trace.capacity_milli();
+    if capacity == 0 {
+        return Err(
+            Error::new(ErrorKind::OutOfRange, "the node list has no GPUs").in_field("nodes"),
+        );
+    }
+    for (field, empty) in [
+        ("policies", options.policies.is_empty()),
+        ("seeds", options.seeds.is_empty()),
+    ] {
+        if empty {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                format!("give at least one of {field}"),
+            )
+            .in_field(field));
+        }
+    }
+    let runs = options.policies.len() * options.seeds.len();
+    if runs > MAX_RUNS {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!("{runs} runs; the limit is {MAX_RUNS}"),
+        )
+        .in_field("seeds"));
+    }
+    let typical = Typical::of(&trace.pods);
+    let (shape, shape_count) = shapes(trace);
+    let mut per_policy: Vec<Vec<Run>> = vec![Vec::new(); options.policies.len()];
+    let mut bounds = Vec::new();
+    let mut work = 0u64;
+    for &seed in &options.seeds {
+        let order = arrivals(trace, options.tune, seed)?;
+        work = work.saturating_add(
+            (order.len() as u64)
+                .saturating_mul(trace.nodes.len() as u64 * options.policies.len() as u64),
+        );
+        if work > MAX_WORK {
+            return Err(Error::new(
+                ErrorKind::TooLarge,
+                format!("the replay would check more than {MAX_WORK} pod–node pairs; give fewer seeds, policies or pods"),
+            )
+            .in_field("seeds"));
+        }
+        let sim = Simulation {
+            trace,
+            typical: &typical,
+            shape: &shape,
+            shapes: shape_count,
+            tune: options.tune,
+        };
+        let offline = sim.run(Policy::GpuShare, seed, &largest_first(trace, &order));
+        let mut best_found = offline.allocated_gpu_milli;
+        for (p, &policy) in options.policies.iter().enumerate() {
+            let run = sim.run(policy, seed, &order);
+            best_found = best_found.max(run.allocated_gpu_milli);
+            per_policy[p].push(run);
+        }
+        let whole = u128::from(capacity);
+        bounds.push(Bound {
+            upper: Percent::of(u128::from(upper_bound(trace, &order)), whole),
+            offline: Percent::of(u128::from(best_found), whole),
+        });
+    }
+    let last = options.tune.last_percent();
+    Ok(Replay {
+        total_gpus: capacity / 1000,
+        nodes: trace.nodes.len() as u64,
+        pods: trace.pods.len() as u64,
+        tune: f64::from(options.tune.permille()) / 1000.0,
+        typical_pods: typical.pods.len() as u64,
+        policies: options
+            .policies
+            .iter()
+            .zip(per_policy)
+            .map(|(&policy, runs)| summarise(policy, runs, last))
+            .collect(),
+        bound: Bound::mean(&bounds),
+    })
+}
+
+struct Simulation<'a> {
+    trace: &'a Trace,
+    typical: &'a Typical,
+    shape: &'a [u32],
+    shapes: usize,
+    tune: Tune,
+}
+
+/// The events that fell in one percent: how many, and the sums of allocated and fragmented
+/// GPU (fragment as Σ count × milli).
+#[derive(Clone, Copy, Default)]
+struct Bin {
+    events: u64,
+    allocated: u128,
+    fragment: u128,
+}
+
+impl Simulation<'_> {
+    fn run(&self, policy: Policy, seed: u64, order: &[u32]) -> Run {
+        let trace = self.trace;
+        let capacity = trace.capacity_milli();
+        let mut state = ClusterState::new(trace);
+        let node_fragment = |state: &ClusterState, n: usize| {
+            self.typical
+                .node_fragment(trace.nodes[n].model, state.cpu_left[n], state.free(n))
+        };
+        let mut fragment: Vec<u64> = (0..trace.nodes.len())
+            .map(|n| node_fragment(&state, n))
+            .collect();
+        let mut fragment_total: u64 = fragment.iter().sum();
+        let mut scheduler =
+            Scheduler::new(policy, self.typical, seed, trace.nodes.len(), self.shapes);
+        let mut bins = vec![Bin::default(); self.tune.last_percent() + 1];
+        let mut run = Run {
+            seed,
+            allocation: Vec::new(),
+            fragmentation: Vec::new(),
+            arrived_pods: order.len() as u64,
+            placed_pods: 0,
+            failed: FailedPods::default(),
+            arrived_gpu_milli: 0,
+            allocated_gpu_milli: 0,
+        };
+        for &i in order {
+            let pod = &trace.pods[i as usize];
+            run.arrived_gpu_milli += pod.gpu.milli();
+            match scheduler.place(&state, pod, self.shape[i as usize] as usize) {
+                Some(at) => {
+                    state.place(pod, at);
+                    let now = node_fragment(&state, at.node);
+                    fragment_total = fragment_total - fragment[at.node] + now;
+                    fragment[at.node] = now;
+                    run.placed_pods += 1;
+                }
+                None => run.failed.count(pod.gpu),
+            }
+            let percent = round_half_even(
+                u128::from(run.arrived_gpu_milli) * 100,
+                u128::from(capacity),
+            );
+            if let Some(bin) = bins.get_mut(percent as usize) {
+                bin.events += 1;
+                bin.allocated += u128::from(state.allocated_milli);
+                bin.fragment += u128::from(fragment_total);
+            }
+        }
+        run.allocated_gpu_milli = state.allocated_milli;
+        let total = u128::from(self.typical.total.max(1));
+        run.allocation = sample(&bins, |b| (b.allocated, u128::from(capacity)));
+        run.fragmentation = sample(&bins, |b| (b.fragment, u128::from(capacity) * total));
+        run
+    }
+}
+
+impl FailedPods {
+    fn count(&mut self, gpu: PodGpu) {
+        match gpu {
+            PodGpu::None => self.no_gpu += 1,
+            PodGpu::Share(_) => self.share += 1,
+            PodGpu::Whole(_) => self.whole += 1,
+        }
+        self.gpu_milli += gpu.milli();
+    }
+}
+
+fn round_half_even(n: u128, d: u128) -> u128 {
+    let (q, r) = (n / d, n % d);
+    match (2 * r).cmp(&d) {
+        std::cmp::Ordering::Greater => q + 1,
+        std::cmp::Ordering::Equal => q + (q & 1),
+        std::cmp::Ordering::Less => q,
+    }
+}
+
+/// Each percent's mean over its events (or, with none, over the events of the percents beside
+/// it), as `sum / (events × whole)`.
+fn sample(bins: &[Bin], part: impl Fn(&Bin) -> (u128, u128)) -> Vec<Option<Percent>> {
+    (0..bins.len())
+        .map(|a| {
+            let window = if bins[a].events > 0 {
+                a..=a
+            } else {
+                a.saturating_sub(1)..=(a + 1).min(bins.len() - 1)
+            };
+            let (mut sum, mut events, mut whole) = (0, 0, 1);
+            for bin in &bins[window] {
+                let (s, w) = part(bin);
+                (sum, events, whole) = (sum + s, events + u128::from(bin.events), w);
+            }
+            (events > 0).then(|| Percent::of(sum, events * whole))
+        })
+        .collect()
+}
+
+fn summarise(policy: Policy, runs: Vec<Run>, last: usize) -> PolicyRuns {
+    let mean_allocation: Vec<Option<Percent>> = (0..=last)
+        .map(|a| {
+            let values: Vec<u32> = runs
+                .iter()
+                .filter_map(|r| r.allocation[a])
+                .map(|p| p.0)
+                .collect();
+            (!values.is_empty()).then(|| {
+                let sum: u64 = values.iter().map(|&v| u64::from(v)).sum();
+                Percent::of(u128::from(sum), values.len() as u128 * 10_000)
+            })
+        })
+        .collect();
+    let at_tune: Vec<u32> = runs
+        .iter()
+        .filter_map(|r| r.allocation[last])
+        .map(|p| p.0)
+        .collect();
+    PolicyRuns {
+        policy,
+        at_100: mean_allocation.get(100).copied().flatten(),
+        at_tune: mean_allocation[last],
+        spread_at_tune: (!at_tune.is_empty()).then(|| Percent(spread(&at_tune))),
+        mean_allocation,
+        runs,
+    }
+}
+
+/// The sample standard deviation, floored to a basis point.
+fn spread(values: &[u32]) -> u32 {
+    let n = values.len() as u128;
+    if n < 2 {
+        return 0;
+    }
+    let sum: u128 = values.iter().map(|&v| u128::from(v)).sum();
+    let squares: u128 = values.iter().map(|&v| u128::from(v) * u128::from(v)).sum();
+    let variance = (n * squares - sum * sum) / (n * (n - 1));
+    variance.isqrt() as u32
+}
