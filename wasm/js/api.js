@@ -39,6 +39,8 @@ export const fit = (current, asks, options) => raw.fit(current, asks ?? null, op
 export const repartition = (current, asks, options) => raw.repartition(current, asks, options);
 export const renderSvg = (result, options) => raw.renderSvg(result, options);
 export const sizeModel = (config, options) => raw.sizeModel(config, options);
+export const replay = (nodes, pods, options) => raw.replay(nodes, pods, options);
+export const replaySvg = (nodes, pods, options) => raw.replaySvg(nodes, pods, options);
 
 /** Usage records and releases, kept in memory; store them with toJsonLines() and read them back with fromJsonLines(). */
 export class Ledger {

@@ -14,6 +14,8 @@ import type {
   ErrorKind,
   FitResponse,
   RepartitionResponse,
+  Replay,
+  Policy,
   SizeResponse,
   GpuModel,
   Imported,
@@ -237,6 +239,28 @@ export interface SizeOptions {
  * for a bad config or options, or a budget the weights alone exceed.
  */
 export declare function sizeModel(config: string | object, options?: SizeOptions): SizeResponse;
+
+export interface ReplayOptions {
+  /** Policies to replay (default: all seven): "random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd", "gpu-share" (the paper's names, "DotProd", "FGD", … are read too). */
+  policies?: ReadonlyArray<Policy | string> | null;
+  /** Seeds of the arrivals' order and copies (default [42]; the paper's are 42–51). */
+  seeds?: ReadonlyArray<number> | null;
+  /** Fill until the arrivals ask this share of the GPU capacity: 1.3 or "130%" (default 1.3). */
+  tune?: number | string | null;
+}
+
+/**
+ * Replays a cluster's workload online, as the FGD paper's simulator does (USENIX ATC 2023, "Beware of
+ * Fragmentation"): `nodes` and `pods` are CSV text in the Alibaba 2023 GPU trace's form
+ * (`sn,cpu_milli,memory_mib,gpu,model` and `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,…`). Per
+ * policy and seed: the GPU allocated (% of capacity) at every percent of arrived demand, the fragmentation,
+ * the pods that failed; the mean over the seeds; and how much the arrivals could allocate at best.
+ * @throws {Error} with `field` (`pods.gpu_milli` with its `line`, `options.policies[1]`, `options.tune`).
+ */
+export declare function replay(nodes: string, pods: string, options?: ReplayOptions): Replay;
+
+/** The same replay's chart (allocation against arrived demand, one line per policy) as a standalone SVG document. */
+export declare function replaySvg(nodes: string, pods: string, options?: ReplayOptions): string;
 
 export declare class Ledger {
   constructor(entries?: ReadonlyArray<LedgerEntry>);

@@ -10,6 +10,7 @@ mod case;
 mod error;
 mod ledger_undo;
 mod live;
+mod replay;
 mod size;
 mod svg;
 

@@ -245,3 +245,39 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod node_tests {
+    use super::*;
+    use crate::replay::trace::Trace;
+
+    /// The fragment of one node for a target workload of three kinds, worked by hand from the
+    /// paper's definition (docs/hardware-facts.md §12).
+    #[test]
+    fn a_nodes_fragment_is_what_each_typical_pod_cannot_use() {
+        let nodes = "sn,cpu_milli,memory_mib,gpu,model\nn,16000,65536,2,T4\n";
+        let pods = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n\
+            a,4000,1,1,460,\nb,4000,1,1,460,\nc,8000,1,1,1000,\nd,1000,1,0,0,\n";
+        let trace = Trace::read(nodes, pods).unwrap();
+        let typical = Typical::of(&trace.pods);
+        assert_eq!(typical.total, 4);
+        // Free 1000 and 300: the share (×2) cannot use the 300; the whole GPU fits, the 300 is
+        // its fragment; the pod without GPUs counts all 1300.
+        assert_eq!(
+            typical.node_fragment(0, 16000, &[1000, 300]),
+            2 * 300 + 300 + 1300
+        );
+        // CPU for none but the last: everything is fragment.
+        assert_eq!(typical.node_fragment(0, 3000, &[1000, 300]), 4 * 1300);
+        // Another model's pods cannot use any of it.
+        let typical_b = Typical::of(
+            &Trace::read(
+                nodes,
+                "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\na,1,1,1,500,V100\n",
+            )
+            .unwrap()
+            .pods,
+        );
+        assert_eq!(typical_b.node_fragment(0, 16000, &[1000, 300]), 1300);
+    }
+}

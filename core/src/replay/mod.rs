@@ -15,6 +15,9 @@ pub mod run;
 pub mod trace;
 pub mod workload;
 
+#[cfg(test)]
+mod tests;
+
 pub use policy::Policy;
 pub use run::{replay, FailedPods, Replay, ReplayOptions, Run};
 pub use trace::{ModelSet, Node, Pod, PodGpu, Trace};

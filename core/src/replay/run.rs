@@ -5,7 +5,7 @@
 //! is the mean over its events, or over the percents beside it when it has none.
 
 use super::bound::{largest_first, upper_bound, Bound};
-use super::cluster::ClusterState;
+use super::cluster::{ClusterState, Placement};
 use super::frag::Typical;
 use super::policy::{Policy, Scheduler};
 use super::trace::{PodGpu, Trace};
@@ -50,6 +50,7 @@ pub const MAX_WORK: u64 = 20_000_000_000;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct FailedPods {
     pub no_gpu: u64,
     pub share: u64,
@@ -62,6 +63,7 @@ pub struct FailedPods {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct Run {
     pub seed: u64,
     /// Allocated GPU-milli over the capacity (%), at each percent of arrived demand from 0;
@@ -82,6 +84,7 @@ pub struct Run {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct PolicyRuns {
     pub policy: Policy,
     pub runs: Vec<Run>,
@@ -102,6 +105,7 @@ pub struct PolicyRuns {
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct Replay {
     pub total_gpus: u64,
     pub nodes: u64,
@@ -204,12 +208,14 @@ pub fn replay(trace: &Trace, options: &ReplayOptions) -> Result<Replay> {
     })
 }
 
-struct Simulation<'a> {
-    trace: &'a Trace,
-    typical: &'a Typical,
-    shape: &'a [u32],
-    shapes: usize,
-    tune: Tune,
+/// What every run of one replay shares.
+pub(super) struct Simulation<'a> {
+    pub trace: &'a Trace,
+    pub typical: &'a Typical,
+    /// Each pod's shape (its CPU and GPU ask, numbered) and how many there are.
+    pub shape: &'a [u32],
+    pub shapes: usize,
+    pub tune: Tune,
 }
 
 /// The events that fell in one percent: how many, and the sums of allocated and fragmented
@@ -223,6 +229,17 @@ struct Bin {
 
 impl Simulation<'_> {
     fn run(&self, policy: Policy, seed: u64, order: &[u32]) -> Run {
+        self.run_traced(policy, seed, order, |_, _| {})
+    }
+
+    /// A run that tells `placed` where each arrival went (`None`: it failed), in arrival order.
+    pub fn run_traced(
+        &self,
+        policy: Policy,
+        seed: u64,
+        order: &[u32],
+        mut placed: impl FnMut(u32, Option<Placement>),
+    ) -> Run {
         let trace = self.trace;
         let capacity = trace.capacity_milli();
         let mut state = ClusterState::new(trace);
@@ -250,7 +267,9 @@ impl Simulation<'_> {
         for &i in order {
             let pod = &trace.pods[i as usize];
             run.arrived_gpu_milli += pod.gpu.milli();
-            match scheduler.place(&state, pod, self.shape[i as usize] as usize) {
+            let at = scheduler.place(&state, pod, self.shape[i as usize] as usize);
+            placed(i, at);
+            match at {
                 Some(at) => {
                     state.place(pod, at);
                     let now = node_fragment(&state, at.node);
@@ -357,4 +376,40 @@ fn spread(values: &[u32]) -> u32 {
     let squares: u128 = values.iter().map(|&v| u128::from(v) * u128::from(v)).sum();
     let variance = (n * squares - sum * sum) / (n * (n - 1));
     variance.isqrt() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrivals_round_half_to_even_into_percents() {
+        assert_eq!(round_half_even(5, 10), 0);
+        assert_eq!(round_half_even(15, 10), 2);
+        assert_eq!(round_half_even(151, 100), 2);
+        assert_eq!(round_half_even(149, 100), 1);
+    }
+
+    #[test]
+    fn a_percent_without_events_takes_its_neighbours_mean() {
+        let bin = |events, allocated| Bin {
+            events,
+            allocated,
+            fragment: 0,
+        };
+        let bins = [bin(2, 300), bin(0, 0), bin(1, 600), bin(0, 0), bin(0, 0)];
+        let sampled = sample(&bins, |b| (b.allocated, 1000));
+        // 150 / 1000, then (300 + 600) / 3 of 1000, then 600 / 1000, then 600 / 1000, then none.
+        assert_eq!(
+            sampled,
+            [
+                Some(Percent(1500)),
+                Some(Percent(3000)),
+                Some(Percent(6000)),
+                Some(Percent(6000)),
+                None
+            ]
+        );
+        assert_eq!(spread(&[9000, 9100]), 70);
+    }
 }

@@ -517,3 +517,29 @@ fn size_matches_its_declaration() {
     check(&fitted);
     check(fitted.fit.as_ref().unwrap());
 }
+
+#[test]
+fn replay_matches_its_declaration() {
+    use gpu_share_core::api::ReplayRequest;
+    let replay = api::replay(&ReplayRequest {
+        nodes_csv: fixture_at("replay/nodes.csv"),
+        pods_csv: fixture_at("replay/pods.csv"),
+        policies: vec![gpu_share_core::replay::Policy::Fgd],
+        seeds: vec![1, 2],
+        tune: None,
+    })
+    .unwrap();
+    check(&replay);
+    check(&replay.policies[0]);
+    check(&replay.policies[0].runs[0]);
+    check(&replay.policies[0].runs[0].failed);
+    check(&replay.bound);
+}
+
+fn fixture_at(path: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/../tests/fixtures/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}

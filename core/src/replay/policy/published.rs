@@ -97,3 +97,77 @@ pub fn normalise(scores: &mut [(i64, Option<usize>)]) {
         };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::cluster::Placement;
+    use crate::replay::trace::Trace;
+
+    const NODES: &str =
+        "sn,cpu_milli,memory_mib,gpu,model\nn8,96000,393216,8,G2\nn2,104000,524288,2,T4\n";
+    const PODS: &str = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n\
+        share,6000,1024,1,460\none,12000,1024,1,1000\ncpu,4000,1024,0,0\n";
+
+    /// GPU packing's three cases, as its source's comment states them (docs/hardware-facts.md
+    /// §12): shared GPUs score 50–100, free GPUs on a used node 33–50, an idle node 33 less its
+    /// GPUs.
+    #[test]
+    fn gpu_packing_prefers_used_gpus_then_used_nodes_then_small_idle_nodes() {
+        let trace = Trace::read(NODES, PODS).unwrap();
+        let mut state = ClusterState::new(&trace);
+        let [share, one, cpu] = [&trace.pods[0], &trace.pods[1], &trace.pods[2]];
+        assert_eq!(
+            (gpu_packing(&state, 0, share), gpu_packing(&state, 1, share)),
+            (25, 31)
+        );
+        assert_eq!(gpu_packing(&state, 0, cpu), 0);
+        state.place(
+            share,
+            Placement {
+                node: 0,
+                gpu: Some(3),
+            },
+        );
+        // 540 free on the shared GPU: 100 − 54 / 10.
+        assert_eq!(gpu_packing(&state, 0, share), 95);
+        assert_eq!(gpu_packing(&state, 0, one), 49);
+    }
+
+    #[test]
+    fn best_fit_and_dot_product_truncate_as_the_simulator_does() {
+        let trace = Trace::read(NODES, PODS).unwrap();
+        let state = ClusterState::new(&trace);
+        let one = &trace.pods[1];
+        // r = ½ (84000 / 128000) + ½ (7000 / 8000) = 0.765625: ⌊23.4375⌋.
+        assert_eq!(best_fit(&state, 0, one), 23);
+        // (96000 · 12000 / 128000² + 8000 · 1000 / 8000²) / 2 = 0.0976…: ⌊90.23⌋.
+        assert_eq!(dot_product(&state, 0, one), 90);
+        let mut scores = vec![(23, None), (40, None), (23, None), (30, None)];
+        normalise(&mut scores);
+        assert_eq!(
+            scores.iter().map(|s| s.0).collect::<Vec<_>>(),
+            [0, 100, 0, 41]
+        );
+    }
+
+    #[test]
+    fn gpu_clustering_prefers_nodes_of_the_same_kind_alone() {
+        let trace = Trace::read(NODES, PODS).unwrap();
+        let mut state = ClusterState::new(&trace);
+        let [share, one] = [&trace.pods[0], &trace.pods[1]];
+        assert_eq!(gpu_clustering(&state, 0, share), 25);
+        state.place(
+            share,
+            Placement {
+                node: 0,
+                gpu: Some(0),
+            },
+        );
+        // 460 of 8000 in use: 25 · 460 / 8000 = 1; the same kind alone: +75.
+        assert_eq!(gpu_clustering(&state, 0, share), 76);
+        assert_eq!(gpu_clustering(&state, 0, one), 1);
+        state.place(one, Placement { node: 0, gpu: None });
+        assert_eq!(gpu_clustering(&state, 0, share), 4 + 50);
+    }
+}
