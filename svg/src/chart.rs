@@ -116,8 +116,9 @@ fn colour(policy: &PolicyRuns) -> &'static str {
     PALETTE[i % PALETTE.len()].0
 }
 
+/// `95.30`: two decimals, always.
 fn percent(p: Percent) -> String {
-    px(u64::from(p.0))
+    format!("{}.{:02}", p.0 / 100, p.0 % 100)
 }
 
 /// The part of the chart a plot shows: arrived demand from `x_from` to `last` percent, allocation

@@ -5,7 +5,8 @@ use leptos::prelude::*;
 
 use crate::components::{
     asks::AsksTable, caps::CapsForm, detect::DetectBox, diagram::Diagram, export::ExportPanel,
-    fit::FitBox, ledger::Ledger, plan::PlanTable, share::ShareBar, size::SizeBox, summary::Summary,
+    fit::FitBox, ledger::Ledger, plan::PlanTable, replay::ReplayBox, share::ShareBar,
+    size::SizeBox, summary::Summary,
 };
 use crate::state::AppState;
 use crate::url;
@@ -68,6 +69,7 @@ pub fn App() -> impl IntoView {
                 <FitBox />
                 <ExportPanel />
                 <Ledger />
+                <ReplayBox />
             </main>
         }
         .into_any()

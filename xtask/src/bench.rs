@@ -10,6 +10,7 @@ mod mig_quality;
 mod peers;
 mod quality;
 mod repartition;
+mod replay;
 mod report;
 mod speed;
 
@@ -17,8 +18,8 @@ use crate::shell::{cargo, root, run as run_cmd};
 use gpu_share_core::pack::optimize::Budget;
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "usage: cargo xtask bench --bpplib DIR [--tsv FILE] [--budget-ms N] \
-[--only quality|mig|memory|repartition|speed|peers] [--family NAME] [--no-write] (--help: what DIR holds)";
+const USAGE: &str = "usage: cargo xtask bench --bpplib DIR [--trace DIR] [--tsv FILE] [--budget-ms N] \
+[--only quality|mig|memory|repartition|speed|peers|replay] [--family NAME] [--no-write] (--help: what DIR holds)";
 
 /// What `--bpplib DIR` must hold; the data is not in the repository.
 const BPPLIB_DIR: &str = "\
@@ -30,11 +31,19 @@ peers parts (everything but `--only mig`, `--only memory`, `--only repartition` 
   - optima.tsv: a tab-separated table whose header names at least the columns `file` (the instance's
     path relative to DIR, e.g. `Scholl_1/N1C1W1_A.txt`) and `OPT` (its known optimal bin count).
 The instances are the BPPLIB collection (Delorme, Iori, Martello; github.com/mdelorme2/BPPLIB); the
-optima are in its published bounds tables.";
+optima are in its published bounds tables.
+
+--trace DIR names the Alibaba 2023 GPU trace's openb lists (github.com/alibaba/clusterdata,
+cluster-trace-gpu-v2023; not shipped: its terms ask for research or study use), for the replay part:
+openb_node_list_gpu_node.csv, the openb_pod_list_*.csv workloads, and optionally the paper's means
+as expected_allocation.tsv (workload, policy, seeds, mean at 100%, mean at 130%, spread at 130%).
+Without --trace the replay part is left out.";
 
 struct Options {
     /// The BPPLIB folder, made absolute (the release re-run works from the repository root).
     bpplib: Option<PathBuf>,
+    /// The trace folder, made absolute.
+    trace: Option<PathBuf>,
     tsv: PathBuf,
     budget_ms: u64,
     only: Option<String>,
@@ -46,6 +55,7 @@ struct Options {
 fn parse(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
         bpplib: None,
+        trace: None,
         tsv: root().join("target/bench/bpplib.tsv"),
         budget_ms: 1000,
         only: None,
@@ -60,6 +70,10 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--bpplib" => {
                 let dir = PathBuf::from(value()?);
                 o.bpplib = Some(std::path::absolute(&dir).unwrap_or(dir));
+            }
+            "--trace" => {
+                let dir = PathBuf::from(value()?);
+                o.trace = Some(std::path::absolute(&dir).unwrap_or(dir));
             }
             "--tsv" => o.tsv = PathBuf::from(value()?),
             "--budget-ms" => o.budget_ms = value()?.parse().map_err(|_| USAGE.to_string())?,
@@ -107,7 +121,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let mut it = args.iter();
         while let Some(a) = it.next() {
             out.push(a.clone());
-            if a == "--bpplib" {
+            if a == "--bpplib" || a == "--trace" {
                 it.next();
                 out.push(dir.to_string());
             }
@@ -115,12 +129,22 @@ pub fn run(args: &[String]) -> Result<(), String> {
         out
     };
     if cfg!(debug_assertions) {
-        let given = options.bpplib.as_deref().unwrap_or(Path::new("")).display();
+        // The release re-run gets every folder made absolute.
         let mut cmd = vec!["run", "--quiet", "--release", "-p", "xtask", "--", "bench"]
             .into_iter()
             .map(String::from)
             .collect::<Vec<_>>();
-        cmd.extend(with_dir(&given.to_string()));
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            cmd.push(a.clone());
+            let dir = match a.as_str() {
+                "--bpplib" => options.bpplib.as_deref(),
+                "--trace" => options.trace.as_deref(),
+                _ => continue,
+            };
+            it.next();
+            cmd.push(dir.unwrap_or(Path::new("")).display().to_string());
+        }
         return run_cmd(cargo(cmd));
     }
     let started = std::time::Instant::now();
@@ -174,13 +198,23 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     let mut speed = Vec::new();
     let mut mig = None;
+    let npm_built = wants("speed") || (wants("replay") && options.trace.is_some());
+    if npm_built {
+        run_cmd(cargo(["run", "--quiet", "-p", "xtask", "--", "npm"]))?;
+    }
     if wants("speed") {
         speed = speed::native();
-        run_cmd(cargo(["run", "--quiet", "-p", "xtask", "--", "npm"]))?;
         speed::wasm(&mut speed, &root())?;
         let n = 100_000;
         let (ms, gpus) = speed::mig(n)?;
         mig = Some((n, ms, gpus));
+    }
+    let replay = match &options.trace {
+        Some(dir) if wants("replay") => Some(replay::run(dir, &root())?),
+        _ => None,
+    };
+    if let (false, Some(replay)) = (options.write, &replay) {
+        print!("{}", replay::markdown(replay));
     }
     if options.write {
         let mut command = String::from("cargo xtask bench");
@@ -198,6 +232,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             repartition: &repartition_rows,
             speed: &speed,
             mig,
+            replay: replay.as_ref(),
             wall_s: started.elapsed().as_secs_f64(),
         });
         std::fs::write(root().join("BENCHMARKS.md"), md)

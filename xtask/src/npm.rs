@@ -37,9 +37,9 @@ pub fn build(tools: &Tools) -> Result<(), String> {
         "--target",
         "wasm32-unknown-unknown",
         "--profile",
-        "wasm-release",
+        "npm",
     ]))?;
-    let wasm = root().join("target/wasm32-unknown-unknown/wasm-release/gpu_share_wasm.wasm");
+    let wasm = root().join("target/wasm32-unknown-unknown/npm/gpu_share_wasm.wasm");
     run(Cmd::new("wasm-bindgen")
         .args([
             wasm.to_str().unwrap_or_default(),

@@ -4,8 +4,9 @@
 //! where it fits an empty node. For prices `y` on each class's resources (in GPU-milli), no
 //! placement allocates more than `Σ y + Σ_pods max(0, milli − the pod's cheapest price)` (weak
 //! duality, any `y` ≥ 0); a subgradient search lowers the prices, and the least value found is
-//! the bound. The search steers in floating point; every value it reports is computed exactly in
-//! integers (prices rounded, each pod's price rounded down), so the bound is a true upper bound.
+//! the bound. The search steers in floating point; the value it reports is computed exactly in
+//! integers at the best prices found (rounded, each pod's price rounded down), so the bound is a
+//! true upper bound.
 
 use super::run::Percent;
 use super::trace::{Pod, PodGpu, Trace};
@@ -155,6 +156,34 @@ fn value(classes: &[Class], kinds: &[Kind], y: &[[u64; 3]], picks: &mut [Option<
     (prices + gains).div_ceil(SCALE) as u64
 }
 
+/// The dual value at prices `y`, in floating point, to steer the search; sets each kind's pick.
+fn estimate(classes: &[Class], kinds: &[Kind], y: &[[f64; 3]], picks: &mut [Option<usize>]) -> f64 {
+    let mut value: f64 = y.iter().flatten().sum();
+    for (kind, pick) in kinds.iter().zip(picks.iter_mut()) {
+        let milli = kind.ask[0] as f64;
+        let price = |c: usize| -> f64 {
+            (0..3)
+                .map(|r| y[c][r] * kind.ask[r] as f64 / classes[c].capacity[r].max(1) as f64)
+                .sum()
+        };
+        let cheapest = kind
+            .classes
+            .iter()
+            .map(|&c| (price(c), c))
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        *pick = match cheapest {
+            Some((price, c)) if price < milli => {
+                value += kind.count as f64 * (milli - price);
+                Some(c)
+            }
+            _ => None,
+        };
+    }
+    value
+}
+
+/// A subgradient search on the prices in floating point; the best prices found are then valued
+/// exactly, so the bound holds whatever rounding the search saw.
 fn search(classes: &[Class], kinds: &[Kind]) -> u64 {
     // Start where the bound is the GPU capacity: each class's GPU priced at its capacity.
     let mut y: Vec<[f64; 3]> = classes
@@ -163,13 +192,12 @@ fn search(classes: &[Class], kinds: &[Kind]) -> u64 {
         .collect();
     let mut picks = vec![None; kinds.len()];
     let total: f64 = classes.iter().map(|c| c.capacity[0] as f64).sum();
-    let mut best = u64::MAX;
+    let mut best = (f64::INFINITY, y.clone());
     for step in 0..SEARCH_STEPS {
-        let exact: Vec<[u64; 3]> = y
-            .iter()
-            .map(|p| p.map(|v| v.max(0.0).round() as u64))
-            .collect();
-        best = best.min(value(classes, kinds, &exact, &mut picks));
+        let value = estimate(classes, kinds, &y, &mut picks);
+        if value < best.0 {
+            best = (value, y.clone());
+        }
         // Subgradient in y: 1 − (what the picks use of a resource) / its capacity.
         let mut used = vec![[0f64; 3]; classes.len()];
         for (kind, pick) in kinds.iter().zip(&picks) {
@@ -187,5 +215,10 @@ fn search(classes: &[Class], kinds: &[Kind]) -> u64 {
             }
         }
     }
-    best
+    let exact: Vec<[u64; 3]> = best
+        .1
+        .iter()
+        .map(|p| p.map(|v| v.max(0.0).round() as u64))
+        .collect();
+    value(classes, kinds, &exact, &mut picks)
 }

@@ -25,6 +25,9 @@ pub struct Typical {
     pub pods: Vec<TypicalPod>,
     /// Σ count: a node's fragment divided by this is milli.
     pub total: u64,
+    /// The least decrease (Σ count × milli) that reaches each FGD score, from 1 to 99: the
+    /// sigmoid's thresholds in this workload's units, so a score is a comparison of integers.
+    thresholds: Vec<i64>,
 }
 
 /// The share of the pod list the typical pods cover (the simulator's `podPopularityThreshold`).
@@ -50,6 +53,7 @@ impl Typical {
         let mut typical = Typical {
             pods: Vec::new(),
             total: 0,
+            thresholds: Vec::new(),
         };
         let all = pods.len() as u64;
         for ((cpu_milli, milli, gpus, models), count) in kinds {
@@ -65,7 +69,19 @@ impl Typical {
                 count,
             });
         }
+        // decrease × 10⁹ ≥ t × total  ⟺  decrease ≥ ⌈t × total / 10⁹⌉.
+        let total = i128::from(typical.total);
+        typical.thresholds = LOGIT_E12
+            .iter()
+            .map(|&t| -((-(i128::from(t) * total)).div_euclid(1_000_000_000)) as i64)
+            .collect();
         typical
+    }
+
+    /// FGD's score `⌊100 σ(Δ / 1000)⌋` of a fragment decrease (Σ count × milli): as
+    /// [`sigmoid_score`], in integer comparisons.
+    pub fn score(&self, decrease: i64) -> i64 {
+        self.thresholds.partition_point(|&t| decrease >= t) as i64
     }
 
     /// The CPU the typical GPU pods ask per GPU milli, as (CPU, milli) sums.
@@ -226,6 +242,25 @@ mod tests {
         for (i, &t) in LOGIT_E12.iter().enumerate() {
             let p = (i + 1) as f64 / 100.0;
             assert!(((p / (1.0 - p)).ln() * 1e12 - t as f64).abs() < 2.0, "{i}");
+        }
+    }
+
+    #[test]
+    fn a_workloads_thresholds_give_the_sigmoid_score() {
+        let pods = crate::replay::trace::Trace::read(
+            "sn,cpu_milli,memory_mib,gpu,model\nn,1,1,1,A\n",
+            "name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,1,1,1,500\nb,1,1,0,0\nc,2,1,1,500\n",
+        )
+        .unwrap()
+        .pods;
+        let typical = Typical::of(&pods);
+        assert_eq!(typical.total, 3);
+        for decrease in -30_000..30_000 {
+            assert_eq!(
+                typical.score(decrease),
+                sigmoid_score(decrease, 3),
+                "{decrease}"
+            );
         }
     }
 

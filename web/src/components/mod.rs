@@ -1,5 +1,5 @@
 //! The page's components, one per file: asks table, capabilities form, discovery box, plan table, packing diagram,
-//! export panel, GPUs as they are (fit), size from a model, ledger, share bar, the summary kept in view.
+//! export panel, GPUs as they are (fit), size from a model, replay of a cluster's workload, ledger, share bar, the summary kept in view.
 
 pub mod asks;
 pub mod caps;
@@ -10,6 +10,7 @@ pub mod fit;
 pub mod ledger;
 pub mod plan;
 pub mod repartition;
+pub mod replay;
 pub mod share;
 pub mod size;
 pub mod summary;

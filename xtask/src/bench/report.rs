@@ -20,6 +20,8 @@ pub struct Report<'a> {
     pub speed: &'a [Timing],
     /// (asks, milliseconds, GPUs) of a full MIG `bin_pack`.
     pub mig: Option<(usize, f64, u64)>,
+    /// The replay part, with `--trace`.
+    pub replay: Option<&'a super::replay::ReplayBench>,
     pub wall_s: f64,
 }
 
@@ -144,6 +146,9 @@ part of the optimize column, and is below a millisecond per instance: see the sp
     mig_quality(&mut s, r);
     memory_quality(&mut s, r);
     repartition(&mut s, r);
+    if let Some(replay) = r.replay {
+        s += &super::replay::markdown(replay);
+    }
     let _ = writeln!(s, "## Speed\n");
     let _ = writeln!(
         s,

@@ -4,7 +4,7 @@
 //! node keeps free, so a truncated score never hides a better node.
 
 use crate::replay::cluster::{ClusterState, Placement};
-use crate::replay::frag::{sigmoid_score, Typical};
+use crate::replay::frag::Typical;
 use crate::replay::trace::{Pod, PodGpu, GPU_MILLI, MAX_GPUS_PER_NODE};
 
 pub struct Context<'s, 't> {
@@ -91,7 +91,7 @@ fn evaluate(ctx: &Context, node: usize, pod: &Pod, rank: Rank) -> (i64, Option<u
     let score = |free: &[u32]| {
         let decrease = before - ctx.typical.node_fragment(model, cpu_left, free) as i64;
         match rank {
-            Rank::Sigmoid => sigmoid_score(decrease, ctx.typical.total),
+            Rank::Sigmoid => ctx.typical.score(decrease),
             Rank::Exact => decrease,
         }
     };
@@ -168,7 +168,7 @@ pub fn gpu_share(
         let (decrease, gpu) = cache.get_or(node, shape, state.version[node], || {
             evaluate(ctx, node, pod, Rank::Exact)
         });
-        let score = sigmoid_score(decrease, ctx.typical.total);
+        let score = ctx.typical.score(decrease);
         let fewer_gpus = -i128::from(state.nodes[node].gpus);
         let order = -i64::from(rank[node]);
         let key = match (pod.gpu, gpu) {
