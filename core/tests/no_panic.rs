@@ -339,6 +339,11 @@ proptest! {
         }
         let _ = gpu_share_core::parse::parse_hours(&text);
         let _ = gpu_share_core::discover::detect(&text);
+        let _ = gpu_share_core::replay::Trace::read(&text, &text);
+        let header = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n";
+        let _ = gpu_share_core::replay::Trace::read("sn,cpu_milli,memory_mib,gpu,model\nn,1,1,1,A\n", &format!("{header}{text}"));
+        let _ = gpu_share_core::replay::workload::Tune::parse(&text);
+        let _ = gpu_share_core::replay::Policy::parse(&text);
     }
 
     #[test]

@@ -234,3 +234,44 @@ fn legend_line(body: &mut Body, policy: &PolicyRuns) {
         escape(&text)
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu_share_core::replay::workload::Tune;
+    use gpu_share_core::replay::{replay, ReplayOptions, Trace};
+
+    #[test]
+    fn the_chart_is_well_formed_with_a_line_per_policy_twice() {
+        let trace = Trace::read(
+            "sn,cpu_milli,memory_mib,gpu,model\nn<&>,64000,262144,4,T4\n",
+            "name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,4000,1024,1,500\nb,8000,2048,1,1000\nc,1000,512,0,0\n",
+        )
+        .unwrap();
+        let policies = vec![Policy::BestFit, Policy::GpuShare];
+        let r = replay(
+            &trace,
+            &ReplayOptions {
+                policies,
+                seeds: vec![1, 2],
+                tune: Tune::PAPER,
+            },
+        )
+        .unwrap();
+        let svg = render_replay(
+            &r,
+            &SvgOptions {
+                title: Some("<&>".into()),
+                ..SvgOptions::default()
+            },
+        );
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+        let lines = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("polyline"))
+            .count();
+        assert_eq!(lines, 4, "each policy in the chart and in its enlarged top");
+        assert!(svg.contains("&lt;&amp;&gt;") && svg.contains("seeds 1, 2"));
+        assert!(svg.contains("best-fit: ") && svg.contains("gpu-share: "));
+    }
+}

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 /// The targets, one per parser plus the packer, the exports and the SVG diagram (see
 /// `fuzz/Cargo.toml`).
-pub const TARGETS: [&str; 10] = [
+pub const TARGETS: [&str; 11] = [
     "ask_spec",
     "asks_list",
     "scenario",
@@ -18,12 +18,13 @@ pub const TARGETS: [&str; 10] = [
     "export",
     "svg",
     "model_config",
+    "replay_trace",
 ];
 
 /// Seconds per target when `--seconds` is not given.
 pub const DEFAULT_SECONDS: u64 = 30;
 
-/// Seconds per target in `cargo xtask test` (CI): 10 targets × 12 s, plus the build.
+/// Seconds per target in `cargo xtask test` (CI): 11 targets × 12 s, plus the build.
 pub const TEST_SECONDS: u64 = 12;
 
 /// Cases per property of `core/tests/no_panic.rs` in `cargo xtask test`.

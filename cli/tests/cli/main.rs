@@ -13,5 +13,6 @@ mod limits;
 mod pack;
 mod readme;
 mod repartition;
+mod replay;
 mod size;
 mod svg;

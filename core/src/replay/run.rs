@@ -2,7 +2,8 @@
 //! failed), the allocation and fragmentation sampled at every percent of arrived GPU demand as
 //! the simulator's analysis does (docs/hardware-facts.md §12): every pod's arrival is an event;
 //! an event falls in the percent its arrived demand rounds to (half to even); a percent's value
-//! is the mean over its events, or over the percents beside it when it has none.
+//! is the mean over its events, or over the percents beside it when it has none. Percents after
+//! the last arrival (a short list's last copy can stop below the tune) hold the final state.
 
 use super::bound::{largest_first, upper_bound, Bound};
 use super::cluster::{ClusterState, Placement};
@@ -290,6 +291,19 @@ impl Simulation<'_> {
             }
         }
         run.allocated_gpu_milli = state.allocated_milli;
+        // Arrivals that stop short of the tune (the next copy would have passed it) leave the
+        // cluster as it is: the percents after the last arrival hold its final state.
+        let last = round_half_even(
+            u128::from(run.arrived_gpu_milli) * 100,
+            u128::from(capacity),
+        );
+        for bin in bins.iter_mut().skip(last as usize + 1) {
+            *bin = Bin {
+                events: 1,
+                allocated: u128::from(state.allocated_milli),
+                fragment: u128::from(fragment_total),
+            };
+        }
         let total = u128::from(self.typical.total.max(1));
         run.allocation = sample(&bins, |b| (b.allocated, u128::from(capacity)));
         run.fragmentation = sample(&bins, |b| (b.fragment, u128::from(capacity) * total));

@@ -27,10 +27,12 @@ pub struct Speed {
     pub node_ms: f64,
 }
 
+/// (workload, the paper's policy name) → (mean at 100%, mean at 130%, spread at 130%).
+type Paper = BTreeMap<(String, String), (f64, f64, f64)>;
+
 pub struct ReplayBench {
     pub workloads: Vec<Workload>,
-    /// (workload, paper's policy name) → (mean at 100%, mean at 130%, spread at 130%).
-    pub paper: BTreeMap<(String, String), (f64, f64, f64)>,
+    pub paper: Paper,
     pub speed: Option<Speed>,
 }
 
@@ -38,7 +40,7 @@ fn read(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
-fn paper(dir: &Path) -> Result<BTreeMap<(String, String), (f64, f64, f64)>, String> {
+fn paper(dir: &Path) -> Result<Paper, String> {
     let path = dir.join("expected_allocation.tsv");
     if !path.exists() {
         return Ok(BTreeMap::new());
