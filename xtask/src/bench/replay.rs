@@ -125,17 +125,8 @@ fn node_speed(dir: &Path, root: &Path, native: &Workload) -> Result<Speed, Strin
             .to_string(),
     ];
     args.extend(SEEDS.map(|s| s.to_string()));
-    let out = std::process::Command::new("node")
-        .args(&args)
-        .output()
-        .map_err(|e| format!("cannot run node: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "node replay.mjs failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+    let v: serde_json::Value =
+        serde_json::from_str(&super::speed::node(&args)?).map_err(|e| e.to_string())?;
     for p in &native.replay.policies {
         let node = v["meanAtTune"][p.policy.name()].as_f64();
         if node != p.at_tune.map(|a| a.to_f64()) {

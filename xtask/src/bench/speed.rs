@@ -94,17 +94,7 @@ pub fn wasm(timings: &mut [Timing], root: &Path) -> Result<(), String> {
         std::fs::write(&file, bytes).map_err(|e| e.to_string())?;
         args.push(file.display().to_string());
     }
-    let out = std::process::Command::new("node")
-        .args(&args)
-        .output()
-        .map_err(|e| format!("cannot run node: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "node speed.mjs failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    for line in node(&args)?.lines() {
         let v: serde_json::Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
         let n = v["n"].as_u64().unwrap_or(0) as usize;
         if let Some(t) = timings.iter_mut().find(|t| t.n == n) {
@@ -118,6 +108,22 @@ pub fn wasm(timings: &mut [Timing], root: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Runs `node ARGS` (a bench script and its arguments) and returns what it printed.
+pub fn node(args: &[String]) -> Result<String, String> {
+    let out = std::process::Command::new("node")
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run node: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "node {} failed: {}",
+            args.first().map_or("", String::as_str),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Full `bin_pack` of `n` MIG asks (random A100 40GB profiles): milliseconds and GPUs used.
