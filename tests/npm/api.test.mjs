@@ -139,7 +139,7 @@ test("bad input throws typed errors naming the field, and the module stays usabl
     [() => new FractionalAsk("x", { fraction: NaN }), Error, /fraction/],
     [() => new FractionalAsk("", { fraction: 0.5 }), TypeError, /name/],
     [() => new FractionalAsk("x", { fraction: 0.5, migProfile: "1g.5gb" }), TypeError, /both/],
-    [() => new FractionalAsk("x", {}), TypeError, /fraction or a mig_profile/],
+    [() => new FractionalAsk("x", {}), TypeError, /needs a fraction, memory or a mig_profile/],
     [() => new FractionalAsk("x", { fraction: 0.5, colour: "red" }), TypeError, /unknown field "colour"/],
     [() => new ClusterGpuCaps({ gpuModel: "Voodoo2", supportsMig: true }), Error, /unknown GPU model/],
     [() => new ClusterGpuCaps({ supportsMgi: true }), TypeError, /unknown field/],
