@@ -107,7 +107,12 @@ impl Memory {
         }
         let value = |s: &str| s.bytes().fold(0u128, |a, b| a * 10 + u128::from(b - b'0'));
         let den = 10u128.pow(frac.len() as u32);
-        let num = (value(int) * den + value(frac)) * u128::from(scale);
+        // 15 integer and 18 fractional digits times a TiB pass u128: such input is too large.
+        let num = value(int)
+            .checked_mul(den)
+            .and_then(|n| n.checked_add(value(frac)))
+            .and_then(|n| n.checked_mul(u128::from(scale)))
+            .ok_or_else(too_large)?;
         let bytes = num.div_ceil(den);
         if bytes > u128::from(MAX_MEMORY) {
             return Err(too_large());
@@ -204,6 +209,14 @@ impl fmt::Display for Memory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the `scenario` fuzz target: many digits on both sides of the point overflowed.
+    #[test]
+    fn many_digits_are_too_large_not_an_overflow() {
+        let e = Memory::parse("550145635555635.55555501456360351gb").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OutOfRange);
+        assert!(Memory::parse("999999999999999.999999999999999999TiB").is_err());
+    }
 
     #[test]
     fn reads_the_issue_forms_exactly() {
