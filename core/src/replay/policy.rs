@@ -1,7 +1,8 @@
 //! The placement policies a replay can run: the six the FGD paper measures (re-implemented from
 //! its text and its simulator's description, docs/hardware-facts.md §12) and gpu-share's own.
-//! Each scores the nodes a pod fits; the published ones take the best score and break ties
-//! uniformly at random, as the simulator's scheduler does.
+//! Each scores the nodes a pod fits; the published ones take the best score and break ties by a
+//! per-run seeded order of the nodes — the simulator names its nodes with a seeded random prefix
+//! and its ties fall to the first name (facts §12).
 
 mod fgd;
 mod published;
@@ -92,8 +93,8 @@ impl Policy {
 pub(super) struct Scheduler<'a> {
     policy: Policy,
     typical: &'a Typical,
-    /// Tie-breaks and the random policy's draws: a stream apart from the arrivals', so every
-    /// policy sees the same arrivals.
+    /// The run's node order and the random policy's draws: a stream apart from the arrivals', so
+    /// every policy sees the same arrivals.
     rng: Rng,
     fgd: fgd::Cache,
     /// Each node's place in the order ties are broken in.
