@@ -290,12 +290,13 @@ fn tenants_slots(tenants: &Tenants) -> &[SharedSlot] {
 }
 
 /// What the slots with memory hold, against the budget; `None` when no slot has memory or the
-/// budget is unknown.
+/// budget is unknown. The sum saturates: the packer never comes near `u64::MAX`, and a result
+/// read back with larger memory is refused as holding more than the GPU offers (`read.rs`).
 fn memory_use(slots: &[SharedSlot], budget_mib: Option<u64>) -> Option<MemoryUse> {
     let budget_mib = budget_mib?;
     let held: Vec<u64> = slots.iter().filter_map(|s| s.memory_mib).collect();
     (!held.is_empty()).then(|| MemoryUse {
-        used_mib: held.iter().sum(),
+        used_mib: held.iter().fold(0, |sum, &mib| sum.saturating_add(mib)),
         budget_mib,
     })
 }

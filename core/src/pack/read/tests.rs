@@ -274,3 +274,20 @@ fn nodes_hold_the_gpus_that_name_them() {
     });
     assert_eq!(gone.1, "gpus[0].node");
 }
+
+#[test]
+fn memory_edited_past_what_a_gpu_offers_is_refused_even_past_u64() {
+    // Found by `no_panic`: two slots of u64::MAX MiB once overflowed the sum instead.
+    let caps = ClusterGpuCaps {
+        supports_timeslicing: true,
+        gpu_model: Some("H100-SXM5-80GB".into()),
+        ..Default::default()
+    };
+    let r = pack(&["a:0.3:10GiB", "b:0.3:10GiB"], caps);
+    let huge = refused(&r, |v| {
+        for slot in 0..2 {
+            v["gpus"][0]["slots"][slot]["memory_mib"] = json!(u64::MAX);
+        }
+    });
+    assert_eq!(huge, (ErrorKind::OutOfRange, "gpus[0].slots".into()));
+}
