@@ -3,6 +3,7 @@
 //! has its CPU and memory and room for one more pod and, for a GPU pod, is of an allowed model
 //! with `n` fully free GPUs (whole GPUs) or one GPU with the share free.
 
+use super::frag::Left;
 use super::trace::{Node, Pod, PodGpu, Trace, GPU_MILLI};
 
 /// The most pods a node holds: the simulator's node configuration (`pods: 1001`).
@@ -57,6 +58,14 @@ impl<'t> ClusterState<'t> {
     /// The free milli of each GPU of node `n`, by device index.
     pub fn free(&self, n: usize) -> &[u32] {
         &self.free[self.first_gpu[n]..self.first_gpu[n + 1]]
+    }
+
+    /// The CPU and memory node `n` has left.
+    pub fn left(&self, n: usize) -> Left {
+        Left {
+            cpu_milli: self.cpu_left[n],
+            memory_mib: self.memory_left[n],
+        }
     }
 
     /// The node's free GPU milli in all.

@@ -155,6 +155,7 @@ pub fn replay(trace: &Trace, options: &ReplayOptions) -> Result<Replay> {
         .in_field("seeds"));
     }
     let typical = Typical::of(&trace.pods);
+    let with_memory = Typical::with_memory(&trace.pods);
     let (shape, shape_count) = shapes(trace);
     let mut per_policy: Vec<Vec<Run>> = vec![Vec::new(); options.policies.len()];
     let mut bounds = Vec::new();
@@ -175,6 +176,7 @@ pub fn replay(trace: &Trace, options: &ReplayOptions) -> Result<Replay> {
         let sim = Simulation {
             trace,
             typical: &typical,
+            with_memory: &with_memory,
             shape: &shape,
             shapes: shape_count,
             tune: options.tune,
@@ -212,8 +214,12 @@ pub fn replay(trace: &Trace, options: &ReplayOptions) -> Result<Replay> {
 /// What every run of one replay shares.
 pub(super) struct Simulation<'a> {
     pub trace: &'a Trace,
+    /// The paper's typical pods: fragmentation is measured against them, and the published
+    /// policies score by them.
     pub typical: &'a Typical,
-    /// Each pod's shape (its CPU and GPU ask, numbered) and how many there are.
+    /// The typical pods with their memory: gpu-share's policy scores by them.
+    pub with_memory: &'a Typical,
+    /// Each pod's shape (its CPU, memory and GPU ask, numbered) and how many there are.
     pub shape: &'a [u32],
     pub shapes: usize,
     pub tune: Tune,
@@ -246,14 +252,17 @@ impl Simulation<'_> {
         let mut state = ClusterState::new(trace);
         let node_fragment = |state: &ClusterState, n: usize| {
             self.typical
-                .node_fragment(trace.nodes[n].model, state.cpu_left[n], state.free(n))
+                .node_fragment(trace.nodes[n].model, state.left(n), state.free(n))
         };
         let mut fragment: Vec<u64> = (0..trace.nodes.len())
             .map(|n| node_fragment(&state, n))
             .collect();
         let mut fragment_total: u64 = fragment.iter().sum();
-        let mut scheduler =
-            Scheduler::new(policy, self.typical, seed, trace.nodes.len(), self.shapes);
+        let typical = match policy {
+            Policy::GpuShare => self.with_memory,
+            _ => self.typical,
+        };
+        let mut scheduler = Scheduler::new(policy, typical, seed, trace.nodes.len(), self.shapes);
         let mut bins = vec![Bin::default(); self.tune.last_percent() + 1];
         let mut run = Run {
             seed,

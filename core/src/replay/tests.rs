@@ -29,10 +29,12 @@ fn fixture() -> Trace {
 /// here from the trace and the placements alone.
 fn check_placements(trace: &Trace, order: &[u32], policy: Policy, seed: u64) {
     let typical = Typical::of(&trace.pods);
+    let with_memory = Typical::with_memory(&trace.pods);
     let (shape, shapes) = shapes(trace);
     let sim = Simulation {
         trace,
         typical: &typical,
+        with_memory: &with_memory,
         shape: &shape,
         shapes,
         tune: Tune::PAPER,

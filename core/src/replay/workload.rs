@@ -125,8 +125,8 @@ pub fn arrivals(trace: &Trace, tune: Tune, seed: u64) -> Result<Vec<u32>> {
     Ok(order)
 }
 
-/// Numbers each pod by its CPU and GPU ask (what a policy's score depends on): the scores of a
-/// node for two pods of one shape are the same.
+/// Numbers each pod by its CPU, memory and GPU ask (what a policy's score depends on): the
+/// scores of a node for two pods of one shape are the same.
 pub fn shapes(trace: &Trace) -> (Vec<u32>, usize) {
     let mut seen = std::collections::HashMap::new();
     let ids = trace
@@ -134,7 +134,9 @@ pub fn shapes(trace: &Trace) -> (Vec<u32>, usize) {
         .iter()
         .map(|p| {
             let next = seen.len() as u32;
-            *seen.entry((p.cpu_milli, p.gpu)).or_insert(next)
+            *seen
+                .entry((p.cpu_milli, p.memory_mib, p.gpu))
+                .or_insert(next)
         })
         .collect();
     (ids, seen.len())

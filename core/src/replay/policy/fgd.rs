@@ -1,10 +1,10 @@
 //! Fragmentation gradient descent (Weng et al., USENIX ATC 2023, §4): put the pod where the
 //! node's fragment for the typical pods grows least. FGD as published scores `⌊100 σ(Δ/1000)⌋`
-//! and breaks ties at random; gpu-share's policy ranks by the exact change, then by what the
-//! node keeps free, so a truncated score never hides a better node.
+//! and breaks ties by the run's node order; gpu-share's policy counts memory in the fragment,
+//! ranks a node's GPUs by the exact change, then nodes by what they keep free.
 
 use crate::replay::cluster::{ClusterState, Placement};
-use crate::replay::frag::Typical;
+use crate::replay::frag::{Left, Typical};
 use crate::replay::trace::{Pod, PodGpu, GPU_MILLI, MAX_GPUS_PER_NODE};
 
 pub struct Context<'s, 't> {
@@ -80,16 +80,18 @@ enum Rank {
 fn evaluate(ctx: &Context, node: usize, pod: &Pod, rank: Rank) -> (i64, Option<usize>) {
     let state = ctx.state;
     let model = state.nodes[node].model;
-    let cpu_left = state.cpu_left[node] - pod.cpu_milli;
-    let before = ctx
-        .typical
-        .node_fragment(model, state.cpu_left[node], state.free(node)) as i64;
+    let left = state.left(node);
+    let after = Left {
+        cpu_milli: left.cpu_milli - pod.cpu_milli,
+        memory_mib: left.memory_mib - pod.memory_mib,
+    };
+    let before = ctx.typical.node_fragment(model, left, state.free(node)) as i64;
     let mut free = [0u32; MAX_GPUS_PER_NODE as usize];
     let gpus = state.free(node).len();
     free[..gpus].copy_from_slice(state.free(node));
     let free = &mut free[..gpus];
     let score = |free: &[u32]| {
-        let decrease = before - ctx.typical.node_fragment(model, cpu_left, free) as i64;
+        let decrease = before - ctx.typical.node_fragment(model, after, free) as i64;
         match rank {
             Rank::Sigmoid => ctx.typical.score(decrease),
             Rank::Exact => decrease,
@@ -142,8 +144,10 @@ pub fn fgd(
     })
 }
 
-/// gpu-share's choice. Every node is scored as FGD scores it (the GPU inside a node by the
-/// exact change, so a truncated score never picks a worse GPU); among the best:
+/// gpu-share's choice. Every node is scored as FGD scores it, but against typical pods that keep
+/// their memory ask (a node short of memory strands its GPUs; `Typical::with_memory`), and the
+/// GPU inside a node by the exact change, so a truncated score never picks a worse GPU; among the
+/// best:
 /// - a share goes to a node with the fewest GPUs, then to the GPU it fills most closely — the
 ///   sliver it leaves is the fragment no later pod may fit;
 /// - whole GPUs go to a node with the fewest GPUs: large nodes stay whole for the pods that ask
