@@ -125,7 +125,7 @@ impl<'a> Scheduler<'a> {
         }
     }
 
-    /// Where `pod` (of shape `shape`, its CPU and GPU ask numbered) goes, or `None` when it fits
+    /// Where `pod` (of shape `shape`, numbered by what the policy scores) goes, or `None` when it fits
     /// no node.
     pub fn place(&mut self, state: &ClusterState, pod: &Pod, shape: usize) -> Option<Placement> {
         self.feasible.clear();

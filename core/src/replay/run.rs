@@ -10,7 +10,7 @@ use super::cluster::{ClusterState, Placement};
 use super::frag::Typical;
 use super::policy::{Policy, Scheduler};
 use super::trace::{PodGpu, Trace};
-use super::workload::{arrivals, shapes, Tune};
+use super::workload::{arrivals, Shapes, Tune};
 use crate::error::{Error, ErrorKind, Result};
 
 /// A percentage to hundredths of a point, exact: basis points.
@@ -154,9 +154,7 @@ pub fn replay(trace: &Trace, options: &ReplayOptions) -> Result<Replay> {
         )
         .in_field("seeds"));
     }
-    let typical = Typical::of(&trace.pods);
-    let with_memory = Typical::with_memory(&trace.pods);
-    let (shape, shape_count) = shapes(trace);
+    let sim = Simulation::new(trace, options.tune);
     let mut per_policy: Vec<Vec<Run>> = vec![Vec::new(); options.policies.len()];
     let mut bounds = Vec::new();
     let mut work = 0u64;
@@ -173,14 +171,6 @@ pub fn replay(trace: &Trace, options: &ReplayOptions) -> Result<Replay> {
             )
             .in_field("seeds"));
         }
-        let sim = Simulation {
-            trace,
-            typical: &typical,
-            with_memory: &with_memory,
-            shape: &shape,
-            shapes: shape_count,
-            tune: options.tune,
-        };
         let offline = sim.run(Policy::GpuShare, seed, &largest_first(trace, &order));
         let mut best_found = offline.allocated_gpu_milli;
         for (p, &policy) in options.policies.iter().enumerate() {
@@ -200,7 +190,7 @@ pub fn replay(trace: &Trace, options: &ReplayOptions) -> Result<Replay> {
         nodes: trace.nodes.len() as u64,
         pods: trace.pods.len() as u64,
         tune: f64::from(options.tune.permille()) / 1000.0,
-        typical_pods: typical.pods.len() as u64,
+        typical_pods: sim.paper.typical.pods.len() as u64,
         policies: options
             .policies
             .iter()
@@ -211,17 +201,21 @@ pub fn replay(trace: &Trace, options: &ReplayOptions) -> Result<Replay> {
     })
 }
 
+/// What one policy scores a node against: typical pods, and the pods numbered by what the score
+/// depends on.
+pub(super) struct Scoring {
+    pub typical: Typical,
+    pub shapes: Shapes,
+}
+
 /// What every run of one replay shares.
 pub(super) struct Simulation<'a> {
     pub trace: &'a Trace,
     /// The paper's typical pods: fragmentation is measured against them, and the published
     /// policies score by them.
-    pub typical: &'a Typical,
-    /// The typical pods with their memory: gpu-share's policy scores by them.
-    pub with_memory: &'a Typical,
-    /// Each pod's shape (its CPU, memory and GPU ask, numbered) and how many there are.
-    pub shape: &'a [u32],
-    pub shapes: usize,
+    pub paper: Scoring,
+    /// The typical pods and shapes with their memory: gpu-share's policy scores by them.
+    pub gpu_share: Scoring,
     pub tune: Tune,
 }
 
@@ -234,7 +228,22 @@ struct Bin {
     fragment: u128,
 }
 
-impl Simulation<'_> {
+impl<'a> Simulation<'a> {
+    pub fn new(trace: &'a Trace, tune: Tune) -> Self {
+        Simulation {
+            trace,
+            paper: Scoring {
+                typical: Typical::of(&trace.pods),
+                shapes: Shapes::of(trace),
+            },
+            gpu_share: Scoring {
+                typical: Typical::with_memory(&trace.pods),
+                shapes: Shapes::with_memory(trace),
+            },
+            tune,
+        }
+    }
+
     fn run(&self, policy: Policy, seed: u64, order: &[u32]) -> Run {
         self.run_traced(policy, seed, order, |_, _| {})
     }
@@ -251,18 +260,25 @@ impl Simulation<'_> {
         let capacity = trace.capacity_milli();
         let mut state = ClusterState::new(trace);
         let node_fragment = |state: &ClusterState, n: usize| {
-            self.typical
+            self.paper
+                .typical
                 .node_fragment(trace.nodes[n].model, state.left(n), state.free(n))
         };
         let mut fragment: Vec<u64> = (0..trace.nodes.len())
             .map(|n| node_fragment(&state, n))
             .collect();
         let mut fragment_total: u64 = fragment.iter().sum();
-        let typical = match policy {
-            Policy::GpuShare => self.with_memory,
-            _ => self.typical,
+        let scoring = match policy {
+            Policy::GpuShare => &self.gpu_share,
+            _ => &self.paper,
         };
-        let mut scheduler = Scheduler::new(policy, typical, seed, trace.nodes.len(), self.shapes);
+        let mut scheduler = Scheduler::new(
+            policy,
+            &scoring.typical,
+            seed,
+            trace.nodes.len(),
+            scoring.shapes.count(),
+        );
         let mut bins = vec![Bin::default(); self.tune.last_percent() + 1];
         let mut run = Run {
             seed,
@@ -277,7 +293,7 @@ impl Simulation<'_> {
         for &i in order {
             let pod = &trace.pods[i as usize];
             run.arrived_gpu_milli += pod.gpu.milli();
-            let at = scheduler.place(&state, pod, self.shape[i as usize] as usize);
+            let at = scheduler.place(&state, pod, scoring.shapes.of_pod(i));
             placed(i, at);
             match at {
                 Some(at) => {
@@ -313,7 +329,7 @@ impl Simulation<'_> {
                 fragment: u128::from(fragment_total),
             };
         }
-        let total = u128::from(self.typical.total.max(1));
+        let total = u128::from(self.paper.typical.total.max(1));
         run.allocation = sample(&bins, |b| (b.allocated, u128::from(capacity)));
         run.fragmentation = sample(&bins, |b| (b.fragment, u128::from(capacity) * total));
         run

@@ -5,10 +5,9 @@
 
 use super::bound::upper_bound;
 use super::cluster::Placement;
-use super::frag::Typical;
 use super::run::Simulation;
 use super::trace::{PodGpu, Trace, GPU_MILLI};
-use super::workload::{arrivals, shapes, Tune};
+use super::workload::{arrivals, Tune};
 use super::{replay, Policy, ReplayOptions};
 use proptest::prelude::*;
 
@@ -28,17 +27,7 @@ fn fixture() -> Trace {
 /// Replays `order` under `policy` and checks every placement against its own accounting, made
 /// here from the trace and the placements alone.
 fn check_placements(trace: &Trace, order: &[u32], policy: Policy, seed: u64) {
-    let typical = Typical::of(&trace.pods);
-    let with_memory = Typical::with_memory(&trace.pods);
-    let (shape, shapes) = shapes(trace);
-    let sim = Simulation {
-        trace,
-        typical: &typical,
-        with_memory: &with_memory,
-        shape: &shape,
-        shapes,
-        tune: Tune::PAPER,
-    };
+    let sim = Simulation::new(trace, Tune::PAPER);
     let mut cpu: Vec<u64> = trace.nodes.iter().map(|n| n.cpu_milli).collect();
     let mut memory: Vec<u64> = trace.nodes.iter().map(|n| n.memory_mib).collect();
     let mut free: Vec<Vec<u32>> = trace

@@ -5,7 +5,7 @@
 //! not.
 
 use super::rng::Rng;
-use super::trace::Trace;
+use super::trace::{Pod, Trace};
 use crate::error::{Error, ErrorKind, Result};
 
 /// The most arrivals a run may have.
@@ -125,21 +125,49 @@ pub fn arrivals(trace: &Trace, tune: Tune, seed: u64) -> Result<Vec<u32>> {
     Ok(order)
 }
 
-/// Numbers each pod by its CPU, memory and GPU ask (what a policy's score depends on): the
-/// scores of a node for two pods of one shape are the same.
-pub fn shapes(trace: &Trace) -> (Vec<u32>, usize) {
-    let mut seen = std::collections::HashMap::new();
-    let ids = trace
-        .pods
-        .iter()
-        .map(|p| {
-            let next = seen.len() as u32;
-            *seen
-                .entry((p.cpu_milli, p.memory_mib, p.gpu))
-                .or_insert(next)
-        })
-        .collect();
-    (ids, seen.len())
+/// Each pod numbered by what a policy's score of a node depends on: the scores of a node for two
+/// pods of one shape are the same, so they are cached per shape.
+pub struct Shapes {
+    ids: Vec<u32>,
+    count: usize,
+}
+
+impl Shapes {
+    /// By CPU and GPU ask: the published policies score nothing else, and fewer shapes share
+    /// more of the cache.
+    pub fn of(trace: &Trace) -> Shapes {
+        Shapes::keyed(trace, |_| 0)
+    }
+
+    /// By CPU, memory and GPU ask: gpu-share's policy counts memory.
+    pub fn with_memory(trace: &Trace) -> Shapes {
+        Shapes::keyed(trace, |p| p.memory_mib)
+    }
+
+    fn keyed(trace: &Trace, memory: impl Fn(&Pod) -> u64) -> Shapes {
+        let mut seen = std::collections::HashMap::new();
+        let ids = trace
+            .pods
+            .iter()
+            .map(|p| {
+                let next = seen.len() as u32;
+                *seen.entry((p.cpu_milli, memory(p), p.gpu)).or_insert(next)
+            })
+            .collect();
+        Shapes {
+            ids,
+            count: seen.len(),
+        }
+    }
+
+    /// The shape of pod `i` of the trace's list.
+    pub fn of_pod(&self, i: u32) -> usize {
+        self.ids[i as usize] as usize
+    }
+
+    pub fn count(&self) -> usize {
+        self.count
+    }
 }
 
 #[cfg(test)]
