@@ -133,8 +133,8 @@ pub struct Shapes {
 }
 
 impl Shapes {
-    /// By CPU and GPU ask: the published policies score nothing else, and fewer shapes share
-    /// more of the cache.
+    /// By CPU and GPU ask: FGD's score of a node depends on nothing else (its typical pods ask no
+    /// memory), and fewer shapes share more of the cache.
     pub fn of(trace: &Trace) -> Shapes {
         Shapes::keyed(trace, |_| 0)
     }
