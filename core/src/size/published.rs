@@ -1,652 +1,80 @@
 //! Test fixtures: the config.json of published models, as their Hugging Face repositories give
 //! them (keys the sizing never reads, such as token ids, are left out of a few), each with the
-//! parameter count its publisher or its safetensors give. `tests.rs` checks the arithmetic on
-//! them.
+//! parameter count its publisher or its safetensors give. Each config sits as a JSON file in
+//! `published/`; `tests.rs` checks the arithmetic on them.
 
 /// meta-llama/Llama-2-7b-hf. Published: 6,738,415,616 parameters (the safetensors total).
-pub const LLAMA_2_7B: &str = r#"{
-  "architectures": ["LlamaForCausalLM"],
-  "bos_token_id": 1,
-  "eos_token_id": 2,
-  "hidden_act": "silu",
-  "hidden_size": 4096,
-  "initializer_range": 0.02,
-  "intermediate_size": 11008,
-  "max_position_embeddings": 4096,
-  "model_type": "llama",
-  "num_attention_heads": 32,
-  "num_hidden_layers": 32,
-  "num_key_value_heads": 32,
-  "pretraining_tp": 1,
-  "rms_norm_eps": 1e-05,
-  "rope_scaling": null,
-  "tie_word_embeddings": false,
-  "torch_dtype": "float16",
-  "transformers_version": "4.31.0.dev0",
-  "use_cache": true,
-  "vocab_size": 32000
-}"#;
+pub const LLAMA_2_7B: &str = include_str!("published/llama_2_7b.json");
 
 /// meta-llama/Meta-Llama-3-8B. Published: 8,030,261,248 (the safetensors total).
-pub const LLAMA_3_8B: &str = r#"{
-  "architectures": ["LlamaForCausalLM"],
-  "attention_bias": false,
-  "attention_dropout": 0.0,
-  "bos_token_id": 128000,
-  "eos_token_id": 128001,
-  "hidden_act": "silu",
-  "hidden_size": 4096,
-  "initializer_range": 0.02,
-  "intermediate_size": 14336,
-  "max_position_embeddings": 8192,
-  "model_type": "llama",
-  "num_attention_heads": 32,
-  "num_hidden_layers": 32,
-  "num_key_value_heads": 8,
-  "pretraining_tp": 1,
-  "rms_norm_eps": 1e-05,
-  "rope_scaling": null,
-  "rope_theta": 500000.0,
-  "tie_word_embeddings": false,
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.40.0.dev0",
-  "use_cache": true,
-  "vocab_size": 128256
-}"#;
+pub const LLAMA_3_8B: &str = include_str!("published/llama_3_8b.json");
 
 /// meta-llama/Llama-3.2-1B: tied embeddings, `head_dim` given. Published: 1,235,814,400 (the
 /// safetensors total, 1.24B).
-pub const LLAMA_3_2_1B: &str = r#"{
-  "architectures": ["LlamaForCausalLM"],
-  "attention_bias": false,
-  "attention_dropout": 0.0,
-  "bos_token_id": 128000,
-  "eos_token_id": 128001,
-  "head_dim": 64,
-  "hidden_act": "silu",
-  "hidden_size": 2048,
-  "initializer_range": 0.02,
-  "intermediate_size": 8192,
-  "max_position_embeddings": 131072,
-  "mlp_bias": false,
-  "model_type": "llama",
-  "num_attention_heads": 32,
-  "num_hidden_layers": 16,
-  "num_key_value_heads": 8,
-  "pretraining_tp": 1,
-  "rms_norm_eps": 1e-05,
-  "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"},
-  "rope_theta": 500000.0,
-  "tie_word_embeddings": true,
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.45.0.dev0",
-  "use_cache": true,
-  "vocab_size": 128256
-}"#;
+pub const LLAMA_3_2_1B: &str = include_str!("published/llama_3_2_1b.json");
 
 /// A Llama 3.x 70B Instruct config.json (transformers 4.47), as quoted in a public parameter
 /// counter's tests. Published: 70,553,706,496 (the Llama-3.1-70B safetensors total, 70.6B).
-pub const LLAMA_3_70B: &str = r#"{
-  "architectures": ["LlamaForCausalLM"],
-  "attention_bias": false,
-  "attention_dropout": 0.0,
-  "bos_token_id": 128000,
-  "eos_token_id": [128001, 128008, 128009],
-  "head_dim": 128,
-  "hidden_act": "silu",
-  "hidden_size": 8192,
-  "initializer_range": 0.02,
-  "intermediate_size": 28672,
-  "max_position_embeddings": 131072,
-  "mlp_bias": false,
-  "model_type": "llama",
-  "num_attention_heads": 64,
-  "num_hidden_layers": 80,
-  "num_key_value_heads": 8,
-  "pretraining_tp": 1,
-  "rms_norm_eps": 1e-05,
-  "rope_scaling": {"factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"},
-  "rope_theta": 500000.0,
-  "tie_word_embeddings": false,
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.47.0.dev0",
-  "use_cache": true,
-  "vocab_size": 128256
-}"#;
+pub const LLAMA_3_70B: &str = include_str!("published/llama_3_70b.json");
 
 /// mistralai/Mistral-7B-v0.1. Published: 7,241,732,096 (the safetensors total).
-pub const MISTRAL_7B: &str = r#"{
-  "architectures": ["MistralForCausalLM"],
-  "bos_token_id": 1,
-  "eos_token_id": 2,
-  "hidden_act": "silu",
-  "hidden_size": 4096,
-  "initializer_range": 0.02,
-  "intermediate_size": 14336,
-  "max_position_embeddings": 32768,
-  "model_type": "mistral",
-  "num_attention_heads": 32,
-  "num_hidden_layers": 32,
-  "num_key_value_heads": 8,
-  "rms_norm_eps": 1e-05,
-  "rope_theta": 10000.0,
-  "sliding_window": 4096,
-  "tie_word_embeddings": false,
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.34.0.dev0",
-  "use_cache": true,
-  "vocab_size": 32000
-}"#;
+pub const MISTRAL_7B: &str = include_str!("published/mistral_7b.json");
 
 /// mistralai/Mixtral-8x7B-v0.1. Published: 46,702,792,704 (the safetensors total).
-pub const MIXTRAL_8X7B: &str = r#"{
-  "architectures": ["MixtralForCausalLM"],
-  "attention_dropout": 0.0,
-  "bos_token_id": 1,
-  "eos_token_id": 2,
-  "hidden_act": "silu",
-  "hidden_size": 4096,
-  "initializer_range": 0.02,
-  "intermediate_size": 14336,
-  "max_position_embeddings": 32768,
-  "model_type": "mixtral",
-  "num_attention_heads": 32,
-  "num_experts_per_tok": 2,
-  "num_hidden_layers": 32,
-  "num_key_value_heads": 8,
-  "num_local_experts": 8,
-  "output_router_logits": false,
-  "rms_norm_eps": 1e-05,
-  "rope_theta": 1000000.0,
-  "router_aux_loss_coef": 0.02,
-  "sliding_window": null,
-  "tie_word_embeddings": false,
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.36.0.dev0",
-  "use_cache": true,
-  "vocab_size": 32000
-}"#;
+pub const MIXTRAL_8X7B: &str = include_str!("published/mixtral_8x7b.json");
 
 /// Qwen/Qwen2-7B: q/k/v biases. Published: 7,615,616,512 (the safetensors total).
-pub const QWEN2_7B: &str = r#"{
-  "architectures": ["Qwen2ForCausalLM"],
-  "attention_dropout": 0.0,
-  "bos_token_id": 151643,
-  "eos_token_id": 151643,
-  "hidden_act": "silu",
-  "hidden_size": 3584,
-  "initializer_range": 0.02,
-  "intermediate_size": 18944,
-  "max_position_embeddings": 131072,
-  "max_window_layers": 28,
-  "model_type": "qwen2",
-  "num_attention_heads": 28,
-  "num_hidden_layers": 28,
-  "num_key_value_heads": 4,
-  "rms_norm_eps": 1e-06,
-  "rope_theta": 1000000.0,
-  "sliding_window": 131072,
-  "tie_word_embeddings": false,
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.37.2",
-  "use_cache": true,
-  "use_sliding_window": false,
-  "vocab_size": 152064
-}"#;
+pub const QWEN2_7B: &str = include_str!("published/qwen2_7b.json");
 
 /// Qwen/Qwen1.5-MoE-A2.7B-Chat-GPTQ-Int4 (its quantizer's module lists shortened): 60 experts
 /// and a gated shared expert per layer, GPTQ int4 in groups of 128. Published: "14.3B parameters
 /// in total" (the model card of Qwen1.5-MoE-A2.7B).
-pub const QWEN1_5_MOE_GPTQ: &str = r#"{
-  "architectures": ["Qwen2MoeForCausalLM"],
-  "attention_dropout": 0.0,
-  "bos_token_id": 151643,
-  "eos_token_id": 151645,
-  "decoder_sparse_step": 1,
-  "hidden_act": "silu",
-  "hidden_size": 2048,
-  "initializer_range": 0.02,
-  "intermediate_size": 5632,
-  "max_position_embeddings": 32768,
-  "max_window_layers": 21,
-  "model_type": "qwen2_moe",
-  "moe_intermediate_size": 1408,
-  "norm_topk_prob": false,
-  "num_attention_heads": 16,
-  "num_experts": 60,
-  "num_experts_per_tok": 4,
-  "num_hidden_layers": 24,
-  "num_key_value_heads": 16,
-  "output_router_logits": false,
-  "quantization_config": {
-    "batch_size": 1,
-    "bits": 4,
-    "block_name_to_quantize": null,
-    "cache_block_outputs": true,
-    "damp_percent": 0.01,
-    "dataset": null,
-    "desc_act": false,
-    "exllama_config": {"version": 2},
-    "group_size": 128,
-    "max_input_length": null,
-    "model_seqlen": null,
-    "module_name_preceding_first_block": null,
-    "modules_in_block_to_quantize": [
-      ["self_attn.k_proj", "self_attn.v_proj", "self_attn.q_proj"],
-      ["self_attn.o_proj"],
-      ["mlp.shared_expert.up_proj", "mlp.shared_expert.gate_proj"],
-      ["mlp.shared_expert.down_proj"]
-    ],
-    "pad_token_id": null,
-    "quant_method": "gptq",
-    "sym": true,
-    "tokenizer": null,
-    "true_sequential": true,
-    "use_cuda_fp16": false,
-    "use_exllama": true
-  },
-  "rms_norm_eps": 1e-06,
-  "rope_theta": 1000000.0,
-  "router_aux_loss_coef": 0.001,
-  "shared_expert_intermediate_size": 5632,
-  "sliding_window": 32768,
-  "tie_word_embeddings": false,
-  "torch_dtype": "float16",
-  "transformers_version": "4.39.0.dev0",
-  "use_cache": true,
-  "use_sliding_window": false,
-  "vocab_size": 151936
-}"#;
+pub const QWEN1_5_MOE_GPTQ: &str = include_str!("published/qwen1_5_moe_gptq.json");
 
 /// Qwen/Qwen3-8B: q/k norms, `head_dim` given. Published: 8,190,735,360 (the safetensors
 /// total; the model card: 8.2B).
-pub const QWEN3_8B: &str = r#"{
-  "architectures": ["Qwen3ForCausalLM"],
-  "attention_bias": false,
-  "attention_dropout": 0.0,
-  "bos_token_id": 151643,
-  "eos_token_id": 151645,
-  "head_dim": 128,
-  "hidden_act": "silu",
-  "hidden_size": 4096,
-  "initializer_range": 0.02,
-  "intermediate_size": 12288,
-  "max_position_embeddings": 40960,
-  "max_window_layers": 36,
-  "model_type": "qwen3",
-  "num_attention_heads": 32,
-  "num_hidden_layers": 36,
-  "num_key_value_heads": 8,
-  "rms_norm_eps": 1e-06,
-  "rope_scaling": null,
-  "rope_theta": 1000000,
-  "sliding_window": null,
-  "tie_word_embeddings": false,
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.51.0",
-  "use_cache": true,
-  "use_sliding_window": false,
-  "vocab_size": 151936
-}"#;
+pub const QWEN3_8B: &str = include_str!("published/qwen3_8b.json");
 
 /// Qwen/Qwen3-30B-A3B: 128 experts, 8 per token. Published: "30.5B in total", "29.9B"
 /// without embeddings (the model card).
-pub const QWEN3_30B_A3B: &str = r#"{
-  "architectures": ["Qwen3MoeForCausalLM"],
-  "attention_bias": false,
-  "attention_dropout": 0.0,
-  "bos_token_id": 151643,
-  "decoder_sparse_step": 1,
-  "eos_token_id": 151645,
-  "head_dim": 128,
-  "hidden_act": "silu",
-  "hidden_size": 2048,
-  "initializer_range": 0.02,
-  "intermediate_size": 6144,
-  "max_position_embeddings": 40960,
-  "max_window_layers": 48,
-  "mlp_only_layers": [],
-  "model_type": "qwen3_moe",
-  "moe_intermediate_size": 768,
-  "norm_topk_prob": true,
-  "num_attention_heads": 32,
-  "num_experts": 128,
-  "num_experts_per_tok": 8,
-  "num_hidden_layers": 48,
-  "num_key_value_heads": 4,
-  "output_router_logits": false,
-  "rms_norm_eps": 1e-06,
-  "rope_scaling": null,
-  "rope_theta": 1000000.0,
-  "router_aux_loss_coef": 0.001,
-  "sliding_window": null,
-  "tie_word_embeddings": false,
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.51.0",
-  "use_cache": true,
-  "use_sliding_window": false,
-  "vocab_size": 151936
-}"#;
+pub const QWEN3_30B_A3B: &str = include_str!("published/qwen3_30b_a3b.json");
 
 /// google/gemma-2b: one KV head, `head_dim` 256, no `tie_word_embeddings` (Gemma ties by
 /// default). Published: 2,506,172,416 (the safetensors total; the Gemma report, Table 2:
 /// 1,981,884,416 non-embedding parameters).
-pub const GEMMA_2B: &str = r#"{
-  "architectures": ["GemmaForCausalLM"],
-  "attention_bias": false,
-  "attention_dropout": 0.0,
-  "bos_token_id": 2,
-  "eos_token_id": 1,
-  "head_dim": 256,
-  "hidden_act": "gelu",
-  "hidden_size": 2048,
-  "initializer_range": 0.02,
-  "intermediate_size": 16384,
-  "max_position_embeddings": 8192,
-  "model_type": "gemma",
-  "num_attention_heads": 8,
-  "num_hidden_layers": 18,
-  "num_key_value_heads": 1,
-  "pad_token_id": 0,
-  "rms_norm_eps": 1e-06,
-  "rope_scaling": null,
-  "rope_theta": 10000.0,
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.38.0.dev0",
-  "use_cache": true,
-  "vocab_size": 256000
-}"#;
+pub const GEMMA_2B: &str = include_str!("published/gemma_2b.json");
 
 /// google/gemma-7b: 16 heads of 256 on a hidden size of 3072. Published: 8,537,680,896 (the
 /// safetensors total; the Gemma report, Table 2: 7,751,248,896 non-embedding parameters).
-pub const GEMMA_7B: &str = r#"{
-  "architectures": ["GemmaForCausalLM"],
-  "attention_bias": false,
-  "attention_dropout": 0.0,
-  "bos_token_id": 2,
-  "eos_token_id": 1,
-  "head_dim": 256,
-  "hidden_act": "gelu",
-  "hidden_size": 3072,
-  "initializer_range": 0.02,
-  "intermediate_size": 24576,
-  "max_position_embeddings": 8192,
-  "model_type": "gemma",
-  "num_attention_heads": 16,
-  "num_hidden_layers": 28,
-  "num_key_value_heads": 16,
-  "pad_token_id": 0,
-  "rms_norm_eps": 1e-06,
-  "rope_scaling": null,
-  "rope_theta": 10000.0,
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.38.0.dev0",
-  "use_cache": true,
-  "vocab_size": 256000
-}"#;
+pub const GEMMA_7B: &str = include_str!("published/gemma_7b.json");
 
 /// google/gemma-2-9b: four norms per layer, a sliding window, stored in float32. Published: the
 /// Gemma 2 report (arXiv:2408.00118), Table 2: 917,504,000 embedding and 8,324,201,984
 /// non-embedding parameters.
-pub const GEMMA2_9B: &str = r#"{
-  "architectures": ["Gemma2ForCausalLM"],
-  "attention_bias": false,
-  "attention_dropout": 0.0,
-  "attn_logit_softcapping": 50.0,
-  "bos_token_id": 2,
-  "cache_implementation": "hybrid",
-  "eos_token_id": 1,
-  "final_logit_softcapping": 30.0,
-  "head_dim": 256,
-  "hidden_act": "gelu_pytorch_tanh",
-  "hidden_activation": "gelu_pytorch_tanh",
-  "hidden_size": 3584,
-  "initializer_range": 0.02,
-  "intermediate_size": 14336,
-  "max_position_embeddings": 8192,
-  "model_type": "gemma2",
-  "num_attention_heads": 16,
-  "num_hidden_layers": 42,
-  "num_key_value_heads": 8,
-  "pad_token_id": 0,
-  "query_pre_attn_scalar": 256,
-  "rms_norm_eps": 1e-06,
-  "rope_theta": 10000.0,
-  "sliding_window": 4096,
-  "sliding_window_size": 4096,
-  "torch_dtype": "float32",
-  "transformers_version": "4.42.0.dev0",
-  "use_cache": true,
-  "vocab_size": 256000
-}"#;
+pub const GEMMA2_9B: &str = include_str!("published/gemma2_9b.json");
 
 /// microsoft/Phi-3-mini-4k-instruct: fused qkv_proj and gate_up_proj. Published: 3,821,079,552
 /// (the safetensors total).
-pub const PHI3_MINI_4K: &str = r#"{
-  "_name_or_path": "Phi-3-mini-4k-instruct",
-  "architectures": ["Phi3ForCausalLM"],
-  "attention_dropout": 0.0,
-  "bos_token_id": 1,
-  "embd_pdrop": 0.0,
-  "eos_token_id": 32000,
-  "hidden_act": "silu",
-  "hidden_size": 3072,
-  "initializer_range": 0.02,
-  "intermediate_size": 8192,
-  "max_position_embeddings": 4096,
-  "model_type": "phi3",
-  "num_attention_heads": 32,
-  "num_hidden_layers": 32,
-  "num_key_value_heads": 32,
-  "original_max_position_embeddings": 4096,
-  "pad_token_id": 32000,
-  "resid_pdrop": 0.0,
-  "rms_norm_eps": 1e-05,
-  "rope_scaling": null,
-  "rope_theta": 10000.0,
-  "sliding_window": 2047,
-  "tie_word_embeddings": false,
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.40.2",
-  "use_cache": true,
-  "attention_bias": false,
-  "vocab_size": 32064
-}"#;
+pub const PHI3_MINI_4K: &str = include_str!("published/phi3_mini_4k.json");
 
 /// EleutherAI/pythia-160m (GPT-NeoX: biases, LayerNorms, parallel residual). Published:
 /// 162,322,944 parameters, 85,056,000 without embeddings (the Pythia README and paper, Table 1).
-pub const PYTHIA_160M: &str = r#"{
-  "architectures": ["GPTNeoXForCausalLM"],
-  "bos_token_id": 0,
-  "eos_token_id": 0,
-  "hidden_act": "gelu",
-  "hidden_size": 768,
-  "initializer_range": 0.02,
-  "intermediate_size": 3072,
-  "layer_norm_eps": 1e-05,
-  "max_position_embeddings": 2048,
-  "model_type": "gpt_neox",
-  "num_attention_heads": 12,
-  "num_hidden_layers": 12,
-  "rotary_emb_base": 10000,
-  "rotary_pct": 0.25,
-  "tie_word_embeddings": false,
-  "torch_dtype": "float16",
-  "transformers_version": "4.24.0",
-  "use_cache": true,
-  "use_parallel_residual": true,
-  "vocab_size": 50304
-}"#;
+pub const PYTHIA_160M: &str = include_str!("published/pythia_160m.json");
 
 /// EleutherAI/pythia-6.9b. Published: 6,857,302,016 parameters, 6,444,163,072 without
 /// embeddings (the Pythia README and paper, Table 1).
-pub const PYTHIA_6_9B: &str = r#"{
-  "architectures": ["GPTNeoXForCausalLM"],
-  "bos_token_id": 0,
-  "eos_token_id": 0,
-  "hidden_act": "gelu",
-  "hidden_size": 4096,
-  "initializer_range": 0.02,
-  "intermediate_size": 16384,
-  "layer_norm_eps": 1e-05,
-  "max_position_embeddings": 2048,
-  "model_type": "gpt_neox",
-  "num_attention_heads": 32,
-  "num_hidden_layers": 32,
-  "rotary_emb_base": 10000,
-  "rotary_pct": 0.25,
-  "tie_word_embeddings": false,
-  "torch_dtype": "float16",
-  "transformers_version": "4.24.0",
-  "use_cache": true,
-  "use_parallel_residual": true,
-  "vocab_size": 50432
-}"#;
+pub const PYTHIA_6_9B: &str = include_str!("published/pythia_6_9b.json");
 
 /// deepseek-ai/DeepSeek-V2-Lite: MLA without a query rank, 64 routed and 2 shared experts, the
 /// first layer dense. Published: "15.7B total parameters" (the DeepSeek-V2 paper and model
 /// card).
-pub const DEEPSEEK_V2_LITE: &str = r#"{
-  "architectures": ["DeepseekV2ForCausalLM"],
-  "attention_bias": false,
-  "attention_dropout": 0.0,
-  "aux_loss_alpha": 0.001,
-  "bos_token_id": 100000,
-  "eos_token_id": 100001,
-  "first_k_dense_replace": 1,
-  "hidden_act": "silu",
-  "hidden_size": 2048,
-  "initializer_range": 0.02,
-  "intermediate_size": 10944,
-  "kv_lora_rank": 512,
-  "max_position_embeddings": 163840,
-  "model_type": "deepseek_v2",
-  "moe_intermediate_size": 1408,
-  "moe_layer_freq": 1,
-  "n_group": 1,
-  "n_routed_experts": 64,
-  "n_shared_experts": 2,
-  "norm_topk_prob": false,
-  "num_attention_heads": 16,
-  "num_experts_per_tok": 6,
-  "num_hidden_layers": 27,
-  "num_key_value_heads": 16,
-  "pretraining_tp": 1,
-  "q_lora_rank": null,
-  "qk_nope_head_dim": 128,
-  "qk_rope_head_dim": 64,
-  "rms_norm_eps": 1e-06,
-  "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 0.707, "mscale_all_dim": 0.707, "original_max_position_embeddings": 4096, "type": "yarn"},
-  "rope_theta": 10000,
-  "routed_scaling_factor": 1.0,
-  "scoring_func": "softmax",
-  "seq_aux": true,
-  "tie_word_embeddings": false,
-  "topk_group": 1,
-  "topk_method": "greedy",
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.33.1",
-  "use_cache": true,
-  "v_head_dim": 128,
-  "vocab_size": 102400
-}"#;
+pub const DEEPSEEK_V2_LITE: &str = include_str!("published/deepseek_v2_lite.json");
 
 /// deepseek-ai/DeepSeek-V2.5 (the DeepSeek-V2 architecture at full size), as quoted in a public
 /// parameter counter's tests. Published: "236B total parameters" (the DeepSeek-V2 paper).
-pub const DEEPSEEK_V2: &str = r#"{
-  "architectures": ["DeepseekV2ForCausalLM"],
-  "attention_bias": false,
-  "attention_dropout": 0.0,
-  "aux_loss_alpha": 0.001,
-  "bos_token_id": 100000,
-  "eos_token_id": 100001,
-  "ep_size": 1,
-  "first_k_dense_replace": 1,
-  "hidden_act": "silu",
-  "hidden_size": 5120,
-  "initializer_range": 0.02,
-  "intermediate_size": 12288,
-  "kv_lora_rank": 512,
-  "max_position_embeddings": 163840,
-  "model_type": "deepseek_v2",
-  "moe_intermediate_size": 1536,
-  "moe_layer_freq": 1,
-  "n_group": 8,
-  "n_routed_experts": 160,
-  "n_shared_experts": 2,
-  "norm_topk_prob": false,
-  "num_attention_heads": 128,
-  "num_experts_per_tok": 6,
-  "num_hidden_layers": 60,
-  "num_key_value_heads": 128,
-  "pretraining_tp": 1,
-  "q_lora_rank": 1536,
-  "qk_nope_head_dim": 128,
-  "qk_rope_head_dim": 64,
-  "rms_norm_eps": 1e-06,
-  "rope_theta": 10000,
-  "routed_scaling_factor": 16.0,
-  "scoring_func": "softmax",
-  "seq_aux": true,
-  "tie_word_embeddings": false,
-  "topk_group": 3,
-  "topk_method": "group_limited_greedy",
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.39.3",
-  "use_cache": true,
-  "v_head_dim": 128,
-  "vocab_size": 102400
-}"#;
+pub const DEEPSEEK_V2: &str = include_str!("published/deepseek_v2.json");
 
 /// deepseek-ai/DeepSeek-R1 (the DeepSeek-V3 architecture; `auto_map` left out): fp8 weights in
 /// 128×128 blocks, one multi-token-prediction layer beyond the 61. Published: 671B in the main
 /// model, 685B with the 14B of the MTP module (DeepSeek-V3's README).
-pub const DEEPSEEK_V3: &str = r#"{
-  "architectures": ["DeepseekV3ForCausalLM"],
-  "attention_bias": false,
-  "attention_dropout": 0.0,
-  "bos_token_id": 0,
-  "eos_token_id": 1,
-  "ep_size": 1,
-  "first_k_dense_replace": 3,
-  "hidden_act": "silu",
-  "hidden_size": 7168,
-  "initializer_range": 0.02,
-  "intermediate_size": 18432,
-  "kv_lora_rank": 512,
-  "max_position_embeddings": 163840,
-  "model_type": "deepseek_v3",
-  "moe_intermediate_size": 2048,
-  "moe_layer_freq": 1,
-  "n_group": 8,
-  "n_routed_experts": 256,
-  "n_shared_experts": 1,
-  "norm_topk_prob": true,
-  "num_attention_heads": 128,
-  "num_experts_per_tok": 8,
-  "num_hidden_layers": 61,
-  "num_key_value_heads": 128,
-  "num_nextn_predict_layers": 1,
-  "q_lora_rank": 1536,
-  "qk_nope_head_dim": 128,
-  "qk_rope_head_dim": 64,
-  "quantization_config": {
-    "activation_scheme": "dynamic",
-    "fmt": "e4m3",
-    "quant_method": "fp8",
-    "weight_block_size": [128, 128]
-  },
-  "rms_norm_eps": 1e-06,
-  "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096, "type": "yarn"},
-  "rope_theta": 10000,
-  "routed_scaling_factor": 2.5,
-  "scoring_func": "sigmoid",
-  "tie_word_embeddings": false,
-  "topk_group": 4,
-  "topk_method": "noaux_tc",
-  "torch_dtype": "bfloat16",
-  "transformers_version": "4.46.3",
-  "use_cache": true,
-  "v_head_dim": 128,
-  "vocab_size": 129280
-}"#;
+pub const DEEPSEEK_V3: &str = include_str!("published/deepseek_v3.json");
