@@ -1,4 +1,5 @@
-//! Exports used only by `cargo xtask bench` to time the packer through the npm package.
+//! Exports used only by `cargo xtask bench` to time the packer through the npm package, and by
+//! the package's tests.
 //!
 //! Not part of the package's documented API: they take raw integer sizes so the bench can feed the
 //! WebAssembly build exactly the inputs it times natively.
@@ -18,4 +19,11 @@ pub fn bench_ffd(sizes: &[u32], capacity: u32) -> u32 {
 pub fn bench_reference_ffd(sizes: &[u32], capacity: u32) -> u32 {
     let sizes: Vec<u64> = sizes.iter().map(|&s| u64::from(s)).collect();
     bins_used(&reference_ffd(&sizes, u64::from(capacity))) as u32
+}
+
+/// [`crate::output::parse`] with pieces of at most `chunk` bytes, so the tests can hold the
+/// piecewise reading of a result to `JSON.parse` on small texts.
+#[wasm_bindgen(js_name = testParseJson)]
+pub fn test_parse_json(text: &str, chunk: usize) -> Result<JsValue, JsValue> {
+    crate::output::parse_chunked(text, chunk).map_err(|e| crate::error::to_js(&e))
 }

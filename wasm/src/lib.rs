@@ -5,11 +5,14 @@
 //! snake_case, and `case` converts keys both ways — values are untouched. Every export returns
 //! `Result`, so bad input becomes a thrown `Error`/`RangeError`/`TypeError` and the module stays usable.
 
+#[cfg(target_arch = "wasm32")]
+mod alloc;
 mod bench;
 mod case;
 mod error;
 mod ledger_undo;
 mod live;
+mod output;
 mod replay;
 mod size;
 mod svg;
@@ -81,63 +84,56 @@ fn check_length(value: &JsValue, what: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// How deep JavaScript input may nest: far beyond any input of this API (an ask inside a list
-/// inside options is four levels), far below what would overflow WebAssembly's stack while
-/// converting it. A value that contains itself is refused here too.
-const MAX_DEPTH: usize = 64;
+/// The longest JSON text one input may be: every ask of a list of [`MAX_ASKS`](pack::MAX_ASKS)
+/// with a long name, well below V8's longest string (2²⁹ characters).
+const MAX_JSON_CHARS: u32 = 256 << 20;
 
-/// How many values (objects, array items, scalars) one input may hold in all: every ask of a
-/// list of [`MAX_ASKS`](pack::MAX_ASKS) with room to spare; it also ends an endless iterator.
-const MAX_VALUES: usize = 16_000_000;
-
-/// Walks `value` (arrays, iterables such as `Map` and `Set`, plain objects) before it is converted,
-/// refusing nesting deeper than [`MAX_DEPTH`] and more than [`MAX_VALUES`] values, which would
-/// otherwise overflow the stack or exhaust memory inside WebAssembly.
-fn check_shape(value: &JsValue, what: &str, depth: usize, seen: &mut usize) -> Result<(), Error> {
-    *seen += 1;
-    if *seen > MAX_VALUES {
-        return Err(Error::new(
-            ErrorKind::TooLarge,
-            format!("holds more than {MAX_VALUES} values"),
-        )
-        .in_field(what));
-    }
-    if !value.is_object() {
-        return Ok(());
-    }
-    if depth >= MAX_DEPTH {
-        return Err(Error::new(
-            ErrorKind::Syntax,
-            format!("is nested more than {MAX_DEPTH} levels deep (or contains itself)"),
-        )
-        .in_field(what));
-    }
-    if let Some(array) = value.dyn_ref::<js_sys::Array>() {
-        for item in array.iter() {
-            check_shape(&item, what, depth + 1, seen)?;
-        }
-    } else if let Ok(Some(items)) = js_sys::try_iter(value) {
-        for item in items {
-            let item = item.map_err(|_| {
-                Error::new(ErrorKind::Syntax, "could not be iterated").in_field(what)
-            })?;
-            check_shape(&item, what, depth + 1, seen)?;
-        }
-    } else if let Some(object) = value.dyn_ref::<js_sys::Object>() {
-        for item in js_sys::Object::values(object).iter() {
-            check_shape(&item, what, depth + 1, seen)?;
-        }
-    }
-    Ok(())
-}
-
+/// JavaScript input as the JSON `JSON.stringify` makes of it, read by the core's JSON reader:
+/// what JSON cannot say (`undefined`, `NaN`, a function) reads as JSON says it, and a value that
+/// contains itself or nests too deeply is an error, never a stack overflow in WebAssembly.
+/// (Converting the same input value by value through serde-wasm-bindgen took a third of a
+/// 100,000-ask `binPack`: BENCHMARKS.md.)
 fn json_of(value: JsValue, what: &str) -> Result<Value, Error> {
     if value.is_undefined() || value.is_null() {
         return Ok(Value::Null);
     }
     check_length(&value, what)?;
-    check_shape(&value, what, 0, &mut 0)?;
-    serde_wasm_bindgen::from_value(value).map_err(|e| shape(what, e).in_field(what))
+    let text = js_sys::JSON::stringify(&value).map_err(|e| {
+        let reason = e.dyn_ref::<js_sys::Error>().map_or_else(
+            || "it is not plain data".to_string(),
+            |e| String::from(e.message()),
+        );
+        Error::new(
+            ErrorKind::Syntax,
+            format!("cannot be read as JSON: {reason}"),
+        )
+        .in_field(what)
+    })?;
+    if text.is_undefined() {
+        return Err(Error::new(
+            ErrorKind::Syntax,
+            "must be plain data (objects, arrays, strings, numbers, booleans), not a function or symbol",
+        )
+        .in_field(what));
+    }
+    if text.length() > MAX_JSON_CHARS {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!(
+                "is {} characters as JSON; the limit is {MAX_JSON_CHARS}",
+                text.length()
+            ),
+        )
+        .in_field(what));
+    }
+    // `JSON.stringify` writes valid JSON, so only serde_json's nesting limit (128) can refuse it.
+    serde_json::from_str(&String::from(text)).map_err(|e| {
+        Error::new(
+            ErrorKind::Syntax,
+            format!("is nested too deeply to read ({e})"),
+        )
+        .in_field(what)
+    })
 }
 
 fn input<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, Error> {
@@ -155,15 +151,13 @@ fn input_or_default<T: DeserializeOwned + Default>(value: JsValue, what: &str) -
     input(value, what)
 }
 
-/// The core's JSON of `value` as a JavaScript value, keys in camelCase: written as text, renamed
-/// in one pass and read by the engine's own `JSON.parse`. (Building the same objects one
-/// property at a time through serde-wasm-bindgen, from two intermediate trees, made `binPack`
+/// The core's JSON of `value` as a JavaScript value, keys in camelCase: written as text with the
+/// keys renamed on the way and read by the engine's own `JSON.parse`. (Building the same objects
+/// one property at a time through serde-wasm-bindgen, from two intermediate trees, made `binPack`
 /// grow about quadratically with the asks: BENCHMARKS.md.)
 fn output<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, Error> {
-    let text =
-        serde_json::to_string(value).map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
-    js_sys::JSON::parse(&case::camel_json_keys(&text))
-        .map_err(|_| Error::new(ErrorKind::Syntax, "the result could not be read as JSON"))
+    let text = case::camel_json(value).map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
+    output::parse(&text)
 }
 
 fn js<T>(result: Result<T, Error>) -> Result<T, JsValue> {

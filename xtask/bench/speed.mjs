@@ -16,7 +16,7 @@ for (const file of files) {
   const bytes = readFileSync(file);
   const sizes = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
   raw.benchFfd(sizes.subarray(0, Math.min(1000, sizes.length)), capacity); // warm-up
-  const runs = sizes.length >= 1_000_000 ? 1 : 3;
+  const runs = 5;
   let best = Infinity;
   let bins = 0;
   for (let r = 0; r < runs; r++) {

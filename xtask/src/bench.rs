@@ -4,6 +4,7 @@
 //! `cargo run --release -p xtask -- bench …` and the release process does the work in-process,
 //! calling the core directly.
 
+mod api;
 mod bpplib;
 mod memory_quality;
 mod mig_quality;
@@ -19,12 +20,12 @@ use gpu_share_core::pack::optimize::Budget;
 use std::path::{Path, PathBuf};
 
 const USAGE: &str = "usage: cargo xtask bench --bpplib DIR [--trace DIR] [--tsv FILE] [--budget-ms N] \
-[--only quality|mig|memory|repartition|speed|peers|replay] [--family NAME] [--no-write] (--help: what DIR holds)";
+[--only quality|mig|memory|repartition|speed|api|peers|replay] [--family NAME] [--no-write] (--help: what DIR holds)";
 
 /// What `--bpplib DIR` must hold; the data is not in the repository.
 const BPPLIB_DIR: &str = "\
 --bpplib DIR names the BPPLIB benchmark data, which the repository does not ship; the quality and
-peers parts (everything but `--only mig`, `--only memory`, `--only repartition` and `--only speed`) need it. DIR must hold:
+peers parts (everything but `--only mig`, `--only memory`, `--only repartition`, `--only speed` and `--only api`) need it. DIR must hold:
   - the instances, one folder per family (Falkenauer_T/, Scholl_1/, Hard28/, ...), each instance a
     `.txt` file: n (the number of items) on the first line, the capacity c on the second, then n
     integer weights, one per line;
@@ -197,18 +198,24 @@ pub fn run(args: &[String]) -> Result<(), String> {
         Vec::new()
     };
     let mut speed = Vec::new();
-    let mut mig = None;
-    let npm_built = wants("speed") || (wants("replay") && options.trace.is_some());
+    let mut mig = Vec::new();
+    let npm_built = wants("speed") || wants("api") || (wants("replay") && options.trace.is_some());
     if npm_built {
         run_cmd(cargo(["run", "--quiet", "-p", "xtask", "--", "npm"]))?;
     }
     if wants("speed") {
         speed = speed::native();
         speed::wasm(&mut speed, &root())?;
-        let n = 100_000;
-        let (ms, gpus) = speed::mig(n)?;
-        mig = Some((n, ms, gpus));
+        for n in [100_000, 1_000_000] {
+            let (ms, gpus) = speed::mig(n)?;
+            mig.push((n, ms, gpus));
+        }
     }
+    let (api, npm_builds) = if wants("api") {
+        (api::run(&root())?, api::builds(&root())?)
+    } else {
+        Default::default()
+    };
     let replay = match &options.trace {
         Some(dir) if wants("replay") => Some(replay::run(dir, &root())?),
         _ => None,
@@ -231,7 +238,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
             memory_rows: &memory_rows,
             repartition: &repartition_rows,
             speed: &speed,
-            mig,
+            mig: &mig,
+            api: &api,
+            npm_builds: &npm_builds,
             replay: replay.as_ref(),
             wall_s: started.elapsed().as_secs_f64(),
         });

@@ -19,6 +19,7 @@ usage: cargo xtask <command>
   ci                what CI runs: lint, then test
   dist              write the static web planner to dist/
   npm               build the npm package @examlops/gpu-sharing into target/npm/
+                    ([--opt-level L] [--wasm-opt -OX] [--out DIR]: another build, for the bench)
   fuzz [--seconds N] [--target NAME]
                     every cargo-fuzz target in fuzz/ for N s each (default 30, stable toolchain); prints the runs
   bench --bpplib DIR [--only quality|mig|speed|peers] [...]
@@ -36,7 +37,8 @@ fn main() -> ExitCode {
         Some("dist") => setup::build().and_then(|tools| dist(&tools)),
         Some("bench") => bench::run(&args[1..]),
         Some("fuzz") => fuzz::Options::parse(&args[1..]).and_then(|o| fuzz::run_targets(&o)),
-        Some("npm") => setup::build().and_then(|tools| npm::build(&tools)),
+        Some("npm") => npm::Build::parse(&args[1..])
+            .and_then(|b| setup::build().and_then(|tools| npm::build(&tools, &b))),
         Some("setup") => setup::all().map(|_| ()),
         _ => {
             eprintln!("{USAGE}");
@@ -122,7 +124,7 @@ fn test() -> Result<(), String> {
     .path(&tools.path))?;
     dist(&tools)?;
     node_tests("tests/e2e/", &tools)?;
-    npm::build(&tools)?;
+    npm::build(&tools, &npm::Build::default())?;
     node_tests("tests/npm/", &tools)?;
     run(Cmd::new("tests/npm/node_modules/.bin/tsc")
         .args(["-p", "tests/npm/tsconfig.json"])

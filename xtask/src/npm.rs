@@ -2,7 +2,7 @@
 
 use crate::setup::Tools;
 use crate::shell::{cargo, root, run, sizes, Cmd};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const PACKAGE: &str = "@examlops/gpu-sharing";
 /// What rustc's wasm32 target emits by default; wasm-opt must accept the same features.
@@ -27,10 +27,58 @@ const FILES: &[&str] = &[
     "README.md",
 ];
 
-pub fn build(tools: &Tools) -> Result<(), String> {
-    let out = root().join("target/npm");
-    let _ = std::fs::remove_dir_all(&out);
-    run(cargo([
+/// How the package is built: rustc's `opt-level` for the `npm` profile (`None`: Cargo.toml's), the
+/// wasm-opt level, and where it goes (only the default, target/npm, is linked for the tests).
+pub struct Build {
+    pub opt_level: Option<String>,
+    pub wasm_opt: String,
+    pub out: PathBuf,
+}
+
+impl Default for Build {
+    fn default() -> Self {
+        Build {
+            opt_level: None,
+            wasm_opt: "-Oz".into(),
+            out: root().join("target/npm"),
+        }
+    }
+}
+
+impl Build {
+    /// `cargo xtask npm [--opt-level L] [--wasm-opt -OX] [--out DIR]`.
+    pub fn parse(args: &[String]) -> Result<Build, String> {
+        const USAGE: &str = "usage: cargo xtask npm [--opt-level 0|1|2|3|s|z] [--wasm-opt -O|-O1|-O2|-O3|-O4|-Os|-Oz] [--out DIR]";
+        let mut build = Build::default();
+        let mut it = args.iter();
+        while let Some(flag) = it.next() {
+            let value = it.next().cloned().ok_or(USAGE)?;
+            match flag.as_str() {
+                "--opt-level" if ["0", "1", "2", "3", "s", "z"].contains(&value.as_str()) => {
+                    build.opt_level = Some(value)
+                }
+                "--wasm-opt" if value.starts_with("-O") => build.wasm_opt = value,
+                "--out" => build.out = std::path::absolute(&value).map_err(|e| e.to_string())?,
+                _ => return Err(USAGE.into()),
+            }
+        }
+        Ok(build)
+    }
+
+    fn is_default(&self) -> bool {
+        self.out == Build::default().out
+    }
+}
+
+pub fn build(tools: &Tools, build: &Build) -> Result<(), String> {
+    let out = &build.out;
+    let _ = std::fs::remove_dir_all(out);
+    // Another opt-level builds in its own target folder, so the default build is not redone after it.
+    let target = match &build.opt_level {
+        Some(level) => root().join(format!("target/npm-opt-{level}")),
+        None => root().join("target"),
+    };
+    let mut compile = cargo([
         "build",
         "-p",
         "gpu-share-wasm",
@@ -38,8 +86,14 @@ pub fn build(tools: &Tools) -> Result<(), String> {
         "wasm32-unknown-unknown",
         "--profile",
         "npm",
-    ]))?;
-    let wasm = root().join("target/wasm32-unknown-unknown/npm/gpu_share_wasm.wasm");
+        "--target-dir",
+        target.to_str().unwrap_or_default(),
+    ]);
+    if let Some(level) = &build.opt_level {
+        compile = compile.env("CARGO_PROFILE_NPM_OPT_LEVEL", level);
+    }
+    run(compile)?;
+    let wasm = target.join("wasm32-unknown-unknown/npm/gpu_share_wasm.wasm");
     run(Cmd::new("wasm-bindgen")
         .args([
             wasm.to_str().unwrap_or_default(),
@@ -55,7 +109,7 @@ pub fn build(tools: &Tools) -> Result<(), String> {
     let bg = out.join("gpu_share_wasm_bg.wasm");
     let bg = bg.to_str().unwrap_or_default();
     run(Cmd::new("wasm-opt")
-        .args(["-Oz", bg, "-o", bg])
+        .args([build.wasm_opt.as_str(), bg, "-o", bg])
         .args(WASM_FEATURES)
         .path(&tools.path))?;
     let js = root().join("wasm/js");
@@ -63,12 +117,19 @@ pub fn build(tools: &Tools) -> Result<(), String> {
         copy(&js.join(file), &out.join(file))?;
     }
     copy(&root().join("wasm/README.md"), &out.join("README.md"))?;
-    data_types(&out)?;
+    data_types(out)?;
     std::fs::write(out.join("package.json"), package_json()?)
         .map_err(|e| format!("cannot write package.json: {e}"))?;
     let (raw, gzipped) = sizes(Path::new(bg));
-    eprintln!("npm package in target/npm: .wasm {raw} bytes, {gzipped} bytes gzipped");
-    link_for_tests(&out)
+    eprintln!(
+        "npm package in {}: .wasm {raw} bytes, {gzipped} bytes gzipped",
+        out.display()
+    );
+    if build.is_default() {
+        link_for_tests(out)
+    } else {
+        Ok(())
+    }
 }
 
 /// `data.d.ts`: the types the package returns, generated from the core's Rust types by ts-rs (the

@@ -79,32 +79,23 @@ impl PackResponse {
 
 #[cfg(feature = "serde")]
 impl serde::Serialize for PackResponse {
-    /// The result's fields with `optimize` and `caps_from` beside them, keys in sorted order:
-    /// the JSON of `gpu-share pack --json`, npm `binPack` (camelCase) and the page's plan.
+    /// The result's fields, then `caps_from`, `left_out` and `optimize` when there are any: the
+    /// JSON of `gpu-share pack --json`, npm `binPack` (camelCase) and the page's plan. Written
+    /// field by field: building it as a `serde_json::Value` first took longer than the packing.
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::Error as _;
-        let mut json = serde_json::to_value(&self.result).map_err(S::Error::custom)?;
-        if let Some(map) = json.as_object_mut() {
-            if let Some(from) = &self.caps_from {
-                map.insert(
-                    "caps_from".into(),
-                    serde_json::to_value(from).map_err(S::Error::custom)?,
-                );
-            }
-            if !self.left_out.is_empty() {
-                map.insert(
-                    "left_out".into(),
-                    serde_json::to_value(&self.left_out).map_err(S::Error::custom)?,
-                );
-            }
-            if let Some(report) = &self.optimize {
-                map.insert(
-                    "optimize".into(),
-                    serde_json::to_value(report).map_err(S::Error::custom)?,
-                );
-            }
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("PackResponse", 14)?;
+        self.result.serialize_fields(&mut st)?;
+        if let Some(from) = &self.caps_from {
+            st.serialize_field("caps_from", from)?;
         }
-        json.serialize(s)
+        if !self.left_out.is_empty() {
+            st.serialize_field("left_out", &self.left_out)?;
+        }
+        if let Some(report) = &self.optimize {
+            st.serialize_field("optimize", report)?;
+        }
+        st.end()
     }
 }
 

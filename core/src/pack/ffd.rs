@@ -4,9 +4,21 @@ use super::tree::FirstFitTree;
 
 /// Item indices by size, largest first; equal sizes keep their input order.
 pub fn decreasing_order(sizes: &[u64]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..sizes.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
-    order
+    by_size_decreasing(sizes)
+        .into_iter()
+        .map(|(_, i)| i)
+        .collect()
+}
+
+/// `(size, index)` of every item, largest first, equal sizes in input order. Sorting the pairs
+/// themselves keeps the sort and the packing loop reading memory in order: sorting indices by
+/// `sizes[i]` looked sizes up at random, and at a million asks those cache misses were half of
+/// first-fit-decreasing's time (BENCHMARKS.md, growth).
+fn by_size_decreasing(sizes: &[u64]) -> Vec<(u64, usize)> {
+    let mut keyed: Vec<(u64, usize)> = sizes.iter().copied().zip(0..).collect();
+    // Indices are distinct, so an unstable sort on (size descending, index) is deterministic.
+    keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    keyed
 }
 
 /// Bin index per item (input order). Items larger than `capacity` get a bin of their own.
@@ -14,8 +26,8 @@ pub fn first_fit_decreasing(sizes: &[u64], capacity: u64) -> Vec<usize> {
     let mut tree = FirstFitTree::new(sizes.len(), 0u64, u64::max);
     let mut free: Vec<u64> = Vec::new();
     let mut bin_of = vec![usize::MAX; sizes.len()];
-    for i in decreasing_order(sizes) {
-        let size = sizes[i].min(capacity);
+    for (size, i) in by_size_decreasing(sizes) {
+        let size = size.min(capacity);
         let bin = match tree.first(|f| f >= size) {
             Some(b) if b < free.len() => b,
             _ => {

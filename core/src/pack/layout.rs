@@ -60,7 +60,8 @@ impl PackResult {
         if self.gpus_used == 0 {
             return Share::ZERO;
         }
-        let choices: std::collections::BTreeMap<&str, &Choice> =
+        // A hash map: a tree of a million names cost more than the packing (BENCHMARKS.md).
+        let choices: std::collections::HashMap<&str, &Choice> =
             self.choices.iter().map(|c| (c.name.as_str(), c)).collect();
         let total: u128 = self
             .gpus
@@ -79,12 +80,14 @@ impl PackResult {
 }
 
 #[cfg(feature = "serde")]
-impl serde::Serialize for PackResult {
-    /// The seed's JSON: `unplaced` lists names; `unplaced_reasons` says why.
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
+impl PackResult {
+    /// The fields of the seed's JSON: `unplaced` lists names; `unplaced_reasons` says why. (Also
+    /// the first fields of a pack response, which adds its own after them.)
+    pub(crate) fn serialize_fields<M: serde::ser::SerializeStruct>(
+        &self,
+        st: &mut M,
+    ) -> Result<(), M::Error> {
         let names: Vec<&str> = self.unplaced.iter().map(|u| u.name.as_str()).collect();
-        let mut st = s.serialize_struct("PackResult", 11)?;
         st.serialize_field("gpus_used", &self.gpus_used)?;
         st.serialize_field("lower_bound", &self.lower_bound)?;
         st.serialize_field("gpu_count", &self.gpu_count)?;
@@ -98,6 +101,16 @@ impl serde::Serialize for PackResult {
         if !self.nodes.is_empty() {
             st.serialize_field("nodes", &self.nodes)?;
         }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for PackResult {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("PackResult", 11)?;
+        self.serialize_fields(&mut st)?;
         st.end()
     }
 }

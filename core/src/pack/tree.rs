@@ -133,4 +133,34 @@ mod tests {
             }
         }
     }
+
+    proptest::proptest! {
+        /// Against a scan of the leaves, on trees of up to 1,024 leaves, after any updates.
+        #[test]
+        fn finds_what_a_scan_finds(
+            len in 1usize..700,
+            sets in proptest::collection::vec((0usize..700, 0u64..20, 0u64..20), 0..300),
+            needs in proptest::collection::vec((0u64..21, 0u64..21), 1..20),
+        ) {
+            let mut max = FirstFitTree::new(len, 0u64, u64::max);
+            let mut pairs = FirstFitTree::new(len, (0, 0), |a: (u64, u64), b: (u64, u64)| {
+                (a.0.max(b.0), a.1.max(b.1))
+            });
+            let mut leaves = vec![(0u64, 0u64); len];
+            for (i, a, b) in sets {
+                let i = i % len;
+                leaves[i] = (a, b);
+                max.set(i, a);
+                pairs.set(i, (a, b));
+            }
+            proptest::prop_assert_eq!(max.root(), leaves.iter().map(|l| l.0).max().unwrap_or(0));
+            for (a, b) in needs {
+                let scan = leaves.iter().position(|l| l.0 >= a);
+                proptest::prop_assert_eq!(max.first(|v| v >= a), scan);
+                let fits = |v: (u64, u64)| v.0 >= a && v.1 >= b;
+                let scan = leaves.iter().position(|&l| fits(l));
+                proptest::prop_assert_eq!(pairs.first_leaf(fits, fits), scan);
+            }
+        }
+    }
 }

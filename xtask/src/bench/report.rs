@@ -1,5 +1,6 @@
 //! BENCHMARKS.md: the machine, the date, the command, the tables, and what they do and do not show.
 
+use super::api::{ApiTiming, NpmBuild, BUILD_ASKS};
 use super::memory_quality::MemoryRow;
 use super::mig_quality::MigRow;
 use super::peers::Peer;
@@ -18,8 +19,12 @@ pub struct Report<'a> {
     pub memory_rows: &'a [MemoryRow],
     pub repartition: &'a [RepartitionRow],
     pub speed: &'a [Timing],
-    /// (asks, milliseconds, GPUs) of a full MIG `bin_pack`.
-    pub mig: Option<(usize, f64, u64)>,
+    /// (asks, milliseconds, GPUs) of full MIG `bin_pack`s.
+    pub mig: &'a [(usize, f64, u64)],
+    /// The API part: npm `binPack`, the CLI and the core on the same requests.
+    pub api: &'a [ApiTiming],
+    /// The npm package at several optimisation levels.
+    pub npm_builds: &'a [NpmBuild],
     /// The replay part, with `--trace`.
     pub replay: Option<&'a super::replay::ReplayBench>,
     pub wall_s: f64,
@@ -153,7 +158,7 @@ part of the optimize column, and is below a millisecond per instance: see the sp
     let _ = writeln!(
         s,
         "First-fit-decreasing of n asks with sizes uniform in 1..=1,000,000 (capacity 1,000,000; splitmix64, seed n), \
-best of 3 runs (1 at 1M). *tree* is the packer's O(n log n) first-fit tree; *reference* the quadratic scan \
+best of 5 runs after a warm-up. *tree* is the packer's O(n log n) first-fit tree; *reference* the quadratic scan \
 (`reference_ffd`), run only up to {REFERENCE_UP_TO} asks because at 1M it takes minutes; *wasm* is the same tree \
 through the npm package in Node (`benchFfd` export, sizes passed as a Uint32Array; includes the copy into wasm memory).\n"
     );
@@ -201,7 +206,7 @@ through the npm package in Node (`benchFfd` export, sizes passed as a Uint32Arra
             ratio(a.wasm_ms.unwrap_or(f64::NAN), b.wasm_ms.unwrap_or(f64::NAN))
         );
     }
-    if let Some((n, ms, gpus)) = r.mig {
+    for &(n, ms, gpus) in r.mig {
         let _ = writeln!(
             s,
             "\nMIG: a full `bin_pack` of {n} MIG asks (random A100 40GB profiles without media extensions) took \
@@ -209,8 +214,103 @@ through the npm package in Node (`benchFfd` export, sizes passed as a Uint32Arra
             per_s(n, ms)
         );
     }
+    if let [(_, small, _), (_, large, _)] = r.mig[..] {
+        let _ = writeln!(
+            s,
+            "\nMIG, 1M vs 100k asks: {} the time.",
+            ratio(large, small)
+        );
+    }
+    api(&mut s, r.api);
+    npm_builds(&mut s, r.npm_builds);
     s += READING;
     s
+}
+
+/// The npm package's optimisation levels, size against speed.
+fn npm_builds(s: &mut String, builds: &[NpmBuild]) {
+    let Some(shipped) = builds.first() else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "\nThe npm package built at other optimisation levels (`cargo xtask npm --opt-level L --wasm-opt -OX --out DIR`), \
+its `.wasm` size (gzip -9) and `binPack` of {BUILD_ASKS} asks as above; the first row is the package shipped.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| rustc opt-level | wasm-opt | .wasm bytes | gzipped | binPack ms | vs shipped |"
+    );
+    let _ = writeln!(s, "|:--|:--|--:|--:|--:|--:|");
+    for b in builds {
+        let _ = writeln!(
+            s,
+            "| {} | `{}` | {} | {} | {:.0} | {} |",
+            b.opt_level,
+            b.wasm_opt,
+            b.bytes,
+            b.gzipped,
+            b.bin_pack_ms,
+            ratio(b.bin_pack_ms, shipped.bin_pack_ms)
+        );
+    }
+}
+
+/// The goal for npm `binPack` against native at `n` asks (issue 17), if there is one.
+fn npm_goal(n: usize) -> Option<f64> {
+    match n {
+        100_000 => Some(2.0),
+        1_000_000 => Some(1.5),
+        _ => None,
+    }
+}
+
+/// The API table: what a user's call costs, natively, through npm and through the CLI.
+fn api(s: &mut String, rows: &[ApiTiming]) {
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\n## Speed where users call it\n\n\
+n fraction asks (the speed table's sizes as fractions of a GPU, names `a0`…), time-slicing allowed, the whole \
+response built: *native* is `api::pack` and `serde_json::to_string` of its response in this process, from asks \
+already read; *npm* is `binPack(asks, null, {{supportsTimeslicing: true}})` in Node with the asks as JavaScript \
+objects, the call's conversions both ways included; *CLI* is the `gpu-share pack --timeslice --asks-file F` process \
+(reading the CSV, packing, writing the report to a file), with and without `--json`. Best of 3 runs (1 at 1M).\n"
+    );
+    let _ = writeln!(s, "| asks | GPUs | native ms | npm ms | npm / native | goal | met | CLI --json ms | CLI text ms |");
+    let _ = writeln!(s, "|--:|--:|--:|--:|--:|--:|:-:|--:|--:|");
+    for t in rows {
+        let times = t.npm_ms / t.native_ms;
+        let (goal, met) = match npm_goal(t.n) {
+            Some(g) => (format!("≤ {g}×"), if times <= g { "yes" } else { "no" }),
+            None => ("—".into(), "—"),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.0} | {:.0} | {} | {goal} | {met} | {:.0} | {:.0} |",
+            t.n,
+            t.gpus,
+            t.native_ms,
+            t.npm_ms,
+            ratio(t.npm_ms, t.native_ms),
+            t.cli_json_ms,
+            t.cli_text_ms
+        );
+    }
+    let at = |n: usize| rows.iter().find(|t| t.n == n);
+    for (small, large) in [(10_000, 100_000), (100_000, 1_000_000)] {
+        if let (Some(a), Some(b)) = (at(small), at(large)) {
+            let _ = writeln!(
+                s,
+                "\n{large} vs {small} asks: native {}, npm {}, CLI --json {} the time (10× the asks).",
+                ratio(b.native_ms, a.native_ms),
+                ratio(b.npm_ms, a.npm_ms),
+                ratio(b.cli_json_ms, a.cli_json_ms)
+            );
+        }
+    }
 }
 
 const READING: &str = "

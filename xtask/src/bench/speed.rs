@@ -42,7 +42,7 @@ pub struct Timing {
 }
 
 /// Best of `runs` wall times of `f`, in milliseconds, and its last result.
-fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+pub fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     let mut best = f64::INFINITY;
     let mut out = f();
     for _ in 0..runs {
@@ -58,7 +58,7 @@ pub fn native() -> Vec<Timing> {
         .iter()
         .map(|&n| {
             let s: Vec<u64> = sizes(n).into_iter().map(u64::from).collect();
-            let runs = if n >= 1_000_000 { 1 } else { 3 };
+            let runs = 5;
             let (tree_ms, bins) = best_of(runs, || {
                 bins_used(&first_fit_decreasing(&s, u64::from(CAPACITY)))
             });

@@ -1,0 +1,39 @@
+// `cargo xtask bench`, speed through the npm package as users call it: `binPack` of n asks given as
+// JavaScript objects (the sizes of the speed table, in millionths of a GPU), one JSON line. Usage:
+//   node api.mjs <target/npm dir> <n>
+import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+
+const [npmDir, nText] = process.argv.slice(2);
+const { binPack } = await import(pathToFileURL(join(npmDir, "node.js")).href);
+const n = Number(nText);
+
+// splitmix64 seeded with n, as xtask/src/bench/speed.rs draws the sizes.
+const MASK = (1n << 64n) - 1n;
+function sizes(count) {
+  let state = BigInt(count);
+  const out = new Array(count);
+  for (let i = 0; i < count; i++) {
+    state = (state + 0x9e3779b97f4a7c15n) & MASK;
+    let z = state;
+    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK;
+    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK;
+    z ^= z >> 31n;
+    out[i] = 1 + Number(z % 1000000n);
+  }
+  return out;
+}
+
+const asks = sizes(n).map((s, i) => ({ name: `a${i}`, fraction: s / 1e6 }));
+const caps = { supportsTimeslicing: true };
+binPack(asks.slice(0, 1000), null, caps); // warm-up
+const runs = n >= 1_000_000 ? 1 : 3;
+let best = Infinity;
+let gpus = 0;
+for (let r = 0; r < runs; r++) {
+  const t = performance.now();
+  gpus = binPack(asks, null, caps).gpusUsed;
+  best = Math.min(best, performance.now() - t);
+}
+console.log(JSON.stringify({ n, gpus, ms: best }));
