@@ -56,7 +56,8 @@ impl Body {
 /// The diagram of `result`, as [`render`](crate::render) documents it.
 pub fn document(result: &PackResult, options: &SvgOptions) -> String {
     let width = options.width.clamp(crate::MIN_WIDTH, crate::MAX_WIDTH);
-    let drawn = lanes(result, options.max_gpus);
+    let first = options.first_gpu.min(result.gpus.len());
+    let drawn = lanes(result, first, options.max_gpus);
     let colours = Colouring::new(
         drawn
             .iter()
@@ -77,7 +78,7 @@ pub fn document(result: &PackResult, options: &SvgOptions) -> String {
     let utilisation = result.utilisation().percent_of(Share::ONE);
     body.line("muted", &format!("{desc}; utilisation {utilisation}%"), 20);
     body.y += 8;
-    lanes_part(&mut body, &drawn, result.gpus.len(), &colours);
+    lanes_part(&mut body, &drawn, first, result.gpus.len(), &colours);
     unplaced(&mut body, &result.unplaced);
     legend(&mut body, &colours);
     body.y += 8;
@@ -138,8 +139,16 @@ pub fn valid_id_prefix(prefix: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
-fn lanes_part(body: &mut Body, drawn: &[Lane], total: usize, colours: &Colouring) {
+fn lanes_part(body: &mut Body, drawn: &[Lane], first: usize, total: usize, colours: &Colouring) {
     let bar = Bar::of(body.width);
+    let gpus = |n: usize| if n == 1 { "GPU" } else { "GPUs" };
+    if first > 0 {
+        body.line(
+            "muted",
+            &format!("… {first} {} before these, listed in the plan", gpus(first)),
+            LINE,
+        );
+    }
     for l in drawn {
         draw::lane(&mut body.out, l, body.y, bar, colours);
         body.y += LANE_HEIGHT;
@@ -150,12 +159,11 @@ fn lanes_part(body: &mut Body, drawn: &[Lane], total: usize, colours: &Colouring
     if total == 0 {
         body.line("muted", "No GPU in use.", LINE);
     }
-    let hidden = total.saturating_sub(drawn.len());
+    let hidden = total.saturating_sub(first + drawn.len());
     if hidden > 0 {
-        let gpus = if hidden == 1 { "GPU" } else { "GPUs" };
         body.line(
             "muted",
-            &format!("… {hidden} more {gpus}, listed in the plan"),
+            &format!("… {hidden} more {}, listed in the plan", gpus(hidden)),
             LINE,
         );
     }

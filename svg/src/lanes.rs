@@ -43,8 +43,8 @@ pub struct Lane {
     pub memory: Vec<Block>,
 }
 
-/// The lanes of the first `max` GPUs, in GPU order.
-pub fn lanes(pack: &PackResult, max: usize) -> Vec<Lane> {
+/// The lanes of `max` GPUs from the `first`, in GPU order.
+pub fn lanes(pack: &PackResult, first: usize, max: usize) -> Vec<Lane> {
     let slices = pack
         .gpu_model
         .as_deref()
@@ -53,6 +53,7 @@ pub fn lanes(pack: &PackResult, max: usize) -> Vec<Lane> {
         .map_or(8, |g| g.memory_slices);
     pack.gpus
         .iter()
+        .skip(first)
         .take(max)
         .map(|gpu| lane(gpu, slices))
         .collect()
@@ -288,7 +289,7 @@ mod tests {
         };
         // L40S offers 46068 − 609 = 45459 MiB: a third and a ninth of it.
         let p = pack(&["a:0.5:15153MiB", "b:0.25:5051MiB", "c:0.1"], caps);
-        let lane = &lanes(&p, 10)[0];
+        let lane = &lanes(&p, 0, 10)[0];
         assert!(
             lane.title.ends_with("· 19.73 GiB of 44.39 GiB memory"),
             "{}",
@@ -313,7 +314,7 @@ mod tests {
                 ..Default::default()
             },
         );
-        assert!(lanes(&plain, 10)[0].memory.is_empty());
+        assert!(lanes(&plain, 0, 10)[0].memory.is_empty());
     }
 
     #[test]
@@ -323,7 +324,7 @@ mod tests {
             gpu_count: Some(2),
             ..Default::default()
         };
-        let l = lanes(&pack(&["a:0.5", "b:0.3", "c:0.4"], caps), 500);
+        let l = lanes(&pack(&["a:0.5", "b:0.3", "c:0.4"], caps), 0, 500);
         assert_eq!(l.len(), 2);
         assert_eq!(asks(&l[0]), ["a", "c"]);
         assert_eq!(asks(&l[1]), ["b"]);
@@ -346,7 +347,11 @@ mod tests {
             gpu_count: Some(1),
             ..Default::default()
         };
-        let l = lanes(&pack(&["x:3g.20gb", "y:2g.10gb", "z:2g.10gb"], caps), 500);
+        let l = lanes(
+            &pack(&["x:3g.20gb", "y:2g.10gb", "z:2g.10gb"], caps),
+            0,
+            500,
+        );
         assert_eq!(l[0].slices, Some(8));
         let x = l[0]
             .blocks
@@ -375,7 +380,7 @@ mod tests {
             gpu_model: Some("A30".into()),
             ..Default::default()
         };
-        let l = lanes(&pack(&["m:1g.6gb"], caps), 500);
+        let l = lanes(&pack(&["m:1g.6gb"], caps), 0, 500);
         assert_eq!(l[0].slices, Some(4));
         let free: Vec<&Block> = l[0].blocks.iter().filter(|b| b.ask.is_none()).collect();
         assert_eq!(free.len(), 1);
@@ -391,14 +396,14 @@ mod tests {
     #[test]
     fn whole_gpus_fill_their_lanes_and_max_cuts() {
         let p = pack(&["big:2", "s:0.5"], ClusterGpuCaps::default());
-        let l = lanes(&p, 500);
+        let l = lanes(&p, 0, 500);
         assert_eq!(l.len(), 3);
         for lane in &l {
             assert_eq!((lane.blocks[0].start, lane.blocks[0].width), (0, LANE));
         }
         assert_eq!(l[0].blocks[0].title, "big — whole GPU 0, exclusive");
-        assert_eq!(lanes(&p, 1).len(), 1);
-        assert!(lanes(&p, 0).is_empty());
+        assert_eq!(lanes(&p, 0, 1).len(), 1);
+        assert!(lanes(&p, 0, 0).is_empty());
     }
 
     #[test]

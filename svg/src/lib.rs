@@ -64,6 +64,9 @@ pub struct SvgOptions {
     /// GPU lanes drawn; GPUs beyond are summarised in a final line "… N more GPUs, listed in
     /// the plan" (default [`DEFAULT_MAX_GPUS`]).
     pub max_gpus: usize,
+    /// The first GPU drawn, by position in the packing (default 0): a page shows a long packing
+    /// a window of lanes at a time; the GPUs before it are counted in one line above the lanes.
+    pub first_gpu: usize,
     /// Width in pixels, clamped to [`MIN_WIDTH`]..=[`MAX_WIDTH`] (default [`DEFAULT_WIDTH`]);
     /// the height follows from the content.
     pub width: u32,
@@ -78,6 +81,7 @@ impl Default for SvgOptions {
         SvgOptions {
             title: None,
             max_gpus: DEFAULT_MAX_GPUS,
+            first_gpu: 0,
             width: DEFAULT_WIDTH,
             id_prefix: DEFAULT_ID_PREFIX.to_string(),
         }

@@ -1,7 +1,7 @@
 // The planner page in headless Chromium: links reproduce plans, edits re-plan, MIG placements, names stay text, no off-origin requests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertClean, laneAsks, laneText, open, shot, start } from './harness.mjs';
+import { assertClean, downloadText, laneAsks, laneText, open, shot, start } from './harness.mjs';
 
 const SEED = '?ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice';
 
@@ -146,7 +146,10 @@ test('1,000 asks on 200 GPUs stay responsive', async (t) => {
   await open(page, server, `?${asks}&gpus=200&timeslice`);
   const loaded = Date.now() - t0;
   assert.equal(await page.textContent('[data-testid="gpus-used"]'), '200');
-  assert.equal(await page.locator('g.lane').count(), 200);
+  // A page of 100 lanes, 100 plan rows and 100 ask rows at a time; every GPU a click away.
+  assert.equal(await page.locator('g.lane').count(), 100);
+  assert.equal(await page.locator('[data-testid="ask-row"]').count(), 100);
+  assert.equal(await page.locator('[data-testid="plan-table"] tr.choice').count(), 100);
   const unplaced = Number(await page.getAttribute('[data-testid="unplaced"]', 'data-count'));
   assert.ok(unplaced > 0, 'more asks than 200 GPUs hold');
   // Edit one ask and time the re-plan and redraw.
@@ -158,11 +161,29 @@ test('1,000 asks on 200 GPUs stay responsive', async (t) => {
   t.diagnostic(`load ${loaded} ms, re-plan after an edit ${replan} ms`);
   await shot(page, 'thousand-asks');
   await shot(page.locator('section.diagram'), 'thousand-asks-diagram');
-  // Far more GPUs than lanes worth drawing: the page caps the drawing and says so instead of freezing.
+  await page.getByRole('button', { name: 'Next GPUs' }).click();
+  await page.waitForSelector('g.lane[data-gpu="199"]');
+  assert.equal(await page.locator('g.lane').count(), 100);
+  assert.match(await page.textContent('section.diagram'), /GPUs 101–200 of 200/);
+  assert.match(await page.textContent('section.diagram'), /… 100 GPUs before these, listed in the plan/);
+  await page.getByRole('button', { name: 'Next Asks' }).click();
+  await page.waitForSelector('[aria-label="Ask 101 name"]');
+  assert.equal(await page.getByLabel('Ask 101 name').inputValue(), 'w100');
+  await page.getByRole('button', { name: 'Previous Asks' }).click();
+  // A long export: the box shows its beginning and says so; the download holds all of it.
+  assert.match(await page.textContent('[data-testid="export-preview"]'), /\d+ more lines follow\. Copy and Download give all of it\./);
+  const shownExport = await page.inputValue('[data-testid="export-output"]');
+  const exported = await downloadText(page, '[data-testid="export-download"]');
+  assert.ok(shownExport.length <= 64 * 1024 && exported.text.startsWith(shownExport), 'the box shows the beginning');
+  const unplacedNow = Number(await page.getAttribute('[data-testid="unplaced"]', 'data-count'));
+  assert.equal((exported.text.match(/^kind: Deployment$/gm) ?? []).length, 1000 - unplacedNow);
+  // Far more GPUs than lanes worth drawing: the downloads draw the CLI's 500 and say so.
   await page.getByLabel('Ask 1 fraction').fill('100000');
   await page.getByLabel('GPU count').fill('');
-  await page.waitForFunction(() => /Showing the first 500 GPUs/.test(document.querySelector('section.diagram')?.textContent ?? ''));
-  assert.equal(await page.locator('g.lane').count(), 500);
+  await page.waitForFunction(() => /The downloads draw the first 500 GPUs/.test(document.querySelector('section.diagram')?.textContent ?? ''));
+  assert.equal(await page.locator('g.lane').count(), 100);
+  const { text } = await downloadText(page, '[data-testid="download-svg"]');
+  assert.equal((text.match(/<g class="lane /g) ?? []).length, 500);
   await assertClean(assert, page, watch);
 });
 

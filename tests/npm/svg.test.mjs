@@ -107,6 +107,10 @@ test('options: title, lanes drawn, width and ids', () => {
   assert.ok(svg.includes('… 3 more GPUs, listed in the plan'));
   assert.equal((svg.match(/class="lane /g) ?? []).length, 1);
   assert.equal(renderSvg(r, {}), renderSvg(r));
+  const window = renderSvg(r, { firstGpu: 2, maxGpus: 1 });
+  assert.ok(window.includes('… 2 GPUs before these, listed in the plan'));
+  assert.ok(window.includes('… 1 more GPU, listed in the plan'));
+  assert.deepEqual([...window.matchAll(/class="lane [^"]*" data-gpu="(\d+)"/g)].map((m) => m[1]), ['2']);
 });
 
 /** The error `renderSvg(result, options)` throws. */
@@ -170,6 +174,7 @@ test('bad options are refused, naming the option', () => {
     [{ width: 10 }, RangeError, 'options.width'],
     [{ width: 720.5 }, RangeError, 'options.width'],
     [{ maxGpus: -1 }, RangeError, 'options.maxGpus'],
+    [{ firstGpu: 1.5 }, RangeError, 'options.firstGpu'],
     [{ idPrefix: '1 "x"' }, TypeError, 'options.idPrefix'],
     [{ colour: 'red' }, TypeError, 'options'],
     [{ title: 42 }, TypeError, 'options'],

@@ -187,6 +187,8 @@ export interface SvgOptions {
   title?: string | null;
   /** GPU lanes drawn (default 500); the GPUs beyond are counted in one line "… N more GPUs, listed in the plan". */
   maxGpus?: number;
+  /** The first GPU drawn, by position in the packing (default 0): a window of lanes, the GPUs before it counted in one line "… N GPUs before these, listed in the plan". */
+  firstGpu?: number;
   /** Width in pixels, a whole number from 320 to 10000 (default 720); the height follows the content. */
   width?: number;
   /**

@@ -21,35 +21,31 @@ fn pages() -> usize {
     core::arch::wasm32::memory_size(0)
 }
 
-/// Called after dlmalloc grew memory from `before` pages: reserves half as much again.
-unsafe fn reserve(before: usize) {
-    let bytes = before.saturating_mul(65_536) / 2;
-    if let Ok(layout) = Layout::from_size_align(bytes, 16) {
-        let block = System.alloc(layout);
-        if !block.is_null() {
-            System.dealloc(block, layout);
+/// Runs one call to [`System`]; if it grew memory, reserves half as much again as there was:
+/// a block of that size allocated and freed stays free at the top of dlmalloc's heap.
+unsafe fn grown(call: impl FnOnce() -> *mut u8) -> *mut u8 {
+    let before = pages();
+    let block = call();
+    if pages() != before {
+        let bytes = before.saturating_mul(65_536) / 2;
+        if let Ok(layout) = Layout::from_size_align(bytes, 16) {
+            let reserve = System.alloc(layout);
+            if !reserve.is_null() {
+                System.dealloc(reserve, layout);
+            }
         }
     }
+    block
 }
 
-// SAFETY: every call is passed to `System` unchanged; `reserve` only allocates and frees.
+// SAFETY: every call is passed to `System` unchanged; `grown` only allocates and frees besides.
 unsafe impl GlobalAlloc for Geometric {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let before = pages();
-        let block = System.alloc(layout);
-        if pages() != before {
-            reserve(before);
-        }
-        block
+        grown(|| System.alloc(layout))
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let before = pages();
-        let block = System.alloc_zeroed(layout);
-        if pages() != before {
-            reserve(before);
-        }
-        block
+        grown(|| System.alloc_zeroed(layout))
     }
 
     unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
@@ -57,11 +53,6 @@ unsafe impl GlobalAlloc for Geometric {
     }
 
     unsafe fn realloc(&self, block: *mut u8, layout: Layout, size: usize) -> *mut u8 {
-        let before = pages();
-        let moved = System.realloc(block, layout, size);
-        if pages() != before {
-            reserve(before);
-        }
-        moved
+        grown(|| System.realloc(block, layout, size))
     }
 }

@@ -11,12 +11,13 @@ use gpu_share_svg::{
 };
 use wasm_bindgen::prelude::*;
 
-/// `renderSvg`'s options: `{title, maxGpus, width, idPrefix}`, each optional.
+/// `renderSvg`'s options: `{title, maxGpus, firstGpu, width, idPrefix}`, each optional.
 #[derive(serde::Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
 struct SvgOptionsJs {
     title: Option<String>,
     max_gpus: Option<f64>,
+    first_gpu: Option<f64>,
     width: Option<f64>,
     id_prefix: Option<String>,
 }
@@ -27,6 +28,10 @@ impl SvgOptionsJs {
         let max_gpus = match self.max_gpus {
             Some(n) => whole(n, "options.maxGpus", 0.0, MAX_GPU_COUNT as f64)? as usize,
             None => DEFAULT_MAX_GPUS,
+        };
+        let first_gpu = match self.first_gpu {
+            Some(n) => whole(n, "options.firstGpu", 0.0, MAX_GPU_COUNT as f64)? as usize,
+            None => 0,
         };
         let width = match self.width {
             Some(w) => whole(w, "options.width", MIN_WIDTH.into(), MAX_WIDTH.into())? as u32,
@@ -45,6 +50,7 @@ impl SvgOptionsJs {
         Ok(SvgOptions {
             title: self.title,
             max_gpus,
+            first_gpu,
             width,
             id_prefix,
         })

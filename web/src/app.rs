@@ -19,9 +19,10 @@ pub fn App() -> impl IntoView {
     provide_context(state);
 
     // The address bar follows the scenario (after the first edit, so a link that failed to
-    // parse stays visible until the user changes something).
+    // parse stays visible until the user changes something), as the plan does: once edits settle.
     Effect::new(move |previous: Option<String>| {
-        let q = url::query_for(&state.scenario.get(), embed);
+        state.settled.track();
+        let q = url::query_for(&state.scenario.get_untracked(), embed);
         if previous.as_ref().is_some_and(|p| *p != q) {
             url::replace_query(&q);
         }

@@ -9,6 +9,7 @@ pub mod download;
 pub mod file_input;
 pub mod format;
 pub mod png;
+pub mod settle;
 pub mod state;
 pub mod storage;
 pub mod url;

@@ -29,6 +29,9 @@ pub struct AskRow {
     pub profile: RwSignal<String>,
     /// Duration in hours for accounting; blank records an open (running) use.
     pub hours: RwSignal<String>,
+    /// The ask the row's size fields read as, re-read only when this row changes: a scenario of
+    /// 10,000 rows re-read every row on each keystroke.
+    parsed: Memo<Result<FractionalAsk, Error>>,
 }
 
 /// The text fields of a row, for building rows and for tests.
@@ -105,14 +108,30 @@ pub fn build_seconds(hours: &str) -> Result<Option<u64>, Error> {
 
 impl AskRow {
     pub fn new(id: u64, t: RowText) -> AskRow {
+        let name = RwSignal::new(t.name);
+        let kind = RwSignal::new(t.kind);
+        let fraction = RwSignal::new(t.fraction);
+        let memory = RwSignal::new(t.memory);
+        let profile = RwSignal::new(t.profile);
+        let parsed = Memo::new(move |_| {
+            build_ask(&RowText {
+                name: name.get(),
+                kind: kind.get(),
+                fraction: fraction.get(),
+                memory: memory.get(),
+                profile: profile.get(),
+                hours: String::new(),
+            })
+        });
         AskRow {
             id,
-            name: RwSignal::new(t.name),
-            kind: RwSignal::new(t.kind),
-            fraction: RwSignal::new(t.fraction),
-            memory: RwSignal::new(t.memory),
-            profile: RwSignal::new(t.profile),
+            name,
+            kind,
+            fraction,
+            memory,
+            profile,
             hours: RwSignal::new(t.hours),
+            parsed,
         }
     }
 
@@ -129,11 +148,16 @@ impl AskRow {
     }
 
     pub fn ask(&self) -> Result<FractionalAsk, Error> {
-        self.text().ask()
+        self.parsed.get()
+    }
+
+    /// Whether the row's size fields read as an ask (without cloning it).
+    pub fn is_valid(&self) -> bool {
+        self.parsed.with(Result::is_ok)
     }
 
     pub fn seconds(&self) -> Result<Option<u64>, Error> {
-        build_seconds(&self.hours.get())
+        self.hours.with(|h| build_seconds(h))
     }
 }
 
@@ -188,10 +212,15 @@ pub struct AppState {
     pub caps: Memo<ClusterGpuCaps>,
     /// The scenario as the link carries it.
     pub scenario: Memo<Scenario>,
-    /// The request the plan is made from; the export panel and "Record this plan" use it too.
+    /// The request the plan is made from, as the edits settled (`settled`); the export panel and
+    /// "Record this plan" use it too, so they always agree with the plan shown.
     pub request: Memo<PackRequest>,
-    /// The core's answer to `request` (`api::pack_leaving_out`): the packing of every ask that
-    /// can be packed and, with `optimize`, how the optimizer did; an error in the cluster fields.
+    /// Changes once the typed request has changed and the edits have settled (`settle`): the
+    /// request, the plan, the address bar and the share links follow it.
+    pub settled: Signal<u64>,
+    /// The core's answer to the settled `request` (`api::pack_leaving_out`): the packing of every
+    /// ask that can be packed and, with `optimize`, how the optimizer did; an error in the
+    /// cluster fields.
     pub plan: Memo<Result<PackResponse, Error>>,
     /// The MIG-capable model whose profiles the pickers offer.
     pub profile_model: Memo<&'static GpuModel>,
@@ -261,7 +290,7 @@ impl AppState {
                 rows.iter()
                     .filter_map(|r| {
                         let entry = AskEntry {
-                            ask: r.ask().ok()?,
+                            ask: r.parsed.with(|p| p.as_ref().ok().cloned())?,
                             seconds: r.seconds().ok().flatten(),
                         };
                         Some((r.id, entry))
@@ -274,7 +303,7 @@ impl AppState {
         let ask_rows: Memo<Vec<u64>> =
             Memo::new(move |_| valid.with(|v| v.iter().map(|(id, _)| *id).collect()));
         let invalid_rows =
-            Memo::new(move |_| rows.with(|rows| rows.iter().filter(|r| r.ask().is_err()).count()));
+            Memo::new(move |_| rows.with(|rows| rows.iter().filter(|r| !r.is_valid()).count()));
         let gpu_count_error = Memo::new(move |_| format::gpu_count(&gpu_count.get()).err());
         let nodes_error = Memo::new(move |_| format::nodes(&nodes.get()).err());
         let overhead = move || {
@@ -311,23 +340,41 @@ impl AppState {
             }),
         });
         let is_example = Memo::new(move |_| scenario.with(|s| *s == example));
-        let request = Memo::new(move |_| PackRequest {
+        let typed = Memo::new(move |_| PackRequest {
             asks: asks.get(),
             cluster: Cluster::Given(caps.get()),
             optimize_ms: optimize.get().then_some(OPTIMIZE_MS),
         });
+        let settled = crate::settle::after_edits(move || {
+            typed.track();
+            gpu_count_error.track();
+            nodes_error.track();
+            context_overhead_error.track();
+        });
+        let request = Memo::new(move |_| {
+            settled.track();
+            typed.get_untracked()
+        });
         // A field the page cannot read is not planned around: the plan waits for it.
         let plan = Memo::new(move |_| {
-            let unread = |field: &str, e: Option<String>| {
-                e.map(|m| Err(Error::new(ErrorKind::Syntax, m).in_field(field)))
-            };
-            unread("gpu_count", gpu_count_error.get())
-                .or_else(|| unread("nodes", nodes_error.get()))
-                .or_else(|| unread("context_overhead_mib", context_overhead_error.get()))
-                .unwrap_or_else(|| request.with(api::pack_leaving_out))
+            settled.track();
+            untrack(|| {
+                let unread = |field: &str, e: Option<String>| {
+                    e.map(|m| Err(Error::new(ErrorKind::Syntax, m).in_field(field)))
+                };
+                unread("gpu_count", gpu_count_error.get())
+                    .or_else(|| unread("nodes", nodes_error.get()))
+                    .or_else(|| unread("context_overhead_mib", context_overhead_error.get()))
+                    .unwrap_or_else(|| request.with(api::pack_leaving_out))
+            })
+        });
+        // The rows of the asks the plan was made of (the rows may have changed since).
+        let planned_rows = Memo::new(move |_| {
+            settled.track();
+            ask_rows.get_untracked()
         });
         let left_out = Memo::new(move |_| {
-            let ids = ask_rows.get();
+            let ids = planned_rows.get();
             plan.with(|p| {
                 p.as_ref().map_or_else(
                     |_| Vec::new(),
@@ -380,6 +427,7 @@ impl AppState {
             caps,
             scenario,
             request,
+            settled,
             plan,
             profile_model,
         }

@@ -8,6 +8,7 @@ mod api;
 mod bpplib;
 mod memory_quality;
 mod mig_quality;
+mod page;
 mod peers;
 mod quality;
 mod repartition;
@@ -20,12 +21,12 @@ use gpu_share_core::pack::optimize::Budget;
 use std::path::{Path, PathBuf};
 
 const USAGE: &str = "usage: cargo xtask bench --bpplib DIR [--trace DIR] [--tsv FILE] [--budget-ms N] \
-[--only quality|mig|memory|repartition|speed|api|peers|replay] [--family NAME] [--no-write] (--help: what DIR holds)";
+[--only quality|mig|memory|repartition|speed|api|page|peers|replay] [--family NAME] [--no-write] (--help: what DIR holds)";
 
 /// What `--bpplib DIR` must hold; the data is not in the repository.
 const BPPLIB_DIR: &str = "\
 --bpplib DIR names the BPPLIB benchmark data, which the repository does not ship; the quality and
-peers parts (everything but `--only mig`, `--only memory`, `--only repartition`, `--only speed` and `--only api`) need it. DIR must hold:
+peers parts (everything but `--only mig`, `--only memory`, `--only repartition`, `--only speed`, `--only api` and `--only page`) need it. DIR must hold:
   - the instances, one folder per family (Falkenauer_T/, Scholl_1/, Hard28/, ...), each instance a
     `.txt` file: n (the number of items) on the first line, the capacity c on the second, then n
     integer weights, one per line;
@@ -216,6 +217,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     } else {
         Default::default()
     };
+    let page = if wants("page") {
+        Some(page::run(&root())?)
+    } else {
+        None
+    };
     let replay = match &options.trace {
         Some(dir) if wants("replay") => Some(replay::run(dir, &root())?),
         _ => None,
@@ -241,6 +247,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             mig: &mig,
             api: &api,
             npm_builds: &npm_builds,
+            page: page.as_ref(),
             replay: replay.as_ref(),
             wall_s: started.elapsed().as_secs_f64(),
         });

@@ -140,7 +140,7 @@ fn npm_packages(path: &OsString) -> Result<(), String> {
 
 /// Debian's Chromium for the browser tests: the browser and the WebDriver that
 /// wasm-bindgen-test-runner drives it with are separate packages, so each is checked on its own.
-fn chromium() -> Result<(), String> {
+pub fn chromium() -> Result<(), String> {
     apt_install_missing(&[
         (exists("/usr/bin/chromium"), "chromium"),
         (exists("/usr/bin/chromedriver"), "chromium-driver"),

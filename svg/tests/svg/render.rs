@@ -198,6 +198,49 @@ fn lanes_beyond_the_limit_are_counted() {
 }
 
 #[test]
+fn a_window_of_lanes_counts_the_gpus_before_and_after() {
+    let r = pack(
+        &["a:1", "b:1", "c:1", "d:1", "e:1"],
+        ClusterGpuCaps::default(),
+    );
+    let window = |first_gpu, max_gpus| {
+        let doc_text = render(
+            &r,
+            &SvgOptions {
+                first_gpu,
+                max_gpus,
+                ..Default::default()
+            },
+        );
+        let doc = parse(&doc_text);
+        let drawn: Vec<String> = with_class(&doc, "lane")
+            .iter()
+            .filter_map(|l| l.attribute("data-gpu").map(str::to_string))
+            .collect();
+        (drawn, all_text(&doc))
+    };
+    let (drawn, text) = window(1, 3);
+    assert_eq!(drawn, ["1", "2", "3"]);
+    assert!(
+        text.contains("… 1 GPU before these, listed in the plan"),
+        "{text}"
+    );
+    assert!(text.contains("… 1 more GPU, listed in the plan"), "{text}");
+    let (drawn, text) = window(3, 10);
+    assert_eq!(drawn, ["3", "4"]);
+    assert!(
+        text.contains("… 3 GPUs before these") && !text.contains("more GPU"),
+        "{text}"
+    );
+    // Past the end: no lane, every GPU counted before.
+    let (drawn, text) = window(9, 10);
+    assert!(drawn.is_empty());
+    assert!(text.contains("… 5 GPUs before these"), "{text}");
+    // The default draws from the first GPU and says nothing of GPUs before.
+    assert!(!window(0, 10).1.contains("before these"));
+}
+
+#[test]
 fn unplaced_asks_are_listed_with_their_reasons() {
     let r = pack(&["a:0.5", "b:0.6"], timeslice(Some(1)));
     assert_eq!(r.unplaced.len(), 1);

@@ -5,6 +5,7 @@ use gpu_share_core::api::{Fix, LeftOut};
 use gpu_share_core::parse::parse_asks;
 use leptos::prelude::*;
 
+use crate::components::pager::{last_page, window, Pager};
 use crate::state::{AppState, AskRow, RowText, SizeKind};
 use crate::words;
 
@@ -79,9 +80,14 @@ fn ErrorText(text: impl Fn() -> Option<String> + Send + Sync + 'static) -> impl 
 }
 
 #[component]
-fn AskRowView(index: ReadSignal<usize>, row: AskRow) -> impl IntoView {
+fn AskRowView(
+    /// The row's place on its page, and the page's first row's place among all rows.
+    index: ReadSignal<usize>,
+    first: Signal<usize>,
+    row: AskRow,
+) -> impl IntoView {
     let state = expect_context::<AppState>();
-    let n = move || index.get() + 1;
+    let n = move || first.get() + index.get() + 1;
     let name_err = field_error(row, "name");
     let fraction_err = field_error(row, "fraction");
     let memory_err = field_error(row, "memory");
@@ -105,9 +111,10 @@ fn AskRowView(index: ReadSignal<usize>, row: AskRow) -> impl IntoView {
         }
         row.kind.set(kind);
     };
-    let size = move || match row.kind.get() {
+    let size = move || {
+        match row.kind.get() {
         SizeKind::Fraction => view! {
-            <input type="text" name="fraction" inputmode="decimal" placeholder="0.5, 50% or 1/2"
+            <input type="text" name="fraction" inputmode="decimal" autocomplete="off" placeholder="0.5, 50% or 1/2"
                 aria-label=move || format!("Ask {} fraction", n())
                 aria-invalid=move || if fraction_err().is_some() { "true" } else { "false" }
                 prop:value=move || row.fraction.get()
@@ -149,6 +156,7 @@ fn AskRowView(index: ReadSignal<usize>, row: AskRow) -> impl IntoView {
             }
             .into_any()
         }
+    }
     };
     let duplicate = move |_| {
         state.rows.update(|rows| {
@@ -182,7 +190,7 @@ fn AskRowView(index: ReadSignal<usize>, row: AskRow) -> impl IntoView {
         }
     });
     let has_error =
-        move || row.ask().is_err() || row.seconds().is_err() || left_out(state, row).is_some();
+        move || !row.is_valid() || row.seconds().is_err() || left_out(state, row).is_some();
     view! {
         <tr data-testid="ask-row" class:row-error=has_error>
             <td class="cell-name" data-label="Name">
@@ -202,7 +210,7 @@ fn AskRowView(index: ReadSignal<usize>, row: AskRow) -> impl IntoView {
             </td>
             <td class="cell-size" data-label="Size">{size}</td>
             <td class="cell-hours" data-label="Hours">
-                <input type="text" name="hours" inputmode="decimal" placeholder="open"
+                <input type="text" name="hours" inputmode="decimal" autocomplete="off" placeholder="open"
                     aria-label=move || format!("Ask {} duration in hours", n())
                     aria-invalid=move || if hours_err().is_some() { "true" } else { "false" }
                     prop:value=move || row.hours.get()
@@ -246,6 +254,10 @@ fn load_list(state: AppState, text: &str, message: RwSignal<Option<Result<String
 pub fn AsksTable() -> impl IntoView {
     let state = expect_context::<AppState>();
     let pasted = RwSignal::new(String::new());
+    let page = RwSignal::new(0);
+    let total = Signal::derive(move || state.rows.with(Vec::len));
+    let shown = Memo::new(move |_| window(page.get(), total.get()));
+    let first = Signal::derive(move || shown.get().start);
     let message: RwSignal<Option<Result<String, String>>> = RwSignal::new(None);
     let add = move |_| {
         let taken: Vec<String> = state
@@ -263,6 +275,8 @@ pub fn AsksTable() -> impl IntoView {
         });
         state.focus_row.set(Some(row.id));
         state.rows.update(|rows| rows.push(row));
+        // The new row is the last: its page is shown, so it can take the focus.
+        page.set(last_page(state.rows.with_untracked(Vec::len)));
     };
     let add_button = NodeRef::<leptos::html::Button>::new();
     Effect::new(move |_| {
@@ -303,11 +317,12 @@ pub fn AsksTable() -> impl IntoView {
                         <tr><th scope="col">"Name"</th><th scope="col">"Kind"</th><th scope="col">"Size"</th><th scope="col">"Hours"</th><th scope="col"><span class="sr-only">"Actions"</span></th></tr>
                     </thead>
                     <tbody>
-                        <ForEnumerate each=move || state.rows.get() key=|r| r.id
-                            children=move |index, row| view! { <AskRowView index row /> } />
+                        <ForEnumerate each=move || state.rows.with(|rows| rows.get(shown.get()).map(<[AskRow]>::to_vec).unwrap_or_default()) key=|r| r.id
+                            children=move |index, row| view! { <AskRowView index first row /> } />
                     </tbody>
                 </table>
             </div>
+            <Pager total page what="Asks" />
             <p class="row-status">
                 <button type="button" on:click=add data-testid="add-ask" node_ref=add_button>"Add ask"</button>
                 {move || {

@@ -1,22 +1,43 @@
 //! The packing diagram: the SVG the CLI's `pack --svg` and npm's `renderSvg` write, drawn by the
-//! same renderer (`gpu_share_svg`) byte for byte, with the numbers around it, details of the block
-//! tapped or focused, and downloads as SVG and PNG.
+//! same renderer (`gpu_share_svg`) byte for byte, a page of lanes at a time, with the numbers
+//! around it, details of the block tapped or focused, and downloads as SVG and PNG (the whole
+//! document, as the CLI writes it).
 
 use gpu_share_svg::SvgOptions;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::components::pager::{window, Pager};
 use crate::download::download;
 use crate::format::share_percent;
 use crate::state::AppState;
 
-/// The most lanes drawn; the plan table still lists every ask's GPUs.
+/// The most lanes the downloads draw, as the CLI's `pack --svg`; the plan lists every ask's GPUs.
 pub const MAX_LANES: usize = gpu_share_svg::DEFAULT_MAX_GPUS;
 
-/// The options the page draws with: the CLI's and npm's defaults, so the page's SVG is theirs
-/// byte for byte (the page has no ids of its own that `gpu-share-title` could clash with).
+/// The options the page's downloads draw with: the CLI's and npm's defaults, so the page's SVG is
+/// theirs byte for byte (the page has no ids of its own that `gpu-share-title` could clash with).
 pub fn svg_options() -> SvgOptions {
     SvgOptions::default()
+}
+
+/// The options the page shows lanes `window` with: the downloads' options, a page of lanes at a
+/// time (the whole document when the packing fits on one page).
+pub fn shown_options(window: std::ops::Range<usize>) -> SvgOptions {
+    SvgOptions {
+        first_gpu: window.start,
+        max_gpus: window.len().max(1),
+        ..svg_options()
+    }
+}
+
+/// The downloads' SVG of the plan shown (empty without a plan).
+fn whole_svg(state: AppState) -> String {
+    state.plan.with_untracked(|p| {
+        p.as_ref()
+            .map(|p| gpu_share_svg::render(&p.result, &svg_options()))
+            .unwrap_or_default()
+    })
 }
 
 /// The `<title>` of the diagram element an event hit (a block, free room, an unplaced ask), if any.
@@ -30,10 +51,17 @@ fn details_of(ev: &web_sys::Event) -> Option<String> {
 #[component]
 pub fn Diagram() -> impl IntoView {
     let state = expect_context::<AppState>();
+    let page = RwSignal::new(0);
+    let total = Signal::derive(move || {
+        state
+            .plan
+            .with(|p| p.as_ref().map_or(0, |p| p.result.gpus.len()))
+    });
     let svg = Memo::new(move |_| {
+        let shown = shown_options(window(page.get(), total.get()));
         state.plan.with(|p| {
             p.as_ref()
-                .map(|p| gpu_share_svg::render(&p.result, &svg_options()))
+                .map(|p| gpu_share_svg::render(&p.result, &shown))
                 .unwrap_or_default()
         })
     });
@@ -45,15 +73,11 @@ pub fn Diagram() -> impl IntoView {
     };
     let status: RwSignal<Option<String>> = RwSignal::new(None);
     let save_svg = move |_| {
-        let result = download(
-            "gpu-share-packing.svg",
-            "image/svg+xml",
-            &svg.get_untracked(),
-        );
+        let result = download("gpu-share-packing.svg", "image/svg+xml", &whole_svg(state));
         status.set(result.err());
     };
     let save_png = move |_| {
-        crate::png::download_png("gpu-share-packing.png", &svg.get_untracked(), status);
+        crate::png::download_png("gpu-share-packing.png", &whole_svg(state), status);
     };
     let stat = move |f: fn(&gpu_share_core::PackResult) -> String| {
         move || {
@@ -74,12 +98,7 @@ pub fn Diagram() -> impl IntoView {
             .plan
             .with(|p| p.as_ref().ok().and_then(|p| p.optimize))
     });
-    let hidden = move || {
-        state.plan.with(|p| {
-            p.as_ref()
-                .map_or(0, |p| p.result.gpus.len().saturating_sub(MAX_LANES))
-        })
-    };
+    let hidden = move || total.get().saturating_sub(MAX_LANES);
     view! {
         <section class="card diagram" aria-labelledby="diagram-h" data-testid="diagram">
             <h2 id="diagram-h">"Packing"</h2>
@@ -101,8 +120,9 @@ pub fn Diagram() -> impl IntoView {
             <p class="details" role="status" data-testid="block-details">
                 {move || selected.get().unwrap_or_else(|| "Tap or focus a block for its details; the plan lists every ask in words.".into())}
             </p>
+            <Pager total page what="GPUs" />
             {move || (hidden() > 0).then(|| view! {
-                <p class="warn" role="status">{format!("Showing the first {MAX_LANES} GPUs; {} more are in use and listed in the plan.", hidden())}</p>
+                <p class="warn" role="status">{format!("The downloads draw the first {MAX_LANES} GPUs, as the CLI's pack --svg does; {} more are in use and listed in the plan.", hidden())}</p>
             })}
             <p data-testid="unplaced" data-count=move || unplaced().unwrap_or(0).to_string()>
                 {move || match unplaced() {
@@ -112,8 +132,8 @@ pub fn Diagram() -> impl IntoView {
                 }}
             </p>
             <div class="buttons">
-                <button type="button" data-testid="download-svg" on:click=save_svg disabled=move || svg.with(String::is_empty)>"Download SVG"</button>
-                <button type="button" data-testid="download-png" on:click=save_png disabled=move || svg.with(String::is_empty)>"Download PNG"</button>
+                <button type="button" data-testid="download-svg" on:click=save_svg disabled=move || state.plan.with(Result::is_err)>"Download SVG"</button>
+                <button type="button" data-testid="download-png" on:click=save_png disabled=move || state.plan.with(Result::is_err)>"Download PNG"</button>
                 {move || status.get().map(|s| view! { <span class="status">{s}</span> })}
             </div>
         </section>

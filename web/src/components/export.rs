@@ -14,6 +14,25 @@ use crate::state::AppState;
 use crate::storage;
 use crate::words;
 
+/// The most text the output box holds (bytes). A box of megabytes (Kubernetes manifests for
+/// thousands of asks) took longer to fill than the plan took to make; Copy and Download give all.
+pub const PREVIEW_BYTES: usize = 64 * 1024;
+
+/// What the output box shows of `text`: all of it when short, else its whole lines up to
+/// [`PREVIEW_BYTES`]; and the lines left out.
+pub fn preview(text: &str) -> (&str, usize) {
+    if text.len() <= PREVIEW_BYTES {
+        return (text, 0);
+    }
+    // A byte search: `\n` is never inside a multi-byte character, so the cut is a char boundary.
+    let cut = text.as_bytes()[..=PREVIEW_BYTES]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let (head, rest) = text.split_at(cut);
+    (head, rest.lines().count())
+}
+
 /// The `<option>` value of a format (and a stable test hook): `k8s`, `kserve`, `device-plugin`, …
 pub fn key(format: ExportFormat) -> &'static str {
     match format {
@@ -251,7 +270,7 @@ pub fn ExportPanel() -> impl IntoView {
     });
     let output_ref = NodeRef::<leptos::html::Textarea>::new();
 
-    // The same request the plan is made from (`state.request`), so the text is the diagram's packing.
+    // The request the plan is made from (`state.request`), so the text is the diagram's packing.
     let exported = Memo::new(move |_| {
         let format = format.get();
         let options = options(format, strategy.get(), &namespace.get(), &image.get());
@@ -269,8 +288,14 @@ pub fn ExportPanel() -> impl IntoView {
     });
     let text = move || {
         exported.with(|e| match e {
-            Exported::Text { text, .. } => text.clone(),
+            Exported::Text { text, .. } => preview(text).0.to_string(),
             _ => String::new(),
+        })
+    };
+    let left_out = move || {
+        exported.with(|e| match e {
+            Exported::Text { text, .. } => preview(text).1,
+            _ => 0,
         })
     };
     let has_text = move || exported.with(|e| matches!(e, Exported::Text { .. }));
@@ -289,9 +314,15 @@ pub fn ExportPanel() -> impl IntoView {
         let Exported::Text { text: t, .. } = exported.get_untracked() else {
             return;
         };
+        let whole_in_box = preview(&t).1 == 0;
         leptos::task::spawn_local(async move {
             if copy(t).await {
                 status.set("Copied.".into());
+            } else if !whole_in_box {
+                status.set(
+                    "Copying is blocked here, and the box shows only the beginning: download the file instead."
+                        .into(),
+                );
             } else {
                 // Select the text so the keyboard shortcut copies it.
                 if let Some(area) = output_ref.get_untracked() {
@@ -370,8 +401,13 @@ pub fn ExportPanel() -> impl IntoView {
                 _ => None,
             })}
             <label for="export-output" class="sr-only">"Exported configuration"</label>
-            <textarea id="export-output" data-testid="export-output" class="export-output" node_ref=output_ref
+            <textarea id="export-output" data-testid="export-output" class="export-output" node_ref=output_ref autocomplete="off"
                 rows="16" readonly spellcheck="false" wrap="off" prop:value=text></textarea>
+            {move || (left_out() > 0).then(|| view! {
+                <p class="note" role="status" data-testid="export-preview">{format!(
+                    "The box shows the beginning; {} more {}. Copy and Download give all of it.",
+                    left_out(), if left_out() == 1 { "line follows" } else { "lines follow" })}</p>
+            })}
             <div class="buttons">
                 <button type="button" data-testid="export-copy" on:click=on_copy disabled=move || !has_text()>"Copy"</button>
                 <button type="button" data-testid="export-download" on:click=on_download disabled=move || !has_text()>
@@ -384,6 +420,20 @@ pub fn ExportPanel() -> impl IntoView {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_box_shows_whole_lines_and_counts_the_rest() {
+        let short = "a: 1\nb: 2\n";
+        assert_eq!(super::preview(short), (short, 0));
+        let line = format!("{}\n", "x".repeat(99));
+        let long = line.repeat(2 * super::PREVIEW_BYTES / line.len());
+        let (head, rest) = super::preview(&long);
+        assert!(head.len() <= super::PREVIEW_BYTES && head.ends_with('\n'));
+        assert_eq!(head.lines().count() + rest, long.lines().count());
+        // One line longer than the box: nothing of it is shown, and it is counted.
+        let one = "é".repeat(super::PREVIEW_BYTES);
+        assert_eq!(super::preview(&one), ("", 1));
+    }
+
     use super::*;
     use crate::state::AppState;
 

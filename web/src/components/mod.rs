@@ -1,5 +1,5 @@
 //! The page's components, one per file: asks table, capabilities form, discovery box, plan table, packing diagram,
-//! export panel, GPUs as they are (fit), size from a model, replay of a cluster's workload, ledger, share bar, the summary kept in view.
+//! export panel, GPUs as they are (fit), the pager of long tables, size from a model, replay of a cluster's workload, ledger, share bar, the summary kept in view.
 
 pub mod asks;
 pub mod caps;
@@ -8,6 +8,7 @@ pub mod diagram;
 pub mod export;
 pub mod fit;
 pub mod ledger;
+pub mod pager;
 pub mod plan;
 pub mod repartition;
 pub mod replay;

@@ -6,6 +6,7 @@ use gpu_share_core::api::gpu_ranges;
 use gpu_share_core::{warning_groups, Choice, PackResult, WarningKind};
 use leptos::prelude::*;
 
+use crate::components::pager::{window, Pager};
 use crate::state::AppState;
 use crate::words;
 
@@ -165,6 +166,15 @@ pub fn PlanTable() -> impl IntoView {
             Err(_) => Vec::new(),
         })
     });
+    let page = RwSignal::new(0);
+    let total = Signal::derive(move || rows.with(Vec::len));
+    let shown = move || {
+        rows.with(|r| {
+            r.get(window(page.get(), r.len()))
+                .map(<[_]>::to_vec)
+                .unwrap_or_default()
+        })
+    };
     let error = move || {
         state.plan.with(|p| p.as_ref().err().map(|e| view! { <p class="error banner" role="alert" data-testid="plan-error">{words::error(e)}</p> }))
     };
@@ -197,10 +207,11 @@ pub fn PlanTable() -> impl IntoView {
                                 <th scope="col" class="num">"Wasted"</th><th scope="col" class="num">"GPU"</th>
                             </tr>
                         </thead>
-                        <For each=move || rows.get() key=|r| r.clone()
+                        <For each=shown key=|r| r.clone()
                             children=move |(choice, gpus)| view! { <tbody><ChoiceRow choice gpus /></tbody> } />
                     </table>
                 </div>
+                <Pager total page what="Plan rows" />
                 <ul class="iso-legend" data-testid="isolation-legend">
                     {move || isolations(&rows.get()).into_iter().map(|iso| view! {
                         <li><span class=format!("badge iso-{}", iso.as_str())>{iso.as_str()}</span>" "{iso.explain()}</li>

@@ -18,8 +18,15 @@ pub fn iframe_snippet(embed_link: &str) -> String {
 #[component]
 pub fn ShareBar() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let link = Memo::new(move |_| url::link(&url::query_for(&state.scenario.get(), false)));
-    let embed_link = Memo::new(move |_| url::link(&url::query_for(&state.scenario.get(), true)));
+    // As the plan, the links follow the scenario once the edits settle.
+    let link_of = move |embed: bool| {
+        state.settled.track();
+        state
+            .scenario
+            .with_untracked(|s| url::link(&url::query_for(s, embed)))
+    };
+    let link = Memo::new(move |_| link_of(false));
+    let embed_link = Memo::new(move |_| link_of(true));
     let status = RwSignal::new(String::new());
     let on_copy = move |_| {
         let text = link.get_untracked();
@@ -45,14 +52,14 @@ pub fn ShareBar() -> impl IntoView {
             <h2 id="share-h">"Share & embed"</h2>
             <div class="share-row">
                 <label for="share-link" class="sr-only">"Link to this plan"</label>
-                <input id="share-link" type="text" readonly data-testid="share-link" prop:value=move || link.get() on:focus=select_all />
+                <input id="share-link" type="text" readonly autocomplete="off" data-testid="share-link" prop:value=move || link.get() on:focus=select_all />
                 <button type="button" data-testid="copy-link" on:click=on_copy>"Copy link"</button>
             </div>
             <p class="status" role="status">{move || status.get()}</p>
             <details>
                 <summary>"Embed in a docs page"</summary>
                 <label for="embed-snippet">"iframe snippet (compact view: plan and diagram)"</label>
-                <textarea id="embed-snippet" rows="3" readonly spellcheck="false" prop:value=move || iframe_snippet(&embed_link.get())></textarea>
+                <textarea id="embed-snippet" rows="3" readonly autocomplete="off" spellcheck="false" prop:value=move || iframe_snippet(&embed_link.get())></textarea>
                 <p><a href=move || embed_link.get() target="_blank" rel="noopener">"Open the embed view"</a></p>
             </details>
         </section>

@@ -1,0 +1,74 @@
+//! When the page re-plans after an edit. Planning and drawing happen on the main thread, so a
+//! keystroke that arrives while a long plan is drawn waits for it. While plans are quick the page
+//! re-plans at once, as the edit's own effects run; once drawing a plan has taken longer than
+//! [`QUICK_MS`], it waits until the edits pause for [`PAUSE_MS`], so typing is not held up by
+//! plans of text still being typed.
+
+use leptos::prelude::*;
+
+/// A plan drawn within this (ms, including its rendering) is re-made at once after each edit.
+pub const QUICK_MS: f64 = 50.0;
+
+/// Otherwise the page waits for this long without an edit (ms) before it plans.
+pub const PAUSE_MS: u64 = 300;
+
+/// A signal that changes once `edits` (a closure reading the signals the plan depends on) has
+/// changed and the edits have settled. Reading it tracks the settled edits: outside a browser
+/// (the page's native tests) it tracks `edits` itself, so a plan follows each edit at once.
+pub fn after_edits(edits: impl Fn() + Send + Sync + 'static) -> Signal<u64> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        browser::after_edits(edits)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        Signal::derive(move || {
+            edits();
+            0
+        })
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+mod browser {
+    use super::{PAUSE_MS, QUICK_MS};
+    use leptos::prelude::*;
+    use std::time::Duration;
+
+    pub fn after_edits(edits: impl Fn() + Send + Sync + 'static) -> Signal<u64> {
+        let settled = RwSignal::new(0_u64);
+        let pending: StoredValue<Option<TimeoutHandle>, LocalStorage> =
+            StoredValue::new_local(None);
+        // How long the last plan took from its tick to the frame after it was drawn.
+        let last_ms = StoredValue::new(0.0_f64);
+        Effect::new(move |first: Option<()>| {
+            edits();
+            // The first run is the page's first plan, made when it was first read.
+            if first.is_none() {
+                return;
+            }
+            if let Some(handle) = pending.get_value() {
+                handle.clear();
+            }
+            let tick = move || {
+                pending.set_value(None);
+                let start = js_sys::Date::now();
+                settled.update(|n| *n += 1);
+                // Effects draw the plan before the next frame; the timeout after it sees it painted.
+                request_animation_frame(move || {
+                    set_timeout(
+                        move || last_ms.set_value(js_sys::Date::now() - start),
+                        Duration::ZERO,
+                    )
+                });
+            };
+            if last_ms.get_value() <= QUICK_MS {
+                tick();
+            } else {
+                let wait = Duration::from_millis(PAUSE_MS);
+                pending.set_value(set_timeout_with_handle(tick, wait).ok());
+            }
+        });
+        settled.into()
+    }
+}
