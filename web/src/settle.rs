@@ -1,8 +1,8 @@
 //! When the page re-plans after an edit. Planning and drawing happen on the main thread, so a
-//! keystroke that arrives while a long plan is drawn waits for it. While plans are quick the page
-//! re-plans at once, as the edit's own effects run; once drawing a plan has taken longer than
-//! [`QUICK_MS`], it waits until the edits pause for [`PAUSE_MS`], so typing is not held up by
-//! plans of text still being typed.
+//! keystroke that arrives while a long plan is drawn waits for it. A scenario of at most
+//! [`SMALL`] asks, and any whose last plan was drawn within [`QUICK_MS`], re-plans at once, as the
+//! edit's own effects run; otherwise the page waits until the edits pause for [`PAUSE_MS`], so
+//! typing is not held up by plans of text still being typed.
 
 use leptos::prelude::*;
 
@@ -12,10 +12,14 @@ pub const QUICK_MS: f64 = 50.0;
 /// Otherwise the page waits for this long without an edit (ms) before it plans.
 pub const PAUSE_MS: u64 = 300;
 
-/// A signal that changes once `edits` (a closure reading the signals the plan depends on) has
-/// changed and the edits have settled. Reading it tracks the settled edits: outside a browser
+/// A scenario of at most this many asks is always re-planned at once: its plan is quick, and a
+/// busy machine's one slow plan must not make the page wait after every edit.
+pub const SMALL: usize = crate::components::pager::PAGE_ROWS;
+
+/// A signal that changes once `edits` (a closure reading the signals the plan depends on, and
+/// returning how many asks the scenario has) has changed and the edits have settled. Reading it tracks the settled edits: outside a browser
 /// (the page's native tests) it tracks `edits` itself, so a plan follows each edit at once.
-pub fn after_edits(edits: impl Fn() + Send + Sync + 'static) -> Signal<u64> {
+pub fn after_edits(edits: impl Fn() -> usize + Send + Sync + 'static) -> Signal<u64> {
     #[cfg(target_arch = "wasm32")]
     {
         browser::after_edits(edits)
@@ -31,18 +35,18 @@ pub fn after_edits(edits: impl Fn() + Send + Sync + 'static) -> Signal<u64> {
 
 #[cfg(target_arch = "wasm32")]
 mod browser {
-    use super::{PAUSE_MS, QUICK_MS};
+    use super::{PAUSE_MS, QUICK_MS, SMALL};
     use leptos::prelude::*;
     use std::time::Duration;
 
-    pub fn after_edits(edits: impl Fn() + Send + Sync + 'static) -> Signal<u64> {
+    pub fn after_edits(edits: impl Fn() -> usize + Send + Sync + 'static) -> Signal<u64> {
         let settled = RwSignal::new(0_u64);
         let pending: StoredValue<Option<TimeoutHandle>, LocalStorage> =
             StoredValue::new_local(None);
-        // How long the last plan took from its tick to the frame after it was drawn.
+        // How long the last plan took to make and draw (its task's script, not layout or paint).
         let last_ms = StoredValue::new(0.0_f64);
         Effect::new(move |first: Option<()>| {
-            edits();
+            let asks = edits();
             // The first run is the page's first plan, made when it was first read.
             if first.is_none() {
                 return;
@@ -54,15 +58,13 @@ mod browser {
                 pending.set_value(None);
                 let start = js_sys::Date::now();
                 settled.update(|n| *n += 1);
-                // Effects draw the plan before the next frame; the timeout after it sees it painted.
-                request_animation_frame(move || {
-                    set_timeout(
-                        move || last_ms.set_value(js_sys::Date::now() - start),
-                        Duration::ZERO,
-                    )
-                });
+                // The plan is made and drawn by effects of this task; a timeout runs after them.
+                set_timeout(
+                    move || last_ms.set_value(js_sys::Date::now() - start),
+                    Duration::ZERO,
+                );
             };
-            if last_ms.get_value() <= QUICK_MS {
+            if asks <= SMALL || last_ms.get_value() <= QUICK_MS {
                 tick();
             } else {
                 let wait = Duration::from_millis(PAUSE_MS);

@@ -346,10 +346,10 @@ impl AppState {
             optimize_ms: optimize.get().then_some(OPTIMIZE_MS),
         });
         let settled = crate::settle::after_edits(move || {
-            typed.track();
             gpu_count_error.track();
             nodes_error.track();
             context_overhead_error.track();
+            typed.with(|r| r.asks.len())
         });
         let request = Memo::new(move |_| {
             settled.track();
