@@ -39,7 +39,12 @@ export async function start(t, { prefix = '/', colorScheme = 'light', viewport =
     if (u.startsWith('blob:') || u.startsWith('data:')) return;
     if (new URL(u).origin !== server.origin) watch.offOrigin.push(u);
   });
-  context.on('requestfailed', (req) => watch.failed.push(`${req.url()} ${req.failure()?.errorText}`));
+  context.on('requestfailed', (req) => {
+    const why = req.failure()?.errorText;
+    // A reload or navigation cancels what the old document still loads (its favicon, say): not a failure.
+    if (why === 'net::ERR_ABORTED') return;
+    watch.failed.push(`${req.url()} ${why}`);
+  });
   const page = context.pages()[0] ?? (await context.newPage());
   const track = (p) => {
     p.on('console', (msg) => {
