@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { assertClean, downloadText, open, repo, shot, start } from './harness.mjs';
+import { assertClean, downloadText, open, repo, scrollToExport, shot, start } from './harness.mjs';
 
 // The real captures, kept unchanged in the repository's tests/fixtures/.
 const FIXTURES = resolve(repo, 'tests', 'fixtures', 'nvidia-smi');
@@ -36,6 +36,7 @@ async function paste(page, text) {
 
 /** The export panel's text once it holds `needle`. */
 async function exportHolding(page, needle) {
+  await scrollToExport(page);
   await page.waitForFunction(
     (n) => document.querySelector('[data-testid="export-output"]')?.value.includes(n),
     needle,
@@ -107,6 +108,10 @@ test('a MIG plan exports as a mig-parted config and Kubernetes YAML; the YAML do
   const { page, server, watch } = await start(t);
   await open(page, server, MIG);
   const output = page.locator('[data-testid="export-output"]');
+  // Far below the fold the panel has made nothing yet (a large plan's text costs every edit).
+  const below = await page.evaluate(() => document.querySelector('section.export').getBoundingClientRect().top / innerHeight);
+  assert.ok(below > 1.5, `the export panel starts ${below.toFixed(2)} viewports down`);
+  assert.equal(await output.inputValue(), '');
   // Kubernetes Deployments are the default format.
   const k8s = await exportHolding(page, 'nvidia.com/mig-');
   assert.match(k8s, /nvidia\.com\/mig-3g\.20gb/);

@@ -111,3 +111,8 @@ export async function downloadText(page, selector) {
   for await (const c of stream) chunks.push(c);
   return { name: download.suggestedFilename(), text: Buffer.concat(chunks).toString('utf8') };
 }
+
+/** Scrolls to the export panel, as a user does: it makes its text only while it is in view. */
+export async function scrollToExport(page) {
+  await page.locator('section.export').scrollIntoViewIfNeeded();
+}

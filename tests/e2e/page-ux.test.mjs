@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { artifacts, assertClean, open, shot, start } from './harness.mjs';
+import { artifacts, assertClean, open, scrollToExport, shot, start } from './harness.mjs';
 import { cliArgs, runCli } from '../same-answer/scenarios.mjs';
 
 const require = createRequire(import.meta.url);
@@ -176,6 +176,7 @@ test('a tapped or focused block says what it is; the diagram downloads as SVG an
 test('dead ends have a way out: the single MIG strategy on a split GPU, no allowed profile', async (t) => {
   const { page, server, watch } = await start(t);
   await open(page, server, '?ask=x:3g.20gb&ask=y:2g.10gb&gpus=1&mig-capable&gpu-model=A100-SXM4-40GB');
+  await scrollToExport(page);
   await page.selectOption('[data-testid="export-format"]', 'k8s');
   await page.selectOption('[data-testid="export-strategy"]', 'single');
   assert.match(await page.textContent('[data-testid="export-strategy-error"]'), /single MIG strategy needs one profile per GPU/);

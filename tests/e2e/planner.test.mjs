@@ -1,7 +1,7 @@
 // The planner page in headless Chromium: links reproduce plans, edits re-plan, MIG placements, names stay text, no off-origin requests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertClean, downloadText, laneAsks, laneText, open, shot, start } from './harness.mjs';
+import { assertClean, downloadText, laneAsks, laneText, open, scrollToExport, shot, start } from './harness.mjs';
 
 const SEED = '?ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice';
 
@@ -171,6 +171,7 @@ test('1,000 asks on 200 GPUs stay responsive', async (t) => {
   assert.equal(await page.getByLabel('Ask 101 name').inputValue(), 'w100');
   await page.getByRole('button', { name: 'Previous Asks' }).click();
   // A long export: the box shows its beginning and says so; the download holds all of it.
+  await scrollToExport(page);
   assert.match(await page.textContent('[data-testid="export-preview"]'), /\d+ more lines follow\. Copy and Download give all of it\./);
   const shownExport = await page.inputValue('[data-testid="export-output"]');
   const exported = await downloadText(page, '[data-testid="export-download"]');

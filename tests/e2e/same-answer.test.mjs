@@ -4,13 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { downloadText, open, start } from './harness.mjs';
+import { downloadText, open, scrollToExport, start } from './harness.mjs';
 import { FORMATS, SCENARIOS, cliArgs, runCli } from '../same-answer/scenarios.mjs';
 
 test('the page exports what the CLI exports, for every scenario and format', async (t) => {
   const { page, server } = await start(t);
   for (const query of SCENARIOS) {
     await open(page, server, `?${query}`);
+    await scrollToExport(page);
     for (const format of FORMATS) {
       const want = runCli(['export', format, ...cliArgs(query)]).stdout;
       await page.selectOption('[data-testid="export-format"]', format);

@@ -3,7 +3,7 @@
 // with a note); and each export format shows only the fields it reads (Slurm and mig-parted no Kubernetes ones).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertClean, open, shot, start } from './harness.mjs';
+import { assertClean, open, scrollToExport, shot, start } from './harness.mjs';
 
 const SEED = '?ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice';
 // One MIG profile only, so the single MIG strategy is valid for every format.
@@ -104,6 +104,7 @@ test('the export format and its fields survive a reload; a stored field the core
   assert.equal(await value(page, '[data-testid="export-strategy"]'), 'single');
   assert.equal(await value(page, '[data-testid="export-namespace"]'), 'ml-team');
   assert.equal(await value(page, '[data-testid="export-image"]'), 'registry.example.invalid/serve:1');
+  await scrollToExport(page);
   await page.waitForFunction(() => /kind: InferenceService[\s\S]*namespace: ml-team/.test(document.querySelector('[data-testid="export-output"]')?.value ?? ''));
   assert.equal(await page.locator('[data-testid="export-settings-note"]').count(), 0);
 
@@ -114,6 +115,7 @@ test('the export format and its fields survive a reload; a stored field the core
   await page.waitForSelector('[data-testid="packing-diagram"]');
   assert.equal(await value(page, '[data-testid="export-format"]'), 'slurm');
   assert.equal(await page.locator('[data-testid="export-namespace"]').count(), 0);
+  await scrollToExport(page);
   await page.waitForFunction(() => /gres/i.test(document.querySelector('[data-testid="export-output"]')?.value ?? ''));
   await page.selectOption('[data-testid="export-format"]', 'k8s');
   assert.equal(await value(page, '[data-testid="export-namespace"]'), 'ml-team');
@@ -135,6 +137,7 @@ test('the export format and its fields survive a reload; a stored field the core
 test('each export format shows only the fields it reads: Slurm and mig-parted no Kubernetes fields', async (t) => {
   const { page, server, watch } = await start(t);
   await open(page, server, MIG);
+  await scrollToExport(page);
   // format → [namespace and image, MIG strategy]: what the core's text depends on (checked in web/src/components/export.rs).
   const fields = {
     k8s: [true, true],

@@ -8,6 +8,7 @@ pub mod components;
 pub mod download;
 pub mod file_input;
 pub mod format;
+pub mod in_view;
 pub mod png;
 pub mod settle;
 pub mod state;

@@ -115,7 +115,13 @@ async fn the_page_mounts_and_draws_the_default_plan() {
         .is_some());
     assert!(text("g.lane[data-gpu=\"0\"]").contains("a — 0.5 of GPU 0"));
 
-    // The export panel shows the same plan as Kubernetes Deployments.
+    // The export panel, scrolled to (it makes its text only while in view), shows the same plan
+    // as Kubernetes Deployments.
+    doc.query_selector("section.export")
+        .unwrap()
+        .unwrap()
+        .scroll_into_view();
+    tick().await;
     let value = |sel: &str| {
         doc.query_selector(sel)
             .unwrap()

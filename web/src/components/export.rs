@@ -10,6 +10,7 @@ use leptos::prelude::*;
 
 use crate::clipboard::copy;
 use crate::download::download;
+use crate::in_view::in_view;
 use crate::state::AppState;
 use crate::storage;
 use crate::words;
@@ -69,6 +70,8 @@ pub enum Exported {
     Error(String),
     /// The plan itself has an error (shown in the plan card); nothing to export.
     NoPlan,
+    /// Not made yet: the panel has not been in view since the page loaded.
+    Pending,
 }
 
 /// The panel's fields that an export error can name.
@@ -166,16 +169,35 @@ pub fn ExportPanel() -> impl IntoView {
         }
     });
     let output_ref = NodeRef::<leptos::html::Textarea>::new();
+    let panel_ref = NodeRef::<leptos::html::Section>::new();
+    let in_view = in_view(panel_ref);
 
     // The request the plan is made from (`state.request`), so the text is the diagram's packing.
-    let exported = Memo::new(move |_| {
+    let make = move || {
         let format = format.get();
         let options = options(format, strategy.get(), &namespace.get(), &image.get());
         let plan_ok = state.plan.with(Result::is_ok);
         state
             .request
             .with(|request| render(request, plan_ok, format, options))
-    });
+    };
+    // Made only while the panel is in view (for thousands of asks the text is megabytes, made
+    // and drawn on every plan); off screen it keeps what it showed and catches up when scrolled to.
+    let exported = Memo::new(
+        move |shown: Option<&Exported>| match (in_view.get(), shown) {
+            (false, Some(shown)) => shown.clone(),
+            (false, None) => Exported::Pending,
+            (true, _) => make(),
+        },
+    );
+    // What Copy and Download give: the current plan's text, whether or not the box has caught up.
+    let current = move || {
+        if in_view.get_untracked() {
+            exported.get_untracked()
+        } else {
+            untrack(make)
+        }
+    };
     let workload_fields = move || format.get().uses_workload_options();
     let strategy_field = move || uses_mig_strategy(format.get());
     // Each change of the output clears the last copy status.
@@ -183,18 +205,18 @@ pub fn ExportPanel() -> impl IntoView {
         exported.track();
         status.set(String::new());
     });
-    let text = move || {
+    // The box's text and the lines it leaves out, counted once per text.
+    let shown = Memo::new(move |_| {
         exported.with(|e| match e {
-            Exported::Text { text, .. } => preview(text).0.to_string(),
-            _ => String::new(),
+            Exported::Text { text, .. } => {
+                let (head, left_out) = preview(text);
+                (head.to_string(), left_out)
+            }
+            _ => (String::new(), 0),
         })
-    };
-    let left_out = move || {
-        exported.with(|e| match e {
-            Exported::Text { text, .. } => preview(text).1,
-            _ => 0,
-        })
-    };
+    });
+    let text = move || shown.with(|(head, _)| head.clone());
+    let left_out = move || shown.with(|&(_, n)| n);
     let has_text = move || exported.with(|e| matches!(e, Exported::Text { .. }));
     let field_error = move |field: &'static str| {
         move || {
@@ -208,7 +230,7 @@ pub fn ExportPanel() -> impl IntoView {
     let strategy_error = field_error("mig_strategy");
     let image_error = field_error("image");
     let on_copy = move |_| {
-        let Exported::Text { text: t, .. } = exported.get_untracked() else {
+        let Exported::Text { text: t, .. } = current() else {
             return;
         };
         let whole_in_box = preview(&t).1 == 0;
@@ -238,7 +260,7 @@ pub fn ExportPanel() -> impl IntoView {
             text,
             file_name,
             media_type,
-        } = exported.get_untracked()
+        } = current()
         else {
             return;
         };
@@ -252,7 +274,7 @@ pub fn ExportPanel() -> impl IntoView {
         .map(|f| view! { <option value=key(f) selected=move || format.get() == f>{f.label()}</option> })
         .collect_view();
     view! {
-        <section class="card export" aria-labelledby="export-h">
+        <section class="card export" aria-labelledby="export-h" node_ref=panel_ref>
             <h2 id="export-h">"Export"</h2>
             <p class="hint">"This plan as configuration to apply: Kubernetes or KServe manifests, the device plugin's sharing config, a mig-parted config, nvidia-smi commands or Slurm. Review it before applying."</p>
             <div class="export-fields">
