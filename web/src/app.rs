@@ -9,7 +9,7 @@ use crate::components::{
     size::SizeBox, summary::Summary,
 };
 use crate::state::AppState;
-use crate::url;
+use crate::{settle, url};
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -19,12 +19,16 @@ pub fn App() -> impl IntoView {
     provide_context(state);
 
     // The address bar follows the scenario (after the first edit, so a link that failed to
-    // parse stays visible until the user changes something), as the plan does: once edits settle.
+    // parse stays visible until the user changes something), as the plan does: once edits
+    // settle, and for a large scenario once they pause (`settle::when_idle`).
+    let address = settle::Idle::new();
     Effect::new(move |previous: Option<String>| {
         state.settled.track();
         let q = url::query_for(&state.scenario.get_untracked(), embed);
         if previous.as_ref().is_some_and(|p| *p != q) {
-            url::replace_query(&q);
+            let asks = state.asks.with_untracked(Vec::len);
+            let q = q.clone();
+            settle::when_idle(address, asks, move || url::replace_query(&q));
         }
         q
     });

@@ -2,7 +2,8 @@
 //! keystroke that arrives while a long plan is drawn waits for it. A scenario of at most
 //! [`SMALL`] asks, and any whose last plan was drawn within [`QUICK_MS`], re-plans at once, as the
 //! edit's own effects run; otherwise the page waits until the edits pause for [`PAUSE_MS`], so
-//! typing is not held up by plans of text still being typed.
+//! typing is not held up by plans of text still being typed. Work the user need not wait for
+//! (the address bar) waits longer still in a large scenario: [`when_idle`].
 
 use leptos::prelude::*;
 
@@ -11,6 +12,9 @@ pub const QUICK_MS: f64 = 50.0;
 
 /// Otherwise the page waits for this long without an edit (ms) before it plans.
 pub const PAUSE_MS: u64 = 300;
+
+/// Work that need not share the plan's frame waits until the edits pause for this long (ms).
+pub const IDLE_MS: u64 = 1_000;
 
 /// A scenario of at most this many asks is always re-planned at once: its plan is quick, and a
 /// busy machine's one slow plan must not make the page wait after every edit.
@@ -30,6 +34,54 @@ pub fn after_edits(edits: impl Fn() -> usize + Send + Sync + 'static) -> Signal<
             edits();
             0
         })
+    }
+}
+
+/// Runs `work` for a scenario of `asks` asks: at once while it is small, otherwise once the edits
+/// have paused for [`IDLE_MS`], in place of the work still waiting from an earlier call of the
+/// same `slot`. For what the user need not wait for: the address bar, whose `replaceState` of a
+/// long link costs Chromium more than the plan of a thousand asks. Outside a browser, at once.
+pub fn when_idle(slot: Idle, asks: usize, work: impl FnOnce() + 'static) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        if let Some(handle) = slot.pending.get_value() {
+            handle.clear();
+        }
+        if asks <= SMALL {
+            slot.pending.set_value(None);
+            work();
+        } else {
+            let wait = std::time::Duration::from_millis(IDLE_MS);
+            slot.pending
+                .set_value(set_timeout_with_handle(work, wait).ok());
+        }
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = (slot, asks);
+        work();
+    }
+}
+
+/// The work [`when_idle`] still has waiting for one purpose (a later call replaces it).
+#[derive(Clone, Copy)]
+pub struct Idle {
+    #[cfg(target_arch = "wasm32")]
+    pending: StoredValue<Option<TimeoutHandle>, LocalStorage>,
+}
+
+impl Idle {
+    pub fn new() -> Idle {
+        Idle {
+            #[cfg(target_arch = "wasm32")]
+            pending: StoredValue::new_local(None),
+        }
+    }
+}
+
+impl Default for Idle {
+    fn default() -> Idle {
+        Idle::new()
     }
 }
 
