@@ -38,6 +38,7 @@ pub mod replay;
 pub mod scenario;
 #[cfg(feature = "serde")]
 pub mod size;
+pub mod sort;
 #[cfg(feature = "ts")]
 mod ts;
 pub mod units;

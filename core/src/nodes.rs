@@ -215,10 +215,8 @@ where
                 .enumerate()
                 .map(|(i, a)| (a.name(), i))
                 .collect();
-            r.choices
-                .sort_by_key(|c| position.get(c.name.as_str()).copied());
-            r.unplaced
-                .sort_by_key(|u| position.get(u.name.as_str()).copied());
+            crate::sort::sort_by_key(&mut r.choices, |c| position.get(c.name.as_str()).copied());
+            crate::sort::sort_by_key(&mut r.unplaced, |u| position.get(u.name.as_str()).copied());
             r.lower_bound = bound;
             return Ok((r, ffd_gpus));
         }
@@ -231,7 +229,7 @@ where
             .into_iter()
             .partition(|u| homeless.contains(&u.name));
         drop((kept, still)); // packed again without the homeless asks
-        why.sort_by(|a, b| a.name.cmp(&b.name));
+        crate::sort::sort_by(&mut why, |a, b| a.name.cmp(&b.name));
         for c in gone {
             if let Ok(k) = why.binary_search_by(|u| u.name.as_str().cmp(&c.name)) {
                 lost.push((c, why[k].clone()));
@@ -263,7 +261,7 @@ pub(crate) fn assign(result: &mut PackResult, nodes: &[NodeSpec]) -> BTreeSet<St
     let mut sorted: Vec<&Group> = groups.iter().collect();
     // Largest groups first (a multi-GPU ask needs one node with room); among equals, the roles
     // that cannot share a node before the exclusive GPUs, which fill in.
-    sorted.sort_by_key(|g| {
+    crate::sort::sort_by_key(&mut sorted, |g| {
         (
             std::cmp::Reverse(g.gpus.len()),
             g.role == NodeRole::Exclusive,
@@ -396,9 +394,9 @@ fn drop_homeless(
         .enumerate()
         .map(|(i, c)| (c.name.as_str(), i))
         .collect();
-    result
-        .unplaced
-        .sort_by_key(|u| position.get(u.name.as_str()).copied());
+    crate::sort::sort_by_key(&mut result.unplaced, |u| {
+        position.get(u.name.as_str()).copied()
+    });
     (homeless, on)
 }
 

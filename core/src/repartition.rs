@@ -61,7 +61,7 @@ pub(crate) fn layouts(model: &GpuModel, limit: &[u32]) -> Vec<Vec<Placed>> {
             );
         }
     }
-    candidates.sort_by_key(|c| (c.start, c.profile));
+    crate::sort::sort_by_key(&mut candidates, |c| (c.start, c.profile));
     let mut out = Vec::new();
     let mut counts = vec![0u8; model.profiles.len()];
     let mut chosen = Vec::new();
@@ -220,7 +220,7 @@ fn search(per_gpu: &[Vec<Option_>], demand: Demand) -> Result<Layers, Refusal> {
     for (g, opts) in per_gpu.iter().enumerate() {
         let mut next: HashMap<Demand, Reached> = HashMap::new();
         let mut states: Vec<(&Demand, &Reached)> = layers[g].iter().collect();
-        states.sort_by(|a, b| a.0.cmp(b.0)); // the same ties win on every run
+        crate::sort::sort_by(&mut states, |a, b| a.0.cmp(b.0)); // the same ties win on every run
         for (state, reached) in states {
             for (oi, opt) in opts.iter().enumerate() {
                 for (ui, (_, consumed)) in opt.uses.iter().enumerate() {
@@ -263,7 +263,7 @@ pub(crate) fn solve(
     // current layouts always qualify (nothing moved, every ask unplaced), so there is a best.
     let in_use_of = |p: usize| demand[p] - asks.get(p).copied().unwrap_or(0);
     let mut finals: Vec<(&Demand, &Reached)> = layers[gpus.len()].iter().collect();
-    finals.sort_by(|a, b| a.0.cmp(b.0));
+    crate::sort::sort_by(&mut finals, |a, b| a.0.cmp(b.0));
     let mut best: Option<(u32, Score, &Demand)> = None;
     for (rest, reached) in finals {
         if (0..rest.len()).any(|p| demand[p] - rest[p] < in_use_of(p)) {

@@ -238,7 +238,7 @@ fn instance_list(model: &GpuModel, counts: &[usize]) -> String {
         .filter(|(_, &n)| n > 0)
         .map(|(p, &n)| (p, n))
         .collect();
-    parts.sort_by_key(|(p, _)| {
+    crate::sort::sort_by_key(&mut parts, |(p, _)| {
         (
             std::cmp::Reverse(p.memory_slices),
             std::cmp::Reverse(p.compute_slices),
@@ -558,7 +558,7 @@ mod parted {
             }
         }
         // Largest first: the mapping's key order says nothing.
-        names.sort_by_key(|n| {
+        crate::sort::sort_by_key(&mut names, |n| {
             model.profile(n).map(|p| {
                 (
                     std::cmp::Reverse(p.memory_slices),

@@ -153,7 +153,7 @@ fn split(total: u128, weights: &[u128]) -> Vec<u128> {
     let mut parts: Vec<u128> = weights.iter().map(|w| total * w / sum).collect();
     let mut left = total - parts.iter().sum::<u128>();
     let mut order: Vec<usize> = (0..weights.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(total * weights[i] % sum));
+    crate::sort::sort_by_key(&mut order, |&i| std::cmp::Reverse(total * weights[i] % sum));
     for i in order {
         if left == 0 {
             break;

@@ -228,7 +228,7 @@ pub(super) fn targets<'a>(
                 }
             }
         }
-        placed.sort_by_key(|p| p.start);
+        crate::sort::sort_by_key(&mut placed, |p| p.start);
         if verify(model, &placed).is_err() {
             let layout: Vec<(&str, u8)> = placed
                 .iter()
@@ -371,7 +371,7 @@ fn describe(t: &Target, asked: &[Option<usize>], with_asks: bool) -> GpuFit {
             gpu_instance_id: d.gpu_instance_id,
         })
         .collect();
-    instances.sort_by_key(|i| i.start);
+    crate::sort::sort_by_key(&mut instances, |i| i.start);
     GpuFit {
         node: t.source.node.clone(),
         index: t.source.index,
@@ -412,7 +412,7 @@ fn place(
             .unwrap_or(0)
     };
     let mut order: Vec<usize> = (0..asks.len()).collect();
-    order.sort_by_key(|&i| (std::cmp::Reverse(size(i)), i));
+    crate::sort::sort_by_key(&mut order, |&i| (std::cmp::Reverse(size(i)), i));
     // Per GPU, how many asks still to place want each profile of its model.
     let mut waiting: Vec<Vec<usize>> = targets
         .iter()
@@ -461,8 +461,8 @@ fn place(
             }
         }
     }
-    placed.sort_by_key(|(i, _)| *i);
-    unplaced.sort_by_key(|(i, _)| *i);
+    crate::sort::sort_by_key(&mut placed, |(i, _)| *i);
+    crate::sort::sort_by_key(&mut unplaced, |(i, _)| *i);
     (
         placed.into_iter().map(|(_, p)| p).collect(),
         unplaced.into_iter().map(|(_, u)| u).collect(),

@@ -239,7 +239,7 @@ pub fn repartition(request: &RepartitionRequest) -> Result<RepartitionResponse> 
             unplaced.push((w.index, w.name.to_string()));
         }
     }
-    unplaced.sort();
+    crate::sort::sort(&mut unplaced);
     let commands = commands(model, &targets, &gpus, &solution, &steps);
     Ok(RepartitionResponse {
         model: model.name.to_string(),

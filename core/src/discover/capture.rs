@@ -194,7 +194,9 @@ pub(super) fn read(text: &str) -> Result<Parsed> {
             "the section of `{command}` (line {line}) was skipped: {e}"
         ));
     }
-    pieces.sort_by_key(|(f, _)| SourceFormat::ALL.iter().position(|a| a == f));
+    crate::sort::sort_by_key(&mut pieces, |(f, _)| {
+        SourceFormat::ALL.iter().position(|a| a == f)
+    });
     let mut formats = Vec::new();
     let mut gpus: Vec<RawGpu> = Vec::new();
     for (i, (format, piece)) in pieces.into_iter().enumerate() {

@@ -429,7 +429,7 @@ fn spread(
             std::iter::repeat_n((p.as_str(), c, m), usize::try_from(n).unwrap_or(0))
         })
         .collect();
-    devices.sort_by_key(|&(_, c, m)| std::cmp::Reverse((m, c)));
+    crate::sort::sort_by_key(&mut devices, |&(_, c, m)| std::cmp::Reverse((m, c)));
     let mut room: Vec<(u8, u8)> = vec![(full_c, full_m); gpus.len()];
     let mut placed: Vec<Vec<&str>> = vec![Vec::new(); gpus.len()];
     let mut missing = 0u64;

@@ -39,7 +39,9 @@ fn counts(model: Option<&GpuModel>, g: &MigGpu) -> Vec<(String, u64)> {
             .and_then(|m| m.profile(name))
             .map_or((0, 0), |p| (p.memory_slices, p.compute_slices))
     };
-    out.sort_by(|a, b| size(&b.0).cmp(&size(&a.0)).then_with(|| a.0.cmp(&b.0)));
+    crate::sort::sort_by(&mut out, |a, b| {
+        size(&b.0).cmp(&size(&a.0)).then_with(|| a.0.cmp(&b.0))
+    });
     out
 }
 
@@ -290,7 +292,7 @@ mod tests {
                 }
             }
             layouts.extend(next.iter().cloned());
-            layouts.sort();
+            crate::sort::sort(&mut layouts);
             layouts.dedup();
         }
         let mut checked = 0;

@@ -78,7 +78,9 @@ fn mig_type_totals(plan: &Plan, model: &GpuModel) -> Vec<(MigType, u64)> {
             }
         }
     }
-    totals.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.name.cmp(&b.0.name)));
+    crate::sort::sort_by(&mut totals, |a, b| {
+        b.1.cmp(&a.1).then_with(|| a.0.name.cmp(&b.0.name))
+    });
     totals.into_iter().map(|(t, _, n)| (t, n)).collect()
 }
 
@@ -103,7 +105,7 @@ fn mig_text(plan: &Plan, model: &GpuModel, mig: &[u64]) -> String {
         let parts: Vec<String> = here.iter().map(|(p, n)| format!("{p} ×{n}")).collect();
         per_gpu.push(format!("GPU {}: {}", g.index, parts.join(", ")));
     }
-    profiles.sort_by(|a, b| {
+    crate::sort::sort_by(&mut profiles, |a, b| {
         b.memory_slices
             .cmp(&a.memory_slices)
             .then_with(|| a.name.cmp(b.name))

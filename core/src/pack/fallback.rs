@@ -82,9 +82,9 @@ pub(super) fn pack(asks: &[FractionalAsk], caps: &ResolvedCaps) -> PackResult {
             .collect();
         let size = |i: usize| options[i][best.level[i]].allocated_fraction;
         let mut largest = movable.clone();
-        largest.sort_by_key(|&i| Reverse(size(i)));
+        crate::sort::sort_by_key(&mut largest, |&i| Reverse(size(i)));
         let mut smallest = movable;
-        smallest.sort_by_key(|&i| size(i));
+        crate::sort::sort_by_key(&mut smallest, |&i| size(i));
         let mut round_best: Option<Trial> = None;
         for order in [&largest, &smallest] {
             for j in spread(order.len(), tries / 2) {

@@ -90,7 +90,7 @@ impl GpuLayout {
         mut placed: Vec<Placed>,
         mut asks_of: Vec<Vec<String>>,
     ) -> Self {
-        placed.sort_by_key(|p| p.start);
+        crate::sort::sort_by_key(&mut placed, |p| p.start);
         let (mut compute, mut memory) = (0u64, 0u64);
         let mut instances = Vec::with_capacity(placed.len());
         for slot in placed {

@@ -376,7 +376,7 @@ impl Builder {
             .map(|(index, gpu)| describe(index as u64, gpu, &choices, model, budget))
             .collect();
         let mut unplaced = self.unplaced;
-        unplaced.sort_by_key(|(i, _)| *i);
+        crate::sort::sort_by_key(&mut unplaced, |(i, _)| *i);
         PackResult {
             gpus_used: gpus.len() as u64,
             lower_bound: lower_bound(&choices, model, memory_model),

@@ -165,7 +165,7 @@ fn optimize_pool(result: &mut PackResult, mechanism: Mechanism, budget: Budget) 
         members[b].push(i);
     }
     for (bin, items) in members.iter_mut().enumerate() {
-        items.sort_by_key(|&i| std::cmp::Reverse(slots[i].share));
+        crate::sort::sort_by_key(items, |&i| std::cmp::Reverse(slots[i].share));
         let on_gpu: Vec<SharedSlot> = items.iter().map(|&i| slots[i].clone()).collect();
         result.gpus[gpus[bin]] = GpuLayout::shared(0, mechanism, on_gpu, budget_mib);
     }
@@ -191,7 +191,7 @@ fn place_leftovers(result: &mut PackResult) {
         .map(|c| (c.name.as_str(), c))
         .collect();
     let mut order: Vec<usize> = (0..result.unplaced.len()).collect();
-    order.sort_by_key(|&u| {
+    crate::sort::sort_by_key(&mut order, |&u| {
         let c = choices.get(result.unplaced[u].name.as_str());
         std::cmp::Reverse(c.map(|c| (c.gpus, c.allocated_fraction)))
     });

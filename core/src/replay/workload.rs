@@ -83,7 +83,9 @@ impl Tune {
 pub fn arrivals(trace: &Trace, tune: Tune, seed: u64) -> Result<Vec<u32>> {
     let pods = &trace.pods;
     let mut by_name: Vec<u32> = (0..pods.len() as u32).collect();
-    by_name.sort_by(|&a, &b| pods[a as usize].name.cmp(&pods[b as usize].name));
+    crate::sort::sort_by(&mut by_name, |&a, &b| {
+        pods[a as usize].name.cmp(&pods[b as usize].name)
+    });
     let mut rng = Rng::new(seed);
     let mut order = by_name.clone();
     rng.shuffle(&mut order);

@@ -217,7 +217,7 @@ pub fn ReplayBox() -> impl IntoView {
                 c.remove(i);
             } else {
                 c.push(policy);
-                c.sort();
+                gpu_share_core::sort::sort(c);
             }
         })
     };

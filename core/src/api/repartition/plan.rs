@@ -201,7 +201,7 @@ impl<'a> Planner<'a> {
             }
         }
         for list in &mut out {
-            list.sort_by_key(|i| i.start);
+            crate::sort::sort_by_key(list, |i| i.start);
         }
         let gpus = out
             .into_iter()

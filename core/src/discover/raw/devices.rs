@@ -143,13 +143,13 @@ fn pair_list_with_lci(devices: Vec<RawDevice>, notes: &mut DeviceNotes) -> Vec<R
         return devices;
     }
     let mut lci: Vec<RawDevice> = lci.into_iter().cloned().collect();
-    lci.sort_by_key(|d| (d.gpu_instance_id, d.compute_instance_id));
+    crate::sort::sort_by_key(&mut lci, |d| (d.gpu_instance_id, d.compute_instance_id));
     let mut listed: Vec<RawDevice> = devices
         .iter()
         .filter(|d| d.gpu_instance_id.is_none())
         .cloned()
         .collect();
-    listed.sort_by_key(|d| d.device_index);
+    crate::sort::sort_by_key(&mut listed, |d| d.device_index);
     let agree = listed.len() == lci.len()
         && listed.iter().zip(&lci).all(|(l, c)| {
             matches!((&l.profile, &c.profile), (Some(a), Some(b)) if listed_name(a) == listed_name(b))
@@ -214,7 +214,7 @@ fn match_instances<'i>(
         return (of_group, unmatched);
     }
     let mut sorted = unmatched.clone();
-    sorted.sort_by_key(|i| i.gpu_instance_id);
+    crate::sort::sort_by_key(&mut sorted, |i| i.gpu_instance_id);
     let agree = sorted.len() == unnamed.len()
         && unnamed.iter().zip(&sorted).all(|(&g, inst)| {
             groups

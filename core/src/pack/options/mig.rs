@@ -42,14 +42,16 @@ pub(super) fn optimize_mig(result: &mut PackResult, mut work: u64) -> u64 {
     'outer: while gpus.len() > 1 && work > 0 {
         // Least memory in use first: the easiest to empty.
         let mut order: Vec<usize> = (0..gpus.len()).collect();
-        order.sort_by_key(|&g| memory_used(model, &gpus[g].1));
+        crate::sort::sort_by_key(&mut order, |&g| memory_used(model, &gpus[g].1));
         for &from in &order {
             // Copying the state is work too: charge it, so huge plans stop on budget.
             work = work.saturating_sub(gpus.len() as u64);
             let mut trial: Vec<Vec<(String, usize)>> =
                 gpus.iter().map(|(_, i)| i.clone()).collect();
             let mut instances = std::mem::take(&mut trial[from]);
-            instances.sort_by_key(|(_, p)| std::cmp::Reverse(model.profiles[*p].memory_slices));
+            crate::sort::sort_by_key(&mut instances, |(_, p)| {
+                std::cmp::Reverse(model.profiles[*p].memory_slices)
+            });
             if instances
                 .into_iter()
                 .all(|x| make_room(model, &mut trial, from, x, &mut work))
