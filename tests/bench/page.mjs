@@ -3,13 +3,9 @@
 // Timing for keystrokes, Long Tasks, performance.now() of the last change to the plan's DOM). One
 // JSON line per scenario size. Usage:
 //   node tests/bench/page.mjs <dist dir> <asks>...
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { serve } from '../e2e/serve.mjs';
+import { launch } from './browser.mjs';
 
-const CHROMIUM = process.env.GPU_SHARE_CHROMIUM ?? '/usr/bin/chromium';
 const THROTTLE = 4;
 /** The plan is drawn once nothing in the answer has changed for this long (ms, wall clock). */
 const QUIET_MS = 1500;
@@ -95,13 +91,7 @@ async function measure(context, origin, n) {
 }
 
 const server = await serve(dist);
-const profile = mkdtempSync(join(tmpdir(), 'gpu-share-bench-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: CHROMIUM,
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  viewport: { width: 1280, height: 900 },
-});
+const { context, close } = await launch();
 try {
   for (const n of counts.map(Number)) console.log(JSON.stringify(await measure(context, server.origin, n)));
 } catch (e) {
@@ -109,7 +99,6 @@ try {
   console.error(String(e.message ?? e).split('\n')[0].slice(0, 300));
   process.exitCode = 1;
 } finally {
-  await context.close();
+  await close();
   await server.close();
-  rmSync(profile, { recursive: true, force: true });
 }

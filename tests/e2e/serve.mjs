@@ -2,6 +2,7 @@
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
+import { gzipSync } from 'node:zlib';
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -16,8 +17,12 @@ const TYPES = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** Serves `root` (optionally under a sub-path prefix such as `/sub/`); resolves to { origin, url, close }. */
-export async function serve(root, { prefix = '/' } = {}) {
+/**
+ * Serves `root` (optionally under a sub-path prefix such as `/sub/`); resolves to { origin, url, close }.
+ * With `gzip`, bodies go out gzipped to a client that accepts it, as any static host sends them (the
+ * first-load bench); the tests read them as they are.
+ */
+export async function serve(root, { prefix = '/', gzip = false } = {}) {
   const base = resolve(root);
   const server = createServer(async (req, res) => {
     try {
@@ -42,11 +47,14 @@ export async function serve(root, { prefix = '/' } = {}) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
         return;
       }
-      const body = await readFile(file);
+      const raw = await readFile(file);
+      const zipped = gzip && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
+      const body = zipped ? gzipSync(raw, { level: 9 }) : raw;
       res.writeHead(200, {
         'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
         'content-length': body.length,
         'cache-control': 'no-store',
+        ...(zipped ? { 'content-encoding': 'gzip', vary: 'accept-encoding' } : {}),
       });
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch (e) {

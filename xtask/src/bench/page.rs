@@ -1,7 +1,9 @@
 //! The page as users feel it: `cargo xtask dist`'s page in headless Chromium, a scenario of
 //! 1,000 and of 10,000 asks pasted in, then one keystroke in an ask's fraction and three more
 //! typed 100 ms apart, the CPU throttled 4× (`tests/bench/page.mjs` drives it and reads the
-//! browser's performance timeline); and the page's wasm, raw and gzipped, for the first load.
+//! browser's performance timeline); and the first load: the page's wasm, raw and gzipped, the
+//! first plan of a shared link on a cold load with the CPU throttled 4× (`tests/bench/first-load.mjs`)
+//! and Lighthouse's mobile performance score (`xtask/bench/lighthouse.mjs`).
 
 use super::speed::node;
 use std::path::Path;
@@ -22,11 +24,33 @@ pub struct PageTiming {
     pub dom_nodes: u64,
 }
 
-/// The page part: its timings and its wasm's (raw, gzipped) bytes.
+/// A shared link opened cold: the median time to its first plan drawn, and every run's.
+pub struct FirstPlan {
+    pub link: String,
+    pub ms: f64,
+    pub runs: Vec<f64>,
+}
+
+/// Lighthouse's mobile performance run with the median score (times in ms).
+pub struct Lighthouse {
+    pub score: f64,
+    pub scores: Vec<f64>,
+    pub fcp_ms: f64,
+    pub lcp_ms: f64,
+    pub tbt_ms: f64,
+    pub speed_index_ms: f64,
+    pub cls: f64,
+    pub version: String,
+    pub chromium: String,
+}
+
+/// The page part: its timings, its wasm's (raw, gzipped) bytes and the first load.
 pub struct PageBench {
     pub timings: Vec<PageTiming>,
     pub wasm_bytes: u64,
     pub wasm_gzipped: u64,
+    pub first_plans: Vec<FirstPlan>,
+    pub lighthouse: Lighthouse,
 }
 
 pub fn run(root: &Path) -> Result<PageBench, String> {
@@ -54,17 +78,81 @@ pub fn run(root: &Path) -> Result<PageBench, String> {
             t.n, t.edit_ms, t.edit_key_ms, t.typing_ms, t.typing_key_ms, t.dom_nodes
         );
     }
+    let first_plans = node(&[
+        root.join("tests/bench/first-load.mjs")
+            .display()
+            .to_string(),
+        dist.display().to_string(),
+    ])?
+    .lines()
+    .map(first_plan)
+    .collect::<Result<Vec<_>, _>>()?;
+    for f in &first_plans {
+        eprintln!("page: first plan of {}: {:.0} ms", f.link, f.ms);
+    }
+    let bench = super::peers::node_modules(root)?;
+    let lighthouse = lighthouse(&node(&[
+        bench.join("lighthouse.mjs").display().to_string(),
+        dist.display().to_string(),
+    ])?)?;
+    eprintln!(
+        "page: Lighthouse {} mobile performance {:.2} (LCP {:.0} ms, TBT {:.0} ms)",
+        lighthouse.version, lighthouse.score, lighthouse.lcp_ms, lighthouse.tbt_ms
+    );
     Ok(PageBench {
         timings,
         wasm_bytes,
         wasm_gzipped,
+        first_plans,
+        lighthouse,
+    })
+}
+
+fn json(line: &str, script: &str) -> Result<serde_json::Value, String> {
+    serde_json::from_str(line).map_err(|e| format!("{script} printed {line:?}: {e}"))
+}
+
+/// One line of first-load.mjs's output.
+fn first_plan(line: &str) -> Result<FirstPlan, String> {
+    let v = json(line, "first-load.mjs")?;
+    Ok(FirstPlan {
+        link: v["link"].as_str().unwrap_or_default().to_string(),
+        ms: v["first_plan_ms"]
+            .as_f64()
+            .ok_or("first-load.mjs printed no time")?,
+        runs: v["runs"]
+            .as_array()
+            .map(|r| r.iter().filter_map(serde_json::Value::as_f64).collect())
+            .unwrap_or_default(),
+    })
+}
+
+/// lighthouse.mjs's line.
+fn lighthouse(out: &str) -> Result<Lighthouse, String> {
+    let v = json(out.trim(), "lighthouse.mjs")?;
+    let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+    let text = |k: &str| v[k].as_str().unwrap_or("?").to_string();
+    Ok(Lighthouse {
+        score: v["score"]
+            .as_f64()
+            .ok_or("lighthouse.mjs printed no score")?,
+        scores: v["scores"]
+            .as_array()
+            .map(|r| r.iter().filter_map(serde_json::Value::as_f64).collect())
+            .unwrap_or_default(),
+        fcp_ms: f("fcp_ms"),
+        lcp_ms: f("lcp_ms"),
+        tbt_ms: f("tbt_ms"),
+        speed_index_ms: f("speed_index_ms"),
+        cls: f("cls"),
+        version: text("version"),
+        chromium: text("chromium"),
     })
 }
 
 /// One line of page.mjs's output.
 fn timing(line: &str) -> Result<PageTiming, String> {
-    let v: serde_json::Value =
-        serde_json::from_str(line).map_err(|e| format!("page.mjs printed {line:?}: {e}"))?;
+    let v = json(line, "page.mjs")?;
     let f = |a: &str, b: &str| v[a][b].as_f64().unwrap_or(f64::NAN);
     Ok(PageTiming {
         n: v["n"].as_u64().ok_or("page.mjs printed no size")? as usize,

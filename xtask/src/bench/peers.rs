@@ -13,14 +13,14 @@ pub struct Peer {
     pub bfd_ms: f64,
 }
 
-/// Installs xtask/bench's npm dependencies if missing, then runs peers.mjs on every instance.
-pub fn run(
-    instances: &[Instance],
-    bpplib: &Path,
-    root: &Path,
-) -> Result<BTreeMap<String, Peer>, String> {
+/// xtask/bench, its npm dependencies (the peers, Lighthouse) installed from its lock file if any
+/// is missing.
+pub fn node_modules(root: &Path) -> Result<std::path::PathBuf, String> {
     let bench = root.join("xtask/bench");
-    if !bench.join("node_modules/bin-packer").exists() {
+    let installed = ["bin-packer", "lighthouse", "chrome-launcher"]
+        .iter()
+        .all(|p| bench.join("node_modules").join(p).exists());
+    if !installed {
         let ok = std::process::Command::new("npm")
             .args(["ci", "--no-audit", "--no-fund"])
             .current_dir(&bench)
@@ -31,6 +31,16 @@ pub fn run(
             return Err("npm ci in xtask/bench failed".into());
         }
     }
+    Ok(bench)
+}
+
+/// Runs peers.mjs on every instance.
+pub fn run(
+    instances: &[Instance],
+    bpplib: &Path,
+    root: &Path,
+) -> Result<BTreeMap<String, Peer>, String> {
+    let bench = node_modules(root)?;
     let list: String = instances
         .iter()
         .map(|i| format!("{}\t{}\n", bpplib.join(&i.file).display(), i.file))

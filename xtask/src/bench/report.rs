@@ -253,7 +253,13 @@ fn goals(s: &mut String, r: &Report) {
             .map(|t| t.edit_ms)
     };
     let kb = |b: u64| b as f64 / 1000.0;
-    let rows: [(&str, &str, Option<f64>, f64, &str); 7] = [
+    let first_plan = |link: &str| {
+        r.page
+            .and_then(|p| p.first_plans.iter().find(|f| f.link.starts_with(link)))
+            .map(|f| f.ms)
+    };
+    let lighthouse = r.page.map(|p| p.lighthouse.score);
+    let rows: [(&str, &str, Option<f64>, f64, &str); 9] = [
         (
             "first-fit-decreasing, 1M / 100k asks",
             "≤ 12×",
@@ -303,6 +309,20 @@ fn goals(s: &mut String, r: &Report) {
             400.0,
             " KB",
         ),
+        (
+            "first load: a shared link's first plan drawn, cold, 4× CPU throttle (seed example)",
+            "< 1,000 ms",
+            first_plan("seed"),
+            1000.0,
+            " ms",
+        ),
+        (
+            "first load: Lighthouse mobile performance score",
+            "≥ 0.9",
+            lighthouse,
+            0.9,
+            "",
+        ),
     ];
     let _ = writeln!(
         s,
@@ -311,7 +331,13 @@ fn goals(s: &mut String, r: &Report) {
     let _ = writeln!(s, "| goal | target | measured | met |");
     let _ = writeln!(s, "|:--|--:|--:|:-:|");
     for (goal, target, measured, limit, unit) in rows {
+        // Every goal is a most, but a score, which is a least.
+        let at_least = target.starts_with('≥');
         let (value, met) = match measured {
+            Some(m) if at_least => (
+                format!("{m:.2}{unit}"),
+                if m >= limit { "yes" } else { "no" },
+            ),
             Some(m) => (
                 format!("{m:.1}{unit}"),
                 if m <= limit { "yes" } else { "no" },
@@ -322,8 +348,9 @@ fn goals(s: &mut String, r: &Report) {
     }
     let _ = writeln!(
         s,
-        "\nNot measured by this bench yet, so not met: the rest of the first load (a first plan of a shared link in \
-under 1 s on a cold load, Lighthouse ≥ 0.9) and the optimizer's per-step growth. The npm goals are not \
+        "\nNot measured by this bench yet, so not met: the optimizer's per-step growth; the optimizer on a \
+validation half of BPPLIB it was not tuned on and on generated triplet and perfect-packing instances; the peers \
+`bin-packing` (crates.io) and `binpacking` (PyPI). The npm goals are not \
 met: at 100,000 asks most of the npm time is outside the packing — reading the input, writing the response's JSON, \
 and the engine parsing it into objects and collecting garbage — which native code does not pay (a profile with \
 `node --cpu-prof` shows it); the optimisation level barely changes it (the table above)."
@@ -340,7 +367,10 @@ ask 50's fraction, and three more typed 100 ms apart. Times come from the page's
 first key's event to the last change of the plan's DOM (plan, diagram, tables), \"longest key\" is the longest \
 Event Timing duration of a keystroke (input delay, handlers and the frame after them). Tables show 100 rows and the \
 diagram 100 lanes at a time; while drawing a plan takes over 50 ms the page waits for a 300 ms pause in typing \
-before it re-plans, so typing is not held up by plans of half-typed text (`web/src/settle.rs`).\n"
+before it re-plans, so typing is not held up by plans of half-typed text (`web/src/settle.rs`). The export panel \
+makes its text only while it is in view (`web/src/in_view.rs`), and the address bar of a scenario of over 100 asks \
+is written once typing pauses for a second (`settle::when_idle`): Chromium's `history.replaceState` of a long link \
+cost more than the plan.\n"
     );
     let _ = writeln!(s, "| asks | one key: drawn ms | longest key ms | three keys: drawn ms | longest key ms | DOM elements |");
     let _ = writeln!(s, "|--:|--:|--:|--:|--:|--:|");
@@ -351,10 +381,43 @@ before it re-plans, so typing is not held up by plans of half-typed text (`web/s
             t.n, t.edit_ms, t.edit_key_ms, t.typing_ms, t.typing_key_ms, t.dom_nodes
         );
     }
+    first_load(s, p);
+}
+
+/// The first load: the wasm's size, a shared link's first plan when nothing is cached, Lighthouse.
+fn first_load(s: &mut String, p: &super::page::PageBench) {
     let _ = writeln!(
         s,
-        "\nThe page's wasm: {} bytes, {} gzipped.",
+        "\n### First load\n\nThe page's wasm: {} bytes, {} gzipped. A shared link opened in a new Chromium profile \
+(nothing cached), the files served gzipped from 127.0.0.1 as a static host serves them, the CPU throttled 4× from \
+before the first byte (`tests/bench/first-load.mjs`); the time from navigation start to the packing diagram's first \
+lane, by the page's own clock; the median of the runs listed.\n",
         p.wasm_bytes, p.wasm_gzipped
+    );
+    let _ = writeln!(s, "| link | first plan drawn, ms | runs, ms |");
+    let _ = writeln!(s, "|:--|--:|:--|");
+    for f in &p.first_plans {
+        let runs: Vec<String> = f.runs.iter().map(|r| format!("{r:.0}")).collect();
+        let _ = writeln!(s, "| {} | {:.0} | {} |", f.link, f.ms, runs.join(", "));
+    }
+    let l = &p.lighthouse;
+    let scores: Vec<String> = l.scores.iter().map(|x| format!("{x:.2}")).collect();
+    let _ = writeln!(
+        s,
+        "\nLighthouse {} (npm), its default mobile run (simulated slow 4G, 4× CPU slowdown) of the seed example's \
+link in headless Debian Chromium {} (`xtask/bench/lighthouse.mjs`), the run with the median of {} scores ({}): \
+performance **{:.2}**; first contentful paint {:.0} ms, largest contentful paint {:.0} ms, total blocking time \
+{:.0} ms, speed index {:.0} ms, cumulative layout shift {:.3}.",
+        l.version,
+        l.chromium,
+        l.scores.len(),
+        scores.join(", "),
+        l.score,
+        l.fcp_ms,
+        l.lcp_ms,
+        l.tbt_ms,
+        l.speed_index_ms,
+        l.cls
     );
 }
 
