@@ -10,7 +10,7 @@ use leptos::prelude::*;
 #[cfg(target_arch = "wasm32")]
 const MARGIN: &str = "50% 0px";
 
-/// A signal that is true while the `node` section is within [`MARGIN`] of the viewport. Its first
+/// A signal that is true while the `node` section is within half a viewport of the screen. Its first
 /// value is false: the browser says whether the element is in view once it is laid out.
 pub fn in_view(node: NodeRef<Section>) -> Signal<bool> {
     #[cfg(target_arch = "wasm32")]
