@@ -10,6 +10,9 @@ use super::speed::{Timing, REFERENCE_UP_TO};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+mod goals;
+mod page;
+
 pub struct Report<'a> {
     pub command: String,
     pub budget_ms: u64,
@@ -226,199 +229,11 @@ through the npm package in Node (`benchFfd` export, sizes passed as a Uint32Arra
     api(&mut s, r.api);
     npm_builds(&mut s, r.npm_builds);
     if let Some(p) = r.page {
-        page(&mut s, p);
+        page::page(&mut s, p);
     }
-    goals(&mut s, r);
+    goals::goals(&mut s, r);
     s += READING;
     s
-}
-
-/// Issue 17's speed goals beside what this run measured, met or not.
-fn goals(s: &mut String, r: &Report) {
-    let growth = |large: Option<f64>, small: Option<f64>| match (large, small) {
-        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
-        _ => None,
-    };
-    let tree = |n: usize| r.speed.iter().find(|t| t.n == n).map(|t| t.tree_ms);
-    let mig = |n: usize| r.mig.iter().find(|m| m.0 == n).map(|m| m.1);
-    let npm = |n: usize| {
-        r.api
-            .iter()
-            .find(|t| t.n == n)
-            .map(|t| t.npm_ms / t.native_ms)
-    };
-    let edit = |n: usize| {
-        r.page
-            .and_then(|p| p.timings.iter().find(|t| t.n == n))
-            .map(|t| t.edit_ms)
-    };
-    let kb = |b: u64| b as f64 / 1000.0;
-    let first_plan = |link: &str| {
-        r.page
-            .and_then(|p| p.first_plans.iter().find(|f| f.link.starts_with(link)))
-            .map(|f| f.ms)
-    };
-    let lighthouse = r.page.map(|p| p.lighthouse.score);
-    let rows: [(&str, &str, Option<f64>, f64, &str); 9] = [
-        (
-            "first-fit-decreasing, 1M / 100k asks",
-            "≤ 12×",
-            growth(tree(1_000_000), tree(100_000)),
-            12.0,
-            "×",
-        ),
-        (
-            "MIG `bin_pack`, 1M / 100k asks",
-            "≤ 12×",
-            growth(mig(1_000_000), mig(100_000)),
-            12.0,
-            "×",
-        ),
-        (
-            "npm `binPack` / native, 100k asks",
-            "≤ 2×",
-            npm(100_000),
-            2.0,
-            "×",
-        ),
-        (
-            "npm `binPack` / native, 1M asks",
-            "≤ 1.5×",
-            npm(1_000_000),
-            1.5,
-            "×",
-        ),
-        (
-            "page: one keystroke in a 1,000-ask scenario, re-planned and drawn (4× CPU throttle)",
-            "< 100 ms",
-            edit(1_000),
-            100.0,
-            " ms",
-        ),
-        (
-            "page: the same in a 10,000-ask scenario",
-            "< 1,000 ms",
-            edit(10_000),
-            1000.0,
-            " ms",
-        ),
-        (
-            "first load: the page's wasm, gzipped",
-            "≤ 400 KB",
-            r.page.map(|p| kb(p.wasm_gzipped)),
-            400.0,
-            " KB",
-        ),
-        (
-            "first load: a shared link's first plan drawn, cold, 4× CPU throttle (seed example)",
-            "< 1,000 ms",
-            first_plan("seed"),
-            1000.0,
-            " ms",
-        ),
-        (
-            "first load: Lighthouse mobile performance score",
-            "≥ 0.9",
-            lighthouse,
-            0.9,
-            "",
-        ),
-    ];
-    let _ = writeln!(
-        s,
-        "\n## Speed goals\n\nIssue 17's goals that this bench measures, from the tables above:\n"
-    );
-    let _ = writeln!(s, "| goal | target | measured | met |");
-    let _ = writeln!(s, "|:--|--:|--:|:-:|");
-    for (goal, target, measured, limit, unit) in rows {
-        // Every goal is a most, but a score, which is a least.
-        let at_least = target.starts_with('≥');
-        let (value, met) = match measured {
-            Some(m) if at_least => (
-                format!("{m:.2}{unit}"),
-                if m >= limit { "yes" } else { "no" },
-            ),
-            Some(m) => (
-                format!("{m:.1}{unit}"),
-                if m <= limit { "yes" } else { "no" },
-            ),
-            None => ("not run".into(), "—"),
-        };
-        let _ = writeln!(s, "| {goal} | {target} | {value} | {met} |");
-    }
-    let _ = writeln!(
-        s,
-        "\nNot measured by this bench yet, so not met: the optimizer's per-step growth; the optimizer on a \
-validation half of BPPLIB it was not tuned on and on generated triplet and perfect-packing instances; the peers \
-`bin-packing` (crates.io) and `binpacking` (PyPI). The npm goals are not \
-met: at 100,000 asks most of the npm time is outside the packing — reading the input, writing the response's JSON, \
-and the engine parsing it into objects and collecting garbage — which native code does not pay (a profile with \
-`node --cpu-prof` shows it); the optimisation level barely changes it (the table above)."
-    );
-}
-
-/// The page in headless Chromium.
-fn page(s: &mut String, p: &super::page::PageBench) {
-    let _ = writeln!(
-        s,
-        "\n## The page\n\n`cargo xtask dist`'s page in headless Debian Chromium (`tests/bench/page.mjs`): a list of asks \
-pasted and loaded, then, with the CPU throttled 4× (DevTools' mid-range laptop), one character typed at the end of \
-ask 50's fraction, and three more typed 100 ms apart. Times come from the page's own timeline: \"drawn\" runs from the \
-first key's event to the last change of the plan's DOM (plan, diagram, tables), \"longest key\" is the longest \
-Event Timing duration of a keystroke (input delay, handlers and the frame after them). Tables show 100 rows and the \
-diagram 100 lanes at a time; while drawing a plan takes over 50 ms the page waits for a 300 ms pause in typing \
-before it re-plans, so typing is not held up by plans of half-typed text (`web/src/settle.rs`). The export panel \
-makes its text only while it is in view (`web/src/in_view.rs`), and the address bar of a scenario of over 100 asks \
-is written once typing pauses for a second (`settle::when_idle`): Chromium's `history.replaceState` of a long link \
-cost more than the plan.\n"
-    );
-    let _ = writeln!(s, "| asks | one key: drawn ms | longest key ms | three keys: drawn ms | longest key ms | DOM elements |");
-    let _ = writeln!(s, "|--:|--:|--:|--:|--:|--:|");
-    for t in &p.timings {
-        let _ = writeln!(
-            s,
-            "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {} |",
-            t.n, t.edit_ms, t.edit_key_ms, t.typing_ms, t.typing_key_ms, t.dom_nodes
-        );
-    }
-    first_load(s, p);
-}
-
-/// The first load: the wasm's size, a shared link's first plan when nothing is cached, Lighthouse.
-fn first_load(s: &mut String, p: &super::page::PageBench) {
-    let _ = writeln!(
-        s,
-        "\n### First load\n\nThe page's wasm: {} bytes, {} gzipped. A shared link opened in a new Chromium profile \
-(nothing cached), the files served gzipped from 127.0.0.1 as a static host serves them, the CPU throttled 4× from \
-before the first byte (`tests/bench/first-load.mjs`); the time from navigation start to the packing diagram's first \
-lane, by the page's own clock; the median of the runs listed.\n",
-        p.wasm_bytes, p.wasm_gzipped
-    );
-    let _ = writeln!(s, "| link | first plan drawn, ms | runs, ms |");
-    let _ = writeln!(s, "|:--|--:|:--|");
-    for f in &p.first_plans {
-        let runs: Vec<String> = f.runs.iter().map(|r| format!("{r:.0}")).collect();
-        let _ = writeln!(s, "| {} | {:.0} | {} |", f.link, f.ms, runs.join(", "));
-    }
-    let l = &p.lighthouse;
-    let scores: Vec<String> = l.scores.iter().map(|x| format!("{x:.2}")).collect();
-    let _ = writeln!(
-        s,
-        "\nLighthouse {} (npm), its default mobile run (simulated slow 4G, 4× CPU slowdown) of the seed example's \
-link in headless Debian Chromium {} (`xtask/bench/lighthouse.mjs`), the run with the median of {} scores ({}): \
-performance **{:.2}**; first contentful paint {:.0} ms, largest contentful paint {:.0} ms, total blocking time \
-{:.0} ms, speed index {:.0} ms, cumulative layout shift {:.3}.",
-        l.version,
-        l.chromium,
-        l.scores.len(),
-        scores.join(", "),
-        l.score,
-        l.fcp_ms,
-        l.lcp_ms,
-        l.tbt_ms,
-        l.speed_index_ms,
-        l.cls
-    );
 }
 
 /// The npm package's optimisation levels, size against speed.
