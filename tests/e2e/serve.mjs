@@ -24,6 +24,9 @@ const TYPES = {
  */
 export async function serve(root, { prefix = '/', gzip = false } = {}) {
   const base = resolve(root);
+  // Each file is compressed once, as a static host serves precompressed files (not per request,
+  // which would time the compression as part of a load).
+  const zippedOnce = new Map();
   const server = createServer(async (req, res) => {
     try {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -49,7 +52,8 @@ export async function serve(root, { prefix = '/', gzip = false } = {}) {
       }
       const raw = await readFile(file);
       const zipped = gzip && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '');
-      const body = zipped ? gzipSync(raw, { level: 9 }) : raw;
+      if (zipped && !zippedOnce.has(file)) zippedOnce.set(file, gzipSync(raw, { level: 9 }));
+      const body = zipped ? zippedOnce.get(file) : raw;
       res.writeHead(200, {
         'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
         'content-length': body.length,
