@@ -6,8 +6,10 @@
 
 mod api;
 mod bpplib;
+mod generate;
 mod memory_quality;
 mod mig_quality;
+mod node;
 mod page;
 mod peers;
 mod quality;
@@ -15,18 +17,19 @@ mod repartition;
 mod replay;
 mod report;
 mod speed;
+mod unseen;
 
 use crate::shell::{cargo, root, run as run_cmd};
 use gpu_share_core::pack::optimize::Budget;
 use std::path::{Path, PathBuf};
 
 const USAGE: &str = "usage: cargo xtask bench --bpplib DIR [--trace DIR] [--tsv FILE] [--budget-ms N] \
-[--only quality|mig|memory|repartition|speed|api|page|peers|replay] [--family NAME] [--no-write] (--help: what DIR holds)";
+[--only PART[,PART…]] (parts: quality, unseen, peers, mig, memory, repartition, speed, api, page, replay) [--family NAME] [--no-write] (--help: what DIR holds)";
 
 /// What `--bpplib DIR` must hold; the data is not in the repository.
 const BPPLIB_DIR: &str = "\
---bpplib DIR names the BPPLIB benchmark data, which the repository does not ship; the quality and
-peers parts (everything but `--only mig`, `--only memory`, `--only repartition`, `--only speed`, `--only api` and `--only page`) need it. DIR must hold:
+--bpplib DIR names the BPPLIB benchmark data, which the repository does not ship; the quality,
+unseen and peers parts (everything but `--only mig`, `--only memory`, `--only repartition`, `--only speed`, `--only api` and `--only page`) need it. DIR must hold:
   - the instances, one folder per family (Falkenauer_T/, Scholl_1/, Hard28/, ...), each instance a
     `.txt` file: n (the number of items) on the first line, the capacity c on the second, then n
     integer weights, one per line;
@@ -52,6 +55,15 @@ struct Options {
     family: Option<String>,
     write: bool,
     help: bool,
+}
+
+impl Options {
+    /// No `--only`, or `--only` names `part` among its comma-separated parts.
+    fn wants(&self, part: &str) -> bool {
+        self.only
+            .as_deref()
+            .is_none_or(|only| only.split(',').any(|p| p == part))
+    }
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -91,8 +103,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
 
 /// The BPPLIB folder, when a part that needs it is wanted: given, a folder, with its optima.tsv.
 fn bpplib(o: &Options) -> Result<Option<&Path>, String> {
-    let wants = |part: &str| o.only.as_deref().is_none_or(|only| only == part);
-    if !(wants("quality") || wants("peers")) {
+    let wants = |part: &str| o.wants(part);
+    if !(wants("quality") || wants("peers") || wants("unseen")) {
         return Ok(None);
     }
     let Some(dir) = &o.bpplib else {
@@ -150,7 +162,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return run_cmd(cargo(cmd));
     }
     let started = std::time::Instant::now();
-    let wants = |part: &str| options.only.as_deref().is_none_or(|o| o == part);
+    let wants = |part: &str| options.wants(part);
     let mut instances = Vec::new();
     if let Some(dir) = bpplib {
         instances = bpplib::load(dir)?;
@@ -179,6 +191,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         std::fs::write(&options.tsv, quality::tsv(&rows))
             .map_err(|e| format!("cannot write {}: {e}", options.tsv.display()))?;
     }
+    let unseen = if wants("unseen") {
+        unseen::run(&instances, Budget::from_millis(options.budget_ms))
+    } else {
+        Default::default()
+    };
     let peers = match bpplib {
         Some(dir) if wants("peers") => peers::run(&instances, dir, &root())?,
         _ => Default::default(),
@@ -239,6 +256,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             command,
             budget_ms: options.budget_ms,
             rows: &rows,
+            unseen: &unseen,
             peers: &peers,
             mig_rows: &mig_rows,
             memory_rows: &memory_rows,

@@ -22,7 +22,7 @@ usage: cargo xtask <command>
                     ([--opt-level L] [--wasm-opt -OX] [--out DIR]: another build, for the bench)
   fuzz [--seconds N] [--target NAME]
                     every cargo-fuzz target in fuzz/ for N s each (default 30, stable toolchain); prints the runs
-  bench --bpplib DIR [--only quality|mig|speed|peers] [...]
+  bench --bpplib DIR [--only PART[,PART...]] [...]
                     packing quality (BPPLIB instances and optima.tsv in DIR, not shipped) and speed;
                     writes BENCHMARKS.md (`cargo xtask bench --help` says what DIR holds)
   setup             only install what is missing (wasm32 target, trunk, wasm-bindgen-cli, cargo-fuzz, npm tools, chromium)";

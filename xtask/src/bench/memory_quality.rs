@@ -9,6 +9,7 @@
 //! dimensions are uncorrelated. The vector optimizer was not tuned on these instances (its unit tests
 //! use other generators and seeds).
 
+use super::generate::{between, cut, shuffle};
 use super::speed::SplitMix;
 use gpu_share_core::catalog::find_model;
 use gpu_share_core::memory::Memory;
@@ -46,21 +47,6 @@ pub struct MemoryRow {
     pub optimize_max_ms: f64,
 }
 
-/// `total` cut into `parts` positive integers at random.
-fn cut(total: u64, parts: u64, rng: &mut SplitMix) -> Vec<u64> {
-    let mut points: Vec<u64> = Vec::new();
-    while (points.len() as u64) < parts - 1 {
-        let p = 1 + rng.next() % (total - 1);
-        if !points.contains(&p) {
-            points.push(p);
-        }
-    }
-    points.push(0);
-    points.push(total);
-    points.sort_unstable();
-    points.windows(2).map(|w| w[1] - w[0]).collect()
-}
-
 /// The asks of one instance: `k` GPUs each filled exactly, shuffled.
 fn instance(
     k: u64,
@@ -72,18 +58,13 @@ fn instance(
     let mut rng = SplitMix(seed);
     let mut parts: Vec<(u64, u64)> = Vec::new();
     for _ in 0..k {
-        let n = min + rng.next() % (max - min + 1);
+        let n = between(min, max, &mut rng);
         let compute = cut(1000, n, &mut rng);
         let mut memory = cut(budget_mib, n, &mut rng);
-        // Pair memory with compute at random.
-        for i in (1..memory.len()).rev() {
-            memory.swap(i, (rng.next() % (i as u64 + 1)) as usize);
-        }
+        shuffle(&mut memory, &mut rng); // pairs memory with compute at random
         parts.extend(compute.into_iter().zip(memory));
     }
-    for i in (1..parts.len()).rev() {
-        parts.swap(i, (rng.next() % (i as u64 + 1)) as usize);
-    }
+    shuffle(&mut parts, &mut rng);
     parts
         .iter()
         .enumerate()

@@ -90,7 +90,7 @@ pub fn run(root: &Path) -> Result<PageBench, String> {
     for f in &first_plans {
         eprintln!("page: first plan of {}: {:.0} ms", f.link, f.ms);
     }
-    let bench = super::peers::node_modules(root)?;
+    let bench = super::node::node_modules(root)?;
     let lighthouse = lighthouse(&node(&[
         bench.join("lighthouse.mjs").display().to_string(),
         dist.display().to_string(),
