@@ -8,7 +8,8 @@
 //! prunes the search to almost nothing. Where bins hold few items (at most four on average), a bin
 //! opens with the item that has the fewest completions instead of the largest, as exact-cover
 //! search does: an item nothing can complete ends a branch at once, and a forced bin costs no
-//! choice. A bin whose partner is forced by Martello–Toth dominance (one item fills it exactly, or no
+//! choice; if that search has not ended within half of the budget, the largest-first one gets the
+//! rest (see [`complete`]). A bin whose partner is forced by Martello–Toth dominance (one item fills it exactly, or no
 //! two items fit together) is closed without branching.
 //!
 //! The search is exhaustive: when it ends without a packing, none into `k` bins exists, and the
@@ -36,8 +37,44 @@ pub(crate) enum Outcome {
     Unknown,
 }
 
-/// Searches for a packing of `items` (each within capacity) into at most `k` bins.
+/// How a bin is opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opening {
+    /// With the largest item left.
+    Largest,
+    /// With the item that has the fewest completions.
+    MostConstrained,
+}
+
+/// Searches for a packing of `items` (each within capacity) into at most `k` bins. Where bins hold
+/// few items, most-constrained-first gets half of the budget and largest-first what is left: each
+/// solves instances the other cannot in a second (most-constrained-first triplets, where a wrong
+/// early bin dead-ends deep down; largest-first perfect packings of about four items per bin, where
+/// counting every candidate's completions at every step costs more than it saves).
 pub(crate) fn complete(problem: &Problem, items: &[usize], k: u64, work: &mut Work) -> Outcome {
+    let openings: &[Opening] = if (items.len() as u64) <= FEW_PER_BIN * k {
+        &[Opening::MostConstrained, Opening::Largest]
+    } else {
+        &[Opening::Largest]
+    };
+    for (i, &opening) in openings.iter().enumerate() {
+        let limit = work.left / (openings.len() - i) as u64;
+        let outcome = work.slice(limit, |w| search(problem, items, k, opening, w));
+        if !matches!(outcome, Outcome::Unknown) {
+            return outcome;
+        }
+    }
+    Outcome::Unknown
+}
+
+/// Bin completion with one way of opening bins.
+fn search(
+    problem: &Problem,
+    items: &[usize],
+    k: u64,
+    opening: Opening,
+    work: &mut Work,
+) -> Outcome {
     let sizes = problem.sizes;
     let total: u64 = items.iter().map(|&i| sizes[i]).sum();
     let Some(room) = k.checked_mul(problem.capacity) else {
@@ -51,7 +88,7 @@ pub(crate) fn complete(problem: &Problem, items: &[usize], k: u64, work: &mut Wo
     let n = order.len();
     let mut search = Completion {
         problem,
-        few_per_bin: (n as u64) <= FEW_PER_BIN * k,
+        most_constrained_first: opening == Opening::MostConstrained,
         // A doubly linked list of the positions not yet in a bin (n is the head and the end), so
         // the search steps over packed items in O(1) and undoes a removal in O(1).
         next: (1..=n).chain([0]).collect(),
@@ -78,8 +115,8 @@ pub(crate) fn complete(problem: &Problem, items: &[usize], k: u64, work: &mut Wo
 
 struct Completion<'a, 'w> {
     problem: &'a Problem<'a>,
-    /// Bins hold few items on average: open each with the most constrained item.
-    few_per_bin: bool,
+    /// Open each bin with the most constrained item, not the largest.
+    most_constrained_first: bool,
     /// Item indices, largest first; the search works on positions in this list.
     order: Vec<usize>,
     next: Vec<usize>,
@@ -140,7 +177,7 @@ impl Completion<'_, '_> {
         // Open the bin with the largest item, or, where bins hold few items, with the item that
         // has the fewest ways to fill a bin: a dead end shows at once, a forced bin costs no
         // branching (the most-constrained-first rule of exact-cover search).
-        let (open, from) = if self.few_per_bin {
+        let (open, from) = if self.most_constrained_first {
             match self.most_constrained(waste_left)? {
                 Some(p) if p == first => (first, first + 1),
                 Some(p) => (p, 0),
@@ -476,11 +513,49 @@ mod tests {
         assert!(matches!(outcome, Outcome::Unknown), "{outcome:?}");
     }
 
+    /// A perfect packing of 72 items into 20 bins of 10^6 (2–6 items per bin, cut at random;
+    /// `cargo xtask bench`'s generated "perfect" family): most-constrained-first spends its budget
+    /// counting completions and does not finish, largest-first finds the packing with the rest.
+    #[test]
+    fn largest_first_gets_the_rest_of_the_budget_where_most_constrained_first_stalls() {
+        let sizes = [
+            358291, 843399, 586432, 478612, 96830, 27723, 66089, 5527, 150302, 349542, 406693,
+            92744, 452774, 325265, 397816, 307861, 433685, 148340, 156601, 2711, 13193, 547226,
+            171658, 12566, 219010, 950902, 389345, 337243, 422361, 136030, 113248, 46047, 110527,
+            398964, 638123, 35447, 167724, 466154, 535065, 213163, 58128, 377691, 159093, 386719,
+            87096, 8785, 239365, 39554, 51737, 100618, 260161, 251150, 748850, 399300, 11562,
+            272724, 333848, 207725, 549916, 117008, 775574, 598730, 987434, 115393, 3051, 180054,
+            16183, 521388, 161905, 11263, 233514, 123248,
+        ];
+        let problem = Problem {
+            sizes: &sizes,
+            capacity: 1_000_000,
+            max_items: usize::MAX,
+        };
+        let items: Vec<usize> = (0..sizes.len()).collect();
+        let budget = || Work { left: 6_000_000 };
+        let alone = search(
+            &problem,
+            &items,
+            20,
+            Opening::MostConstrained,
+            &mut budget(),
+        );
+        assert!(matches!(alone, Outcome::Unknown));
+        let bins = complete(&problem, &items, 20, &mut budget())
+            .packed()
+            .unwrap();
+        assert_eq!(bins.len(), 20);
+        for b in &bins {
+            assert_eq!(b.iter().map(|&i| sizes[i]).sum::<u64>(), 1_000_000);
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
 
         /// The bound the optimizer raises rests on this: "impossible" only where no packing into
-        /// `k` bins exists (exhaustive search, with and without an item limit). Sizes come in
+        /// `k` bins exists (exhaustive search, with and without an item limit, either opening). Sizes come in
         /// tens half of the time, so exact pairs (the dominance rule's forced case) are common.
         #[test]
         fn impossible_and_packed_agree_with_exhaustive_search(
@@ -490,12 +565,14 @@ mod tests {
             ],
             max_items in prop_oneof![Just(usize::MAX), 1usize..5],
             extra in 0u64..3,
+            opening in prop_oneof![Just(Opening::Largest), Just(Opening::MostConstrained)],
         ) {
             let problem = Problem { sizes: &sizes, capacity: 100, max_items };
             let items: Vec<usize> = (0..sizes.len()).collect();
             let optimum = optimum_with_limit(&sizes, 100, max_items) as u64;
             let k = (optimum + extra).saturating_sub(1);
-            match complete(&problem, &items, k, &mut Work { left: 10_000_000 }) {
+            // Each way of opening bins on its own: `complete` falls back from one to the other.
+            match search(&problem, &items, k, opening, &mut Work { left: 10_000_000 }) {
                 Outcome::Packed(bins) => {
                     prop_assert!(k >= optimum);
                     prop_assert!(bins.len() as u64 <= k);
