@@ -115,15 +115,33 @@ impl MigMultiprocessors {
 /// The per-profile SM counts of the board nvidia-smi names `product_name` (compared like
 /// [`find_model`]: ignoring case, spaces, `-`, `_` and a leading `NVIDIA`), where a source gives them.
 pub fn mig_multiprocessors(product_name: &str) -> Option<&'static MigMultiprocessors> {
-    let key = normalise(product_name);
-    let key = key.strip_prefix("nvidia").unwrap_or(&key);
-    if key.is_empty() {
-        return None;
+    // Planning calls this once per MIG ask, with the catalogue's own spelling: allocating two
+    // normalised strings per board was a tenth of packing a million asks. Boards' normalised
+    // names are distinct (tests.rs), so an exact match is the one match.
+    if let Some(t) = models::MIG_MULTIPROCESSORS
+        .iter()
+        .find(|t| t.board == product_name)
+    {
+        return Some(t);
     }
-    models::MIG_MULTIPROCESSORS.iter().find(|t| {
-        let n = normalise(t.board);
-        n.strip_prefix("nvidia").unwrap_or(&n) == key
-    })
+    let key = without_vendor(normalised(product_name));
+    key.clone().next()?;
+    models::MIG_MULTIPROCESSORS
+        .iter()
+        .find(|t| without_vendor(normalised(t.board)).eq(key.clone()))
+}
+
+/// `name` lower-cased without spaces, `-` and `_`, as characters.
+fn normalised(name: &str) -> impl Iterator<Item = char> + Clone + '_ {
+    name.chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '_'))
+        .flat_map(char::to_lowercase)
+}
+
+/// A normalised name without a leading `nvidia`.
+fn without_vendor<I: Iterator<Item = char> + Clone>(name: I) -> std::iter::Skip<I> {
+    let vendor = name.clone().take(6).eq("nvidia".chars());
+    name.skip(if vendor { 6 } else { 0 })
 }
 
 /// The model assumed when MIG is asked for and neither a model nor telling profile names are given.
@@ -292,10 +310,7 @@ pub fn models_with_profiles<'a>(
 }
 
 fn normalise(name: &str) -> String {
-    name.chars()
-        .filter(|c| !matches!(c, ' ' | '-' | '_'))
-        .flat_map(char::to_lowercase)
-        .collect()
+    normalised(name).collect()
 }
 
 /// `3g.40gb+me` as (3, 40, "+me"), lower-cased; `None` for a name of another shape.

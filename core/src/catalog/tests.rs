@@ -162,6 +162,22 @@ fn multiprocessor_tables_name_catalogue_profiles() {
             assert!(*n > 0, "{}: {p}", t.board);
         }
         assert_eq!(mig_multiprocessors(t.board), Some(t));
+        // Found by another spelling too, and by no other table's name: the exact-match shortcut
+        // in `mig_multiprocessors` relies on that.
+        let spelled = t.board.to_uppercase().replace(' ', "_");
+        assert_eq!(mig_multiprocessors(&spelled), Some(t), "{spelled}");
+        let others = models::MIG_MULTIPROCESSORS
+            .iter()
+            .filter(|o| o.board != t.board);
+        for o in others {
+            assert_ne!(
+                mig_multiprocessors(o.board),
+                Some(t),
+                "{} and {}",
+                o.board,
+                t.board
+            );
+        }
     }
     // Two boards of one profile table: the H100 SXM and PCIe differ in SMs (docs/hardware-facts.md
     // §1.3), so they are two models, each with its own table.

@@ -3,7 +3,7 @@
 use super::bounds::l2;
 use super::gpu_layout::{GpuLayout, SharedSlot};
 use super::mig::{layout, Counts, FitCache};
-use super::tree::FirstFitTree;
+use super::tree::{Combine, FirstFitTree};
 use super::MPS_CLIENTS_PER_GPU;
 use crate::caps::{ResolvedCaps, MAX_GPU_COUNT};
 use crate::catalog::{GpuModel, ProfileClass};
@@ -130,13 +130,27 @@ struct Gpu {
 /// their GPUs, so the search backtracks (`FirstFitTree::first_leaf`).
 type Room = (u64, u64);
 
-fn larger(a: Room, b: Room) -> Room {
-    (a.0.max(b.0), a.1.max(b.1))
+/// Each of two rooms' larger part, for a node over shared GPUs.
+struct Larger;
+
+impl Combine<Room> for Larger {
+    fn combine(a: Room, b: Room) -> Room {
+        (a.0.max(b.0), a.1.max(b.1))
+    }
+}
+
+/// The profiles any of two MIG GPUs can still place, for a node over MIG GPUs.
+struct Union;
+
+impl Combine<u32> for Union {
+    fn combine(a: u32, b: u32) -> u32 {
+        a | b
+    }
 }
 
 /// GPUs of one mechanism, with the tree that finds the first one with room.
-struct Pool<T> {
-    tree: FirstFitTree<T>,
+struct Pool<T, C> {
+    tree: FirstFitTree<T, C>,
     /// Global GPU index of each of the pool's GPUs, in opening order.
     gpus: Vec<usize>,
 }
@@ -148,9 +162,9 @@ pub(super) struct Builder {
     gpus: Vec<Gpu>,
     unplaced: Vec<(usize, String)>,
     fits: Option<FitCache<'static>>,
-    mig: Pool<u32>,
-    mps: Pool<Room>,
-    timeslice: Pool<Room>,
+    mig: Pool<u32, Union>,
+    mps: Pool<Room, Larger>,
+    timeslice: Pool<Room, Larger>,
     /// What one GPU offers its tenants with memory, when the model is known.
     memory_budget: Option<u64>,
     memory_model: Option<&'static GpuModel>,
@@ -160,11 +174,11 @@ impl Builder {
     pub(super) fn new(choices: Vec<Choice>, caps: &ResolvedCaps) -> Self {
         let count = |m: Mechanism| choices.iter().filter(|c| c.mechanism == m).count();
         let shared = |m: Mechanism| Pool {
-            tree: FirstFitTree::new(count(m), (0, 0), larger),
+            tree: FirstFitTree::new(count(m), (0, 0)),
             gpus: Vec::new(),
         };
         let mig = Pool {
-            tree: FirstFitTree::new(count(Mechanism::Mig), 0u32, |a, b| a | b),
+            tree: FirstFitTree::new(count(Mechanism::Mig), 0),
             gpus: Vec::new(),
         };
         let (mps, timeslice) = (shared(Mechanism::Mps), shared(Mechanism::Timeslice));
@@ -273,7 +287,7 @@ impl Builder {
         }
     }
 
-    fn pool(&mut self, mechanism: Mechanism) -> &mut Pool<Room> {
+    fn pool(&mut self, mechanism: Mechanism) -> &mut Pool<Room, Larger> {
         if mechanism == Mechanism::Mps {
             &mut self.mps
         } else {

@@ -1,51 +1,89 @@
-//! A first-fit tree: a segment tree over GPUs that finds the leftmost GPU satisfying a test in O(log n).
+//! A first-fit tree: a search tree over GPUs that finds the leftmost GPU satisfying a test in
+//! O(log n), eight children to a node.
 
-/// A complete binary tree over `len` leaves; each inner node holds `combine` of its children, chosen
-/// so that "some leaf below may pass" can be read off a node (the maximum free capacity, or the
-/// union of the profiles that still fit).
-#[derive(Clone, Debug)]
-pub(crate) struct FirstFitTree<T> {
-    leaves: usize,
-    nodes: Vec<T>,
-    combine: fn(T, T) -> T,
+use std::marker::PhantomData;
+
+/// Children per inner node. Eight `u64`s are one 64-byte cache line, so a step down the tree reads
+/// one line where a binary tree reads three levels' worth: at a million GPUs the binary tree's
+/// lower levels missed the cache on nearly every step (BENCHMARKS.md, growth).
+const ARITY: usize = 8;
+
+/// How an inner node combines its children's values, chosen so that "some leaf below may pass"
+/// can be read off a node (the maximum free capacity, or the union of the profiles that still
+/// fit). A type rather than a function pointer, so that the combination is inlined.
+pub(crate) trait Combine<T> {
+    fn combine(a: T, b: T) -> T;
 }
 
-impl<T: Copy> FirstFitTree<T> {
+/// The larger of two values: the most free capacity below a node.
+#[derive(Clone, Debug)]
+pub(crate) struct Max;
+
+impl<T: Ord> Combine<T> for Max {
+    fn combine(a: T, b: T) -> T {
+        a.max(b)
+    }
+}
+
+/// A complete eight-ary tree over `len` leaves, stored level by level; each inner node holds
+/// `C::combine` of its children.
+#[derive(Clone, Debug)]
+pub(crate) struct FirstFitTree<T, C> {
+    /// `levels[0]` are the leaves; each level holds one node per `ARITY` nodes of the level below
+    /// (whose length is a multiple of `ARITY`, padded with a value that passes no test); the last
+    /// level is the root alone.
+    levels: Vec<Vec<T>>,
+    combine: PhantomData<C>,
+}
+
+impl<T: Copy + PartialEq, C: Combine<T>> FirstFitTree<T, C> {
     /// A tree of `len` leaves, all `empty` (a value that passes no test).
-    pub(crate) fn new(len: usize, empty: T, combine: fn(T, T) -> T) -> Self {
-        let leaves = len.max(1).next_power_of_two();
+    pub(crate) fn new(len: usize, empty: T) -> Self {
+        let mut levels = Vec::new();
+        let mut width = len.max(1);
+        while width > 1 {
+            let parents = width.div_ceil(ARITY);
+            levels.push(vec![empty; parents * ARITY]);
+            width = parents;
+        }
+        levels.push(vec![empty]);
         FirstFitTree {
-            leaves,
-            nodes: vec![empty; 2 * leaves],
-            combine,
+            levels,
+            combine: PhantomData,
         }
     }
 
-    /// Sets leaf `i` and refreshes its ancestors.
+    /// Sets leaf `i` and refreshes its ancestors, stopping at the first that does not change:
+    /// the ones above it combine the same values as before.
     pub(crate) fn set(&mut self, i: usize, value: T) {
-        let mut n = self.leaves + i;
-        self.nodes[n] = value;
-        while n > 1 {
-            n /= 2;
-            self.nodes[n] = (self.combine)(self.nodes[2 * n], self.nodes[2 * n + 1]);
+        self.levels[0][i] = value;
+        let mut child = i;
+        for level in 1..self.levels.len() {
+            let parent = child / ARITY;
+            let start = parent * ARITY;
+            let below = &self.levels[level - 1][start..start + ARITY];
+            let combined = below[1..].iter().fold(below[0], |a, &b| C::combine(a, b));
+            let node = &mut self.levels[level][parent];
+            if *node == combined {
+                break;
+            }
+            *node = combined;
+            child = parent;
         }
     }
 
     /// The leftmost leaf whose value passes `test`. `test` must be monotone over `combine`:
     /// a node passes whenever one of its children does, and only then.
     pub(crate) fn first(&self, test: impl Fn(T) -> bool) -> Option<usize> {
-        if !test(self.nodes[1]) {
+        if !test(self.root()) {
             return None;
         }
-        let mut n = 1;
-        while n < self.leaves {
-            n = if test(self.nodes[2 * n]) {
-                2 * n
-            } else {
-                2 * n + 1
-            };
+        let mut node = 0;
+        for level in self.levels[..self.levels.len() - 1].iter().rev() {
+            let start = node * ARITY;
+            node = start + level[start..start + ARITY].iter().position(|&v| test(v))?;
         }
-        Some(n - self.leaves)
+        Some(node)
     }
 
     /// The leftmost leaf passing `fits`, searching only below nodes that pass `maybe` (which
@@ -57,40 +95,52 @@ impl<T: Copy> FirstFitTree<T> {
         maybe: impl Fn(T) -> bool,
         fits: impl Fn(T) -> bool,
     ) -> Option<usize> {
-        // Depth-first, left before right; the stack holds at most one pending right child per
-        // level (a tree over at most 2^63 leaves has fewer than 64 levels).
-        let mut stack = [0usize; 64];
-        let (mut top, mut n) = (0usize, 1usize);
+        let root = self.levels.len() - 1;
+        if !maybe(self.root()) {
+            return None;
+        }
+        if root == 0 {
+            return fits(self.root()).then_some(0);
+        }
+        // Depth-first, left before right: per level, the next child to try and the end of its
+        // siblings (a tree over at most 2^64 leaves has fewer than 23 levels of eight).
+        let (mut next, mut end) = ([0usize; 24], [0usize; 24]);
+        let mut level = root - 1;
+        end[level] = ARITY;
         loop {
-            if maybe(self.nodes[n]) {
-                if n >= self.leaves {
-                    if fits(self.nodes[n]) {
-                        return Some(n - self.leaves);
-                    }
-                } else {
-                    stack[top] = 2 * n + 1;
-                    top += 1;
-                    n *= 2;
-                    continue;
+            if next[level] == end[level] {
+                level += 1;
+                if level == root {
+                    return None;
                 }
+                continue;
             }
-            if top == 0 {
-                return None;
+            let node = next[level];
+            next[level] += 1;
+            let value = self.levels[level][node];
+            if !maybe(value) {
+                continue;
             }
-            top -= 1;
-            n = stack[top];
+            if level == 0 {
+                if fits(value) {
+                    return Some(node);
+                }
+                continue;
+            }
+            level -= 1;
+            next[level] = node * ARITY;
+            end[level] = node * ARITY + ARITY;
         }
     }
 
     /// The value at the root: the combination of every leaf.
     pub(crate) fn root(&self) -> T {
-        self.nodes[1]
+        self.levels[self.levels.len() - 1][0]
     }
 
     /// Leaf `i`'s value.
-    #[cfg(test)]
     pub(crate) fn leaf(&self, i: usize) -> T {
-        self.nodes[self.leaves + i]
+        self.levels[0][i]
     }
 }
 
@@ -98,9 +148,18 @@ impl<T: Copy> FirstFitTree<T> {
 mod tests {
     use super::*;
 
+    /// Each of two values' larger: a bound that a passing node's leaves may not meet.
+    struct Both;
+
+    impl Combine<(u64, u64)> for Both {
+        fn combine(a: (u64, u64), b: (u64, u64)) -> (u64, u64) {
+            (a.0.max(b.0), a.1.max(b.1))
+        }
+    }
+
     #[test]
     fn finds_the_leftmost_fit() {
-        let mut t = FirstFitTree::new(5, 0u64, u64::max);
+        let mut t = FirstFitTree::<u64, Max>::new(5, 0);
         for (i, v) in [3, 9, 4, 9, 1].into_iter().enumerate() {
             t.set(i, v);
         }
@@ -113,10 +172,7 @@ mod tests {
 
     #[test]
     fn backtracks_past_bounds_no_leaf_meets() {
-        fn both(a: (u64, u64), b: (u64, u64)) -> (u64, u64) {
-            (a.0.max(b.0), a.1.max(b.1))
-        }
-        let mut t = FirstFitTree::new(4, (0, 0), both);
+        let mut t = FirstFitTree::<_, Both>::new(4, (0, 0));
         for (i, v) in [(9, 1), (1, 9), (5, 5), (9, 9)].into_iter().enumerate() {
             t.set(i, v);
         }
@@ -142,10 +198,8 @@ mod tests {
             sets in proptest::collection::vec((0usize..700, 0u64..20, 0u64..20), 0..300),
             needs in proptest::collection::vec((0u64..21, 0u64..21), 1..20),
         ) {
-            let mut max = FirstFitTree::new(len, 0u64, u64::max);
-            let mut pairs = FirstFitTree::new(len, (0, 0), |a: (u64, u64), b: (u64, u64)| {
-                (a.0.max(b.0), a.1.max(b.1))
-            });
+            let mut max = FirstFitTree::<u64, Max>::new(len, 0);
+            let mut pairs = FirstFitTree::<_, Both>::new(len, (0, 0));
             let mut leaves = vec![(0u64, 0u64); len];
             for (i, a, b) in sets {
                 let i = i % len;

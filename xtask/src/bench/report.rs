@@ -191,7 +191,8 @@ through the npm package in Node (`benchFfd` export, sizes passed as a Uint32Arra
         let _ = writeln!(
             s,
             "\nMIG: a full `bin_pack` of {n} MIG asks (random A100 40GB profiles without media extensions) took \
-{ms:.0} ms ({} asks/s) and used {gpus} GPUs.",
+{ms:.0} ms (best of {} runs; {} asks/s) and used {gpus} GPUs.",
+            super::speed::mig_runs(n),
             per_s(n, ms)
         );
     }
