@@ -217,6 +217,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     let mut speed = Vec::new();
     let mut mig = Vec::new();
+    let mut optimizer = Vec::new();
     let npm_built = wants("speed") || wants("api") || (wants("replay") && options.trace.is_some());
     if npm_built {
         run_cmd(cargo(["run", "--quiet", "-p", "xtask", "--", "npm"]))?;
@@ -227,6 +228,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         for n in [100_000, 1_000_000] {
             let (ms, gpus) = speed::mig(n)?;
             mig.push((n, ms, gpus));
+            optimizer.push(speed::optimizer(n));
         }
     }
     let (api, npm_builds) = if wants("api") {
@@ -263,6 +265,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             repartition: &repartition_rows,
             speed: &speed,
             mig: &mig,
+            optimizer: &optimizer,
             api: &api,
             npm_builds: &npm_builds,
             page: page.as_ref(),

@@ -26,6 +26,8 @@ pub struct Report<'a> {
     pub speed: &'a [Timing],
     /// (asks, milliseconds, GPUs) of full MIG `bin_pack`s.
     pub mig: &'a [(usize, f64, u64)],
+    /// The optimizer with a budget in proportion to the asks.
+    pub optimizer: &'a [super::speed::OptimizerTiming],
     /// The API part: npm `binPack`, the CLI and the core on the same requests.
     pub api: &'a [ApiTiming],
     /// The npm package at several optimisation levels.
@@ -192,7 +194,7 @@ through the npm package in Node (`benchFfd` export, sizes passed as a Uint32Arra
             s,
             "\nMIG: a full `bin_pack` of {n} MIG asks (random A100 40GB profiles without media extensions) took \
 {ms:.0} ms (best of {} runs; {} asks/s) and used {gpus} GPUs.",
-            super::speed::mig_runs(n),
+            super::speed::slow_runs(n),
             per_s(n, ms)
         );
     }
@@ -203,6 +205,7 @@ through the npm package in Node (`benchFfd` export, sizes passed as a Uint32Arra
             ratio(large, small)
         );
     }
+    optimizer_growth(&mut s, r.optimizer);
     api(&mut s, r.api);
     npm_builds(&mut s, r.npm_builds);
     if let Some(p) = r.page {
@@ -322,6 +325,31 @@ const READING: &str = "
 ";
 
 /// The MIG table: GPUs saved by `--optimize` against the packer's lower bound.
+/// The optimizer's time per search step at two sizes.
+fn optimizer_growth(s: &mut String, timings: &[super::speed::OptimizerTiming]) {
+    for t in timings {
+        let _ = writeln!(
+            s,
+            "\nThe optimizer: `optimize_sizes` of the {} sizes above with {} search steps per ask took {:.0} ms \
+(best of {} runs; FFD and the lower bounds included) for {} steps, {:.1} ns per step, and used {} GPUs.",
+            t.n,
+            super::speed::OPTIMIZER_STEPS_PER_ASK,
+            t.ms,
+            super::speed::slow_runs(t.n),
+            t.work,
+            t.ms * 1e6 / t.work.max(1) as f64,
+            t.bins
+        );
+    }
+    if let [small, large] = timings {
+        let _ = writeln!(
+            s,
+            "\nThe optimizer, 1M vs 100k asks (10× the steps): {} the time.",
+            ratio(large.ms, small.ms)
+        );
+    }
+}
+
 fn mig_quality(s: &mut String, r: &Report) {
     if r.mig_rows.is_empty() {
         return;

@@ -1,6 +1,7 @@
 //! Packing speed: the tree FFD natively and through the npm package, the quadratic reference, and MIG.
 
 use gpu_share_core::catalog::find_model;
+use gpu_share_core::pack::optimize::{optimize_sizes, Budget};
 use gpu_share_core::pack::{bin_pack, bins_used, first_fit_decreasing, reference_ffd};
 use gpu_share_core::{ClusterGpuCaps, FractionalAsk};
 use std::path::Path;
@@ -126,9 +127,10 @@ pub fn node(args: &[String]) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// Runs of MIG packing per size: one run of each size made the growth ratio swing by half
-/// between bench runs on the 2-core machine; a million asks take seconds, so two of those.
-pub fn mig_runs(n: usize) -> usize {
+/// Runs per size of the slower timings (MIG packing, the optimizer): one run of each size made
+/// the growth ratio swing by half between bench runs on the 2-core machine; a million asks take
+/// seconds, so two of those.
+pub fn slow_runs(n: usize) -> usize {
     if n >= 1_000_000 {
         2
     } else {
@@ -137,7 +139,7 @@ pub fn mig_runs(n: usize) -> usize {
 }
 
 /// Full `bin_pack` of `n` MIG asks (random A100 40GB profiles): milliseconds, the best of
-/// [`mig_runs`], and GPUs used.
+/// [`slow_runs`], and GPUs used.
 pub fn mig(n: usize) -> Result<(f64, u64), String> {
     let a100 = find_model("a100-40gb").ok_or("no a100-40gb in the catalogue")?;
     let names: Vec<&str> = a100
@@ -158,7 +160,37 @@ pub fn mig(n: usize) -> Result<(f64, u64), String> {
         gpu_model: Some("a100-40gb".into()),
         ..Default::default()
     };
-    let (ms, r) = best_of(mig_runs(n), || bin_pack(&asks, &caps));
+    let (ms, r) = best_of(slow_runs(n), || bin_pack(&asks, &caps));
     let r = r.map_err(|e| e.to_string())?;
     Ok((ms, r.gpus_used))
+}
+
+/// Search steps per ask the optimizer gets in the growth timing: a budget that grows with the
+/// asks, so that its time over two sizes shows how each step's cost grows.
+pub const OPTIMIZER_STEPS_PER_ASK: u64 = 100;
+
+/// `optimize_sizes` of the speed table's `n` sizes with [`OPTIMIZER_STEPS_PER_ASK`] steps per
+/// ask (uniform sizes rarely reach their lower bound, so it spends them all).
+pub struct OptimizerTiming {
+    pub n: usize,
+    /// The best of [`slow_runs`], FFD and the bounds included.
+    pub ms: f64,
+    /// Steps spent.
+    pub work: u64,
+    pub bins: usize,
+}
+
+pub fn optimizer(n: usize) -> OptimizerTiming {
+    let s: Vec<u64> = sizes(n).into_iter().map(u64::from).collect();
+    let budget = Budget::work(OPTIMIZER_STEPS_PER_ASK * n as u64);
+    let (ms, r) = best_of(slow_runs(n), || {
+        optimize_sizes(&s, u64::from(CAPACITY), budget)
+    });
+    eprintln!("speed: optimizer at {n} asks: {ms:.0} ms, {} steps", r.work);
+    OptimizerTiming {
+        n,
+        ms,
+        work: r.work,
+        bins: r.bins,
+    }
 }

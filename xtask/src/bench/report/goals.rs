@@ -12,6 +12,7 @@ pub fn goals(s: &mut String, r: &Report) {
     };
     let tree = |n: usize| r.speed.iter().find(|t| t.n == n).map(|t| t.tree_ms);
     let mig = |n: usize| r.mig.iter().find(|m| m.0 == n).map(|m| m.1);
+    let optimizer = |n: usize| r.optimizer.iter().find(|t| t.n == n).map(|t| t.ms);
     let npm = |n: usize| {
         r.api
             .iter()
@@ -30,7 +31,7 @@ pub fn goals(s: &mut String, r: &Report) {
             .map(|f| f.ms)
     };
     let lighthouse = r.page.map(|p| p.lighthouse.score);
-    let rows: [(&str, &str, Option<f64>, f64, &str); 11] = [
+    let rows: [(&str, &str, Option<f64>, f64, &str); 12] = [
         (
             "first-fit-decreasing, 1M / 100k asks",
             "≤ 12×",
@@ -42,6 +43,13 @@ pub fn goals(s: &mut String, r: &Report) {
             "MIG `bin_pack`, 1M / 100k asks",
             "≤ 12×",
             growth(mig(1_000_000), mig(100_000)),
+            12.0,
+            "×",
+        ),
+        (
+            "the optimizer at 100 steps per ask, 1M / 100k asks",
+            "≤ 12×",
+            growth(optimizer(1_000_000), optimizer(100_000)),
             12.0,
             "×",
         ),
@@ -133,8 +141,7 @@ pub fn goals(s: &mut String, r: &Report) {
     }
     let _ = writeln!(
         s,
-        "\nNot measured by this bench yet, so not met: the optimizer's per-step growth. The npm goals are not \
-met: at 100,000 asks most of the npm time is outside the packing — reading the input, writing the response's JSON, \
+        "\nThe npm goals are not met: at 100,000 asks most of the npm time is outside the packing — reading the input, writing the response's JSON, \
 and the engine parsing it into objects and collecting garbage — which native code does not pay (a profile with \
 `node --cpu-prof` shows it); the optimisation level barely changes it (the table above)."
     );
