@@ -2,6 +2,7 @@
 // (kind "too_large"), refused before it is copied into WebAssembly, and the module stays usable.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { binPack, detect, parseAsks, parseScenario, validateMig, Ledger } from "@examlops/gpu-sharing";
 
 const MB100 = "a,0.5\n".repeat(Math.ceil(100e6 / 6));
@@ -57,4 +58,36 @@ test("text readers refuse what is not a string with a TypeError", () => {
       assert.throws(() => fn(bad), (e) => e instanceof TypeError && e.kind === "syntax", `${fn.name}(${String(bad)})`);
     }
   }
+});
+
+test("the optimizer on thousands of asks answers within half of Node's stack", () => {
+  // 9,000 asks of 0.01–1 GPU (a seeded LCG): bin completion searched thousands of levels deep
+  // and threw "RangeError: Maximum call stack size exceeded" (at Node's default 984 KB) before
+  // its depth was bounded. Run with 600 KB, so that the bound keeps a margin.
+  const script = `
+    import { binPack } from "@examlops/gpu-sharing";
+    let state = 12345n;
+    const next = () => {
+      state = (state * 6364136223846793005n + 1442695040888963407n) & ((1n << 64n) - 1n);
+      return Number(state >> 33n) / 2 ** 31;
+    };
+    const asks = Array.from({ length: 9000 }, (_, i) => ({
+      name: "a" + i,
+      fraction: Math.max(0.01, Math.round(next() * 100) / 100),
+    }));
+    const caps = { supportsTimeslicing: true };
+    const plain = binPack(asks, null, caps);
+    const optimized = binPack(asks, null, caps, { optimize: true });
+    const after = binPack([{ name: "a", fraction: 0.5 }], null, caps);
+    console.log(JSON.stringify([plain.gpusUsed, optimized.gpusUsed, optimized.lowerBound, after.gpusUsed]));
+  `;
+  const run = spawnSync(process.execPath, ["--stack-size=600", "--input-type=module", "-e", script], {
+    cwd: import.meta.dirname,
+    encoding: "utf8",
+  });
+  assert.equal(run.status, 0, run.stderr.split("\n").find((l) => l.includes("Error")) ?? run.stderr);
+  const [plain, optimized, lowerBound, after] = JSON.parse(run.stdout);
+  assert.ok(optimized <= plain, `${optimized} > ${plain}`);
+  assert.ok(optimized >= lowerBound);
+  assert.equal(after, 1);
 });

@@ -111,6 +111,15 @@ pub fn optimize_sizes(sizes: &[u64], capacity: u64, budget: Budget) -> Optimized
     improve(&problem, &first_fit_decreasing(sizes, capacity), budget)
 }
 
+/// The deepest any search here recurses (an item or a bin per level): past it a search stops as
+/// if its budget had run out. WebAssembly in V8 has about a megabyte of stack (984 KB in Node):
+/// `binPack` of 9,000 uniform asks with `optimize` threw "Maximum call stack size exceeded" in
+/// bin completion thousands of levels deep, and a million asks overflowed the CLI's 8 MB. At this
+/// depth that search needs 400–500 KB in Node (it passes with `node --stack-size=500`, not 400;
+/// at 2,000 levels it failed at 500), about half the stack; bin completion of BPPLIB's largest
+/// instances (1,000 items) needs a level per item.
+pub(crate) const MAX_DEPTH: usize = 1_200;
+
 /// Dual feasible functions the bound tries (u⁽¹⁾ … u⁽⁴⁰⁾; on BPPLIB more found nothing new).
 const DFF_K: u64 = 40;
 /// Work charged per item and function for that bound (each is an L2 pass: a sort, binary searches).
@@ -148,8 +157,12 @@ pub fn improve(problem: &Problem, bin_of: &[usize], budget: Budget) -> Optimized
     };
     let mut bound = by_size.max(count_bound);
     let mut bins = group(&rest, bin_of);
-    // A second start: bins filled one at a time as full as possible often beat FFD outright.
-    if bins.len() as u64 > bound {
+    // A second start: bins filled one at a time as full as possible often beat FFD outright. It
+    // rescans the remaining items for each bin, about items × bins / 2 steps, and an unfinished
+    // fill is worth nothing: where that would take over half the budget it is not started (on a
+    // million asks it used to spend the whole budget and leave the searches nothing).
+    let mbs_work = (rest.len() as u64).saturating_mul(bins.len() as u64) / 2;
+    if bins.len() as u64 > bound && mbs_work <= work.left / 2 {
         if let Some(packed) = mbs::mbs(problem, &rest, &mut work, None) {
             if packed.len() < bins.len() {
                 bins = packed;

@@ -16,7 +16,7 @@
 //! cheap, and the goal is measured in one place.
 
 use super::search::{groups, Group, Lowest, Problem, SplitMix};
-use super::Work;
+use super::{Work, MAX_DEPTH};
 use std::cmp::Reverse;
 
 /// Bins left for the trash can; one more than this is emptied at the start.
@@ -355,7 +355,7 @@ impl Split<'_> {
                 return false;
             }
             let size = self.sizes[self.items[k]];
-            if fill + size > self.cap || self.chosen.len() >= self.max_count {
+            if fill + size > self.cap || self.chosen.len() >= self.max_count.min(MAX_DEPTH) {
                 continue;
             }
             self.chosen.push(k);
@@ -394,7 +394,7 @@ impl Fill<'_> {
                 return;
             }
             self.nodes += 1;
-            if self.nodes > PACK_NODES || self.chosen.len() >= self.max {
+            if self.nodes > PACK_NODES || self.chosen.len() >= self.max.min(MAX_DEPTH) {
                 return;
             }
             let size = self.sizes[self.pool[k]];

@@ -17,7 +17,7 @@
 //! must keep that true; the property test checks it against brute force.
 
 use super::search::Problem;
-use super::Work;
+use super::{Work, MAX_DEPTH};
 
 /// At most this many items per bin on average turns on most-constrained-first.
 const FEW_PER_BIN: u64 = 4;
@@ -104,6 +104,7 @@ fn search(
         order,
         bins: Vec::new(),
         left_total: total,
+        depth: 0,
         work,
     };
     match search.solve(k, waste) {
@@ -134,6 +135,8 @@ struct Completion<'a, 'w> {
     bins: Vec<Vec<usize>>,
     /// Total size of the items not yet in a bin.
     left_total: u64,
+    /// Calls of `solve`, `fill` and `count_completions` under way (see [`MAX_DEPTH`]).
+    depth: usize,
     work: &'w mut Work,
 }
 
@@ -168,9 +171,26 @@ impl Completion<'_, '_> {
         self.prev[after] = p;
     }
 
+    /// Runs `f` one level deeper; `None` (as when the budget runs out) past [`MAX_DEPTH`]: the
+    /// search recurses once per bin and once per item of the open bin, and an unfinished search
+    /// proves nothing, so stopping costs answers, never a wrong one.
+    fn deeper<T>(&mut self, f: impl FnOnce(&mut Self) -> Option<T>) -> Option<T> {
+        if self.depth >= MAX_DEPTH {
+            return None;
+        }
+        self.depth += 1;
+        let out = f(self);
+        self.depth -= 1;
+        out
+    }
+
     /// Packs what is left into `bins_left` bins wasting at most `waste_left`; `None` when the
     /// budget ran out.
     fn solve(&mut self, bins_left: u64, waste_left: u64) -> Option<bool> {
+        self.deeper(|s| s.solve_here(bins_left, waste_left))
+    }
+
+    fn solve_here(&mut self, bins_left: u64, waste_left: u64) -> Option<bool> {
         let first = self.next[self.end()];
         if first == self.end() {
             return Some(true);
@@ -300,7 +320,9 @@ impl Completion<'_, '_> {
             self.next_candidate(p, room, smallest, waste_left, &mut last_tried)?
         {
             let size = self.size(here);
-            self.count_completions(here + 1, room - size, waste_left, len + 1, found)?;
+            self.deeper(|s| {
+                s.count_completions(here + 1, room - size, waste_left, len + 1, found)
+            })?;
             if *found >= COUNT_CAP {
                 return Some(());
             }
@@ -375,7 +397,8 @@ impl Completion<'_, '_> {
                 let size = self.size(here);
                 self.take(here);
                 bin.push(here);
-                let found = self.fill(here + 1, fill + size, bins_left, waste_left, bin);
+                let found =
+                    self.deeper(|s| s.fill(here + 1, fill + size, bins_left, waste_left, bin));
                 bin.pop();
                 self.restore(here);
                 if found != Some(false) {
@@ -469,6 +492,45 @@ mod tests {
         for b in &bins {
             assert_eq!(b.iter().map(|&i| sizes[i]).sum::<u64>(), 100);
         }
+    }
+
+    /// Exact pairs `(i, C − i)`: each bin closes by dominance without branching, one level of
+    /// recursion (and a close) per bin, so `pairs` bins need a search `pairs` deep.
+    fn pairs(bins: u64) -> Vec<u64> {
+        (0..bins).flat_map(|i| [1_000 + i, 9_000 - i]).collect()
+    }
+
+    #[test]
+    fn stops_short_of_overflowing_the_stack() {
+        // Run where the stack is large enough for the unoptimised test build either way: the
+        // check is that the search stops itself at `MAX_DEPTH`, not that the stack holds.
+        let deep = std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(|| {
+                let shallow = pairs(MAX_DEPTH as u64 - 10);
+                let deep = pairs(MAX_DEPTH as u64 + 10);
+                let outcome = |sizes: &[u64]| {
+                    let problem = Problem {
+                        sizes,
+                        capacity: 10_000,
+                        max_items: usize::MAX,
+                    };
+                    let items: Vec<usize> = (0..sizes.len()).collect();
+                    let k = sizes.len() as u64 / 2;
+                    let mut work = Work { left: u64::MAX };
+                    match complete(&problem, &items, k, &mut work) {
+                        Outcome::Packed(bins) => format!("packed into {}", bins.len()),
+                        other => format!("{other:?}"),
+                    }
+                };
+                (outcome(&shallow), outcome(&deep))
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        // Past the limit: not a packing, and not a proof that none exists.
+        let packed = format!("packed into {}", MAX_DEPTH - 10);
+        assert_eq!(deep, (packed, "Unknown".to_string()));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! finds exact fills, which is what instances built from perfect triplets (Falkenauer T) need.
 
 use super::search::{Problem, SplitMix};
-use super::Work;
+use super::{Work, MAX_DEPTH};
 
 /// Search nodes one bin may take before its best fill so far is kept.
 const NODES_PER_BIN: u64 = 4_000;
@@ -122,8 +122,9 @@ impl Search<'_> {
                 self.best_slack = slack;
                 self.best.clone_from(&self.chosen);
             }
-            // One item for the largest, plus `chosen`: the bin may hold no more.
-            let room = self.chosen.len() + 1 < self.problem.max_items;
+            // One item for the largest, plus `chosen`: the bin may hold no more (nor a subset
+            // deeper than the stack allows).
+            let room = self.chosen.len() + 1 < self.problem.max_items.min(MAX_DEPTH);
             if room && slack > 0 && self.complete(k + 1, slack) {
                 self.chosen.pop();
                 return true;
