@@ -67,6 +67,12 @@ impl<K: Ord, T> Lowest<K, T> {
         }
     }
 
+    /// Whether a candidate under `key` could be taken: `offer` ignores a worse one, drawing no
+    /// random number for it.
+    pub(crate) fn would_take(&self, key: &K) -> bool {
+        self.best.as_ref().is_none_or(|(k, _)| key <= k)
+    }
+
     pub(crate) fn into_best(self) -> Option<T> {
         self.best.map(|(_, t)| t)
     }
@@ -119,6 +125,61 @@ pub(crate) fn groups(items: &[usize], sizes: &[u64], out: &mut Vec<Group>) {
                 len: 2,
             });
         }
+    }
+}
+
+/// A group of a bin, with where each member last came from and the step before which it may
+/// not go back (the rebalancer's tabu list, copied here when the bin's groups are made: a move
+/// refreshes both bins it changes, and only their items' entries change).
+#[derive(Clone, Copy)]
+struct Entry {
+    group: Group,
+    tabu: [(usize, u64); 2],
+}
+
+impl Entry {
+    /// Whether the group may move into `bin` at `step`.
+    fn may_enter(&self, bin: usize, step: u64) -> bool {
+        self.tabu[..self.group.len]
+            .iter()
+            .all(|&(from, until)| from != bin || until <= step)
+    }
+}
+
+/// Every bin's groups, by size, in one array in bin order: the search scans all bins for each
+/// move, and with a `Vec` per bin, and the tabu list read by item, each bin was a cache miss at a
+/// million bins.
+#[derive(Default)]
+struct GroupTable {
+    entries: Vec<Entry>,
+    /// Where each bin's entries start, and how many there are.
+    spans: Vec<(usize, usize)>,
+    /// Reused while a bin's groups are made.
+    fresh: Vec<Group>,
+    fresh_entries: Vec<Entry>,
+}
+
+impl GroupTable {
+    fn of(&self, b: usize) -> &[Entry] {
+        let (start, len) = self.spans[b];
+        &self.entries[start..start + len]
+    }
+
+    /// Bin `b`'s entries are `new` (bins are stored first in order): in place where they fit,
+    /// else at the end (a move changes two bins, so the table grows slowly).
+    fn store(&mut self, b: usize, new: &[Entry]) {
+        if b == self.spans.len() {
+            self.spans.push((self.entries.len(), 0));
+        }
+        let (start, len) = self.spans[b];
+        let start = if new.len() <= len {
+            self.entries[start..start + new.len()].copy_from_slice(new);
+            start
+        } else {
+            self.entries.extend_from_slice(new);
+            self.entries.len() - new.len()
+        };
+        self.spans[b] = (start, new.len());
     }
 }
 
@@ -182,9 +243,9 @@ impl<'a> Rebalancer<'a> {
     /// for each move made a step cost in proportion to the bins, on a million asks half a second
     /// per thousand steps.
     pub(crate) fn run(mut self, work: &mut Work) -> Option<Vec<Vec<usize>>> {
-        let mut scratch: Vec<Vec<Group>> = vec![Vec::new(); self.bins.len()];
-        for (b, groups_of_b) in scratch.iter_mut().enumerate() {
-            self.refresh(b, groups_of_b);
+        let mut table = GroupTable::default();
+        for b in 0..self.bins.len() {
+            self.refresh(b, &mut table);
         }
         // Overflowing bins, in increasing order.
         let mut over: Vec<usize> = (0..self.bins.len())
@@ -197,7 +258,7 @@ impl<'a> Rebalancer<'a> {
             if !work.spend(1) {
                 return None;
             }
-            let m = self.best_move(&over, &scratch, work)?;
+            let m = self.best_move(&over, &table, work)?;
             for &i in m.a.members() {
                 self.shift(i, m.p, m.q);
             }
@@ -205,7 +266,7 @@ impl<'a> Rebalancer<'a> {
                 self.shift(i, m.q, m.p);
             }
             for b in [m.p, m.q] {
-                self.refresh(b, &mut scratch[b]);
+                self.refresh(b, &mut table);
                 match (over.binary_search(&b), self.overflow(b) > 0) {
                     (Err(at), true) => over.insert(at, b),
                     (Ok(at), false) => {
@@ -218,15 +279,24 @@ impl<'a> Rebalancer<'a> {
         }
     }
 
-    /// Bin `b`'s groups, and the empty group, by size.
-    fn refresh(&self, b: usize, groups_of_b: &mut Vec<Group>) {
-        groups(&self.bins[b], self.problem.sizes, groups_of_b);
-        groups_of_b.push(Group {
+    /// Stores bin `b`'s groups, and the empty group, by size.
+    fn refresh(&self, b: usize, table: &mut GroupTable) {
+        let mut fresh = std::mem::take(&mut table.fresh);
+        groups(&self.bins[b], self.problem.sizes, &mut fresh);
+        fresh.push(Group {
             size: 0,
             items: [0, 0],
             len: 0,
         });
-        groups_of_b.sort_by_key(|g| g.size);
+        fresh.sort_by_key(|g| g.size);
+        let mut entries = std::mem::take(&mut table.fresh_entries);
+        entries.clear();
+        entries.extend(fresh.iter().map(|&group| Entry {
+            group,
+            tabu: group.items.map(|i| self.left[i]),
+        }));
+        table.store(b, &entries);
+        (table.fresh, table.fresh_entries) = (fresh, entries);
     }
 
     fn shift(&mut self, i: usize, from: usize, to: usize) {
@@ -243,17 +313,11 @@ impl<'a> Rebalancer<'a> {
     fn best_move(
         &mut self,
         over: &[usize],
-        groups_of: &[Vec<Group>],
+        groups_of: &GroupTable,
         work: &mut Work,
     ) -> Option<Move> {
         let (cap, max) = (self.problem.capacity, self.problem.max_items);
         let step = self.step;
-        let left = &self.left;
-        let may_enter = |g: &Group, bin: usize| {
-            g.members()
-                .iter()
-                .all(|&i| left[i].0 != bin || left[i].1 <= step)
-        };
         // Keyed by the change in the total overflow.
         let mut best = Lowest::new();
         for &p in over {
@@ -262,7 +326,7 @@ impl<'a> Rebalancer<'a> {
                 if q == p {
                     continue;
                 }
-                work.spend(groups_of[p].len() as u64);
+                work.spend(groups_of.of(p).len() as u64);
                 let (lp, lq) = (i128::from(self.load[p]), i128::from(self.load[q]));
                 let c = i128::from(cap);
                 let before = (lp - c).max(0) + (lq - c).max(0);
@@ -270,33 +334,39 @@ impl<'a> Rebalancer<'a> {
                 // The ideal size difference d = a − g lowers p's overflow without raising q's:
                 // anything in [min(excess, room), max(excess, room)] does; look around both ends.
                 let (lo, hi) = (excess.min(room), excess.max(room));
-                for a in &groups_of[p] {
-                    if a.len == 0 || !may_enter(a, q) {
+                for entry in groups_of.of(p) {
+                    let a = &entry.group;
+                    if a.len == 0 || !entry.may_enter(q, step) {
                         continue;
                     }
-                    let gq = &groups_of[q];
+                    let gq = groups_of.of(q);
                     // g in [a − hi, a − lo] is ideal; the nearest on either side are next best.
-                    let first = gq.partition_point(|g| g.size < a.size.saturating_sub(hi));
+                    let first = gq.partition_point(|g| g.group.size < a.size.saturating_sub(hi));
                     let candidates = [
                         first.wrapping_sub(1),
                         first,
                         first + 1,
-                        gq.partition_point(|g| g.size <= a.size.saturating_sub(lo))
+                        gq.partition_point(|g| g.group.size <= a.size.saturating_sub(lo))
                             .wrapping_sub(1),
                     ];
                     for &k in &candidates {
-                        let Some(g) = gq.get(k) else { continue };
+                        let Some(other) = gq.get(k) else { continue };
+                        let g = &other.group;
                         if g.size >= a.size && !(g.size == a.size && g.len != a.len) {
                             continue;
                         }
                         if self.bins[q].len() + a.len - g.len > max
                             || self.bins[p].len() + g.len - a.len > max
-                            || !may_enter(g, p)
                         {
                             continue;
                         }
                         let d = i128::from(a.size) - i128::from(g.size);
                         let after = (lp - d - c).max(0) + (lq + d - c).max(0);
+                        // A move the best so far beats is never taken: the tabu list is not
+                        // worth reading for it.
+                        if !best.would_take(&(after - before)) || !other.may_enter(p, step) {
+                            continue;
+                        }
                         best.offer(after - before, &mut self.rng, || Move {
                             p,
                             q,
