@@ -131,6 +131,11 @@ pub fn goals(s: &mut String, r: &Report) {
                 format!("{m:.2}{unit}"),
                 if m >= limit { "yes" } else { "no" },
             ),
+            // Ratios to two places: one place showed 12.0× beside a "no" for ≤ 12×.
+            Some(m) if unit == "×" => (
+                format!("{m:.2}{unit}"),
+                if m <= limit { "yes" } else { "no" },
+            ),
             Some(m) => (
                 format!("{m:.1}{unit}"),
                 if m <= limit { "yes" } else { "no" },
