@@ -1,13 +1,15 @@
 //! JSON text made into JavaScript values by the engine's own `JSON.parse`, in pieces when the text
 //! is longer than one JavaScript string may be (V8: 2²⁹ − 24 characters; the response to a
-//! million asks is about twice that).
+//! million fraction asks is about 690 MB, 1.3 times that).
 
 use gpu_share_core::{Error, ErrorKind};
 use wasm_bindgen::JsValue;
 
-/// The longest text given to `JSON.parse` at once: far below V8's string limit, long enough that
-/// a large array is read in a handful of calls.
-const CHUNK: usize = 64 << 20;
+/// The longest text given to `JSON.parse` at once: half V8's string limit, so that responses up to
+/// a quarter of a million asks (about 67 MB at 100,000) are read in one call. Splitting costs a
+/// scan of the text and a push per array item: at 64 MiB it took 120 ms of a 100,000-ask
+/// `binPack`, whose response is just above that (BENCHMARKS.md, speed where users call it).
+const CHUNK: usize = 256 << 20;
 
 /// `text` (compact JSON, as serde_json writes it) as a JavaScript value.
 pub fn parse(text: &str) -> Result<JsValue, Error> {

@@ -7,7 +7,7 @@ use gpu_share_core::{ClusterGpuCaps, FractionalAsk, Share};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Ask counts timed through the API: 1,000,000 asks make a response of about 300 MB of JSON.
+/// Ask counts timed through the API: 1,000,000 asks make a response of about 690 MB of JSON.
 pub const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
 
 /// npm builds compared, as (rustc opt-level, wasm-opt level); `None` is Cargo.toml's `npm` profile.

@@ -75,18 +75,35 @@ impl<'a> Cns<'a> {
         let sizes = problem.sizes;
         let target = bins.len().checked_sub(1).filter(|&t| t > 0)?;
         let spare = SPARE.min(target);
-        let load_of = |b: &Vec<usize>| b.iter().map(|&i| sizes[i]).sum::<u64>();
-        let mut order: Vec<usize> = (0..bins.len()).collect();
-        order.sort_by_key(|&b| (load_of(&bins[b]), Reverse(b)));
+        // Sort keys computed once, not per comparison: each was a walk through a bin's items,
+        // a cache miss apiece at a million asks (BENCHMARKS.md, growth).
+        let loads: Vec<u64> = bins
+            .iter()
+            .map(|b| b.iter().map(|&i| sizes[i]).sum())
+            .collect();
+        let mut order: Vec<(u64, Reverse<usize>)> = loads
+            .iter()
+            .enumerate()
+            .map(|(b, &l)| (l, Reverse(b)))
+            .collect();
+        order.sort_unstable();
         let (emptied, kept) = order.split_at(bins.len() - (target - spare));
-        let trash: Vec<usize> = emptied.iter().flat_map(|&b| bins[b].clone()).collect();
-        let mut kept: Vec<Vec<usize>> = kept.iter().map(|&b| bins[b].clone()).collect();
-        // A fixed order (by first item) for the kept bins, rather than the order of their loads.
-        kept.sort_by_key(|b| b.first().copied());
+        let trash: Vec<usize> = emptied
+            .iter()
+            .flat_map(|&(_, Reverse(b))| bins[b].iter().copied())
+            .collect();
+        // A fixed order (by first item) for the kept bins, rather than the order of their loads;
+        // equal keys (empty bins) keep the order of their loads.
+        let mut kept: Vec<(Option<usize>, usize, usize)> = kept
+            .iter()
+            .enumerate()
+            .map(|(at, &(_, Reverse(b)))| (bins[b].first().copied(), at, b))
+            .collect();
+        kept.sort_unstable();
         Some(Cns {
             problem,
-            load: kept.iter().map(load_of).collect(),
-            bins: kept,
+            load: kept.iter().map(|&(_, _, b)| loads[b]).collect(),
+            bins: kept.iter().map(|&(_, _, b)| bins[b].clone()).collect(),
             trash_load: trash.iter().map(|&i| sizes[i]).sum(),
             trash,
             spare,

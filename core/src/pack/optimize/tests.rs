@@ -131,3 +131,14 @@ fn zero_sized_items_never_cost_a_bin() {
     check_feasible(&sizes, 100, usize::MAX, &r);
     assert_eq!(optimize_sizes(&[0, 0], 100, Budget::work(1000)).bins, 1);
 }
+
+#[test]
+fn groups_items_by_bin_in_order_of_first_use() {
+    // Bins 7, 2, 7, 0 among the chosen items; item 1 (bin 9) is not among them.
+    let bin_of = [7, 9, 2, 7, 0];
+    assert_eq!(
+        group(&[0, 2, 3, 4], &bin_of),
+        vec![vec![0, 3], vec![2], vec![4]]
+    );
+    assert_eq!(group(&[], &bin_of), Vec::<Vec<usize>>::new());
+}
