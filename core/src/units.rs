@@ -2,6 +2,7 @@
 //! percentages and the ratios 1/2 … 1/16 (MIG's 1/7 and 1/8 among them) are all exact.
 
 use crate::error::{Error, ErrorKind, Result};
+use std::borrow::Cow;
 use std::fmt;
 
 /// Units in one GPU: 10⁵ × 72,072 = 10⁴ × 720,720, and 720,720 = lcm(1, …, 16).
@@ -64,7 +65,9 @@ impl Share {
         from_u128(units, || format!("{numerator}/{denominator}"))
     }
 
-    /// Reads `0.25`, `25%`, `1/3` or `2` (surrounding spaces allowed). Digits finer than a unit round up.
+    /// Reads `0.25`, `25%`, `1/3` or `2` (surrounding spaces allowed); any of their numbers may
+    /// carry an exponent (`9e-05`, `2.5E-1`), as Python, pandas and spreadsheets write small
+    /// numbers. Digits finer than a unit round up.
     ///
     /// # Errors
     /// `Syntax` when the text is not one of those forms; `OutOfRange` when it exceeds [`MAX_GPUS`].
@@ -77,12 +80,17 @@ impl Share {
             ));
         }
         if let Some(percent) = t.strip_suffix('%') {
-            let d = Decimal::parse(percent.trim_end(), text)?;
+            let percent = without_exponent(percent.trim_end(), text)?;
+            let d = Decimal::parse(&percent, text)?;
             return from_u128(d.scaled_ceil(100), || text.to_string());
         }
         if let Some((num, den)) = t.split_once('/') {
-            let n = Decimal::parse(num.trim(), text)?;
-            let d = Decimal::parse(den.trim(), text)?;
+            let (num, den) = (
+                without_exponent(num.trim(), text)?,
+                without_exponent(den.trim(), text)?,
+            );
+            let n = Decimal::parse(&num, text)?;
+            let d = Decimal::parse(&den, text)?;
             if d.digits == 0 {
                 return Err(Error::new(
                     ErrorKind::OutOfRange,
@@ -103,7 +111,8 @@ impl Share {
                 text.to_string()
             });
         }
-        let d = Decimal::parse(t, text)?;
+        let t = without_exponent(t, text)?;
+        let d = Decimal::parse(&t, text)?;
         from_u128(d.scaled_ceil(1), || text.to_string())
     }
 
@@ -253,6 +262,45 @@ impl std::iter::Sum for Share {
     fn sum<I: Iterator<Item = Share>>(iter: I) -> Share {
         Share(iter.fold(0u64, |acc, s| acc.saturating_add(s.0)))
     }
+}
+
+/// `t` with its exponent, if it has one, written out as plain digits (`9e-05` → `0.00009`), so
+/// that [`Decimal`] reads it exactly. The exponent has at most four digits: the longest text this
+/// writes is about ten thousand characters, and anything that far out is far beyond [`MAX_GPUS`]
+/// or far below a unit either way.
+fn without_exponent<'t>(t: &'t str, whole_input: &str) -> Result<Cow<'t, str>> {
+    let Some((mantissa, exponent)) = t.split_once(['e', 'E']) else {
+        return Ok(Cow::Borrowed(t));
+    };
+    let bad = || {
+        Error::new(
+            ErrorKind::Syntax,
+            format!("expected a fraction such as 0.25, 25% or 1/4, got {whole_input:?}"),
+        )
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits_only = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let unsigned = exponent.strip_prefix(['+', '-']).unwrap_or(exponent);
+    if (int.is_empty() && frac.is_empty())
+        || !digits_only(int)
+        || !digits_only(frac)
+        || !(1..=4).contains(&unsigned.len())
+        || !digits_only(unsigned)
+    {
+        return Err(bad());
+    }
+    let shift: i64 = exponent.parse().map_err(|_| bad())?;
+    let digits = format!("{int}{frac}");
+    // Where the point goes in `digits`: after the integer part, moved by the exponent.
+    let point = int.len() as i64 + shift;
+    Ok(Cow::Owned(if point <= 0 {
+        format!("0.{}{digits}", "0".repeat(point.unsigned_abs() as usize))
+    } else if point as usize >= digits.len() {
+        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
+    } else {
+        let (whole, part) = digits.split_at(point as usize);
+        format!("{whole}.{part}")
+    }))
 }
 
 /// A non-negative decimal: `digits / 10^scale` from the first [`MAX_FRACTION_DIGITS`] digits after
@@ -458,6 +506,31 @@ mod tests {
     }
 
     #[test]
+    fn numbers_with_an_exponent_read_as_their_plain_digits() {
+        assert_eq!(p("9e-05"), p("0.00009"));
+        assert_eq!(p("2.5E-1"), p("0.25"));
+        assert_eq!(p("1e0"), p("1"));
+        assert_eq!(p("1.5e+1"), p("15"));
+        assert_eq!(p(".5e1"), p("5"));
+        assert_eq!(p("5e1%"), p("50%"));
+        assert_eq!(p("1e-3/1e-2"), p("0.1"));
+        assert_eq!(p("0e9999"), Share::ZERO);
+        // Finer than a unit rounds up, however far.
+        assert_eq!(p("1e-9999").units(), 1);
+        assert_eq!(p("1e-20"), p("0.00000000000000000001"));
+        for bad in [
+            "1e", "e5", "1e+", "1e5.5", "-1e-3", "1e99999", "1ee2", "1e-", ".e1", "1e 2",
+        ] {
+            assert_eq!(
+                Share::parse(bad).unwrap_err().kind,
+                ErrorKind::Syntax,
+                "{bad}"
+            );
+        }
+        assert_eq!(Share::parse("1e7").unwrap_err().kind, ErrorKind::OutOfRange);
+    }
+
+    #[test]
     fn finer_than_a_unit_rounds_up() {
         let tiny = p("0.00000000000000000001");
         assert_eq!(tiny.units(), 1);
@@ -478,7 +551,7 @@ mod tests {
     #[test]
     fn rejects_garbage_and_extremes() {
         for bad in [
-            "", "abc", "-1", "1e3", "0x10", "1/0", "1..2", ".", "%", "5/", "nan", "١",
+            "", "abc", "-1", "1e", "0x10", "1/0", "1..2", ".", "%", "5/", "nan", "١",
         ] {
             assert!(Share::parse(bad).is_err(), "{bad:?} should be rejected");
         }
