@@ -24,7 +24,8 @@ use gpu_share_core::pack::optimize::Budget;
 use std::path::{Path, PathBuf};
 
 const USAGE: &str = "usage: cargo xtask bench --bpplib DIR [--trace DIR] [--tsv FILE] [--budget-ms N] \
-[--only PART[,PART…]] (parts: quality, unseen, peers, mig, memory, repartition, speed, api, page, replay) [--family NAME] [--no-write] (--help: what DIR holds)";
+[--only PART[,PART…]] (parts: quality, unseen, peers, mig, memory, repartition, speed, api, page, replay) [--family NAME] [--no-write] (--help: what DIR holds)
+(with --only or --family the report goes to target/bench/BENCHMARKS-partial.md, not BENCHMARKS.md)";
 
 /// What `--bpplib DIR` must hold; the data is not in the repository.
 const BPPLIB_DIR: &str = "\
@@ -58,6 +59,16 @@ struct Options {
 }
 
 impl Options {
+    /// Where the report goes: BENCHMARKS.md for a whole run; a partial run (`--only`, `--family`)
+    /// writes beside the build instead, so that it never replaces the whole report with a part.
+    fn report_path(&self) -> PathBuf {
+        if self.only.is_none() && self.family.is_none() {
+            root().join("BENCHMARKS.md")
+        } else {
+            root().join("target/bench/BENCHMARKS-partial.md")
+        }
+    }
+
     /// No `--only`, or `--only` names `part` among its comma-separated parts.
     fn wants(&self, part: &str) -> bool {
         self.only
@@ -272,9 +283,42 @@ pub fn run(args: &[String]) -> Result<(), String> {
             replay: replay.as_ref(),
             wall_s: started.elapsed().as_secs_f64(),
         });
-        std::fs::write(root().join("BENCHMARKS.md"), md)
-            .map_err(|e| format!("cannot write BENCHMARKS.md: {e}"))?;
-        eprintln!("bench: wrote BENCHMARKS.md and {}", options.tsv.display());
+        let path = options.report_path();
+        if let Some(folder) = path.parent() {
+            std::fs::create_dir_all(folder)
+                .map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+        }
+        std::fs::write(&path, md).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!(
+            "bench: wrote {} and {}",
+            path.display(),
+            options.tsv.display()
+        );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(args: &[&str]) -> Options {
+        parse(&args.iter().map(|a| a.to_string()).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn only_a_whole_run_writes_benchmarks_md() {
+        let whole = options(&["--bpplib", "d", "--trace", "t"]);
+        assert_eq!(whole.report_path(), root().join("BENCHMARKS.md"));
+        for partial in [
+            &["--only", "speed"][..],
+            &["--bpplib", "d", "--family", "AI"],
+        ] {
+            assert_eq!(
+                options(partial).report_path(),
+                root().join("target/bench/BENCHMARKS-partial.md"),
+                "{partial:?}"
+            );
+        }
+    }
 }
