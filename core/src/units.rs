@@ -272,12 +272,7 @@ fn without_exponent<'t>(t: &'t str, whole_input: &str) -> Result<Cow<'t, str>> {
     let Some((mantissa, exponent)) = t.split_once(['e', 'E']) else {
         return Ok(Cow::Borrowed(t));
     };
-    let bad = || {
-        Error::new(
-            ErrorKind::Syntax,
-            format!("expected a fraction such as 0.25, 25% or 1/4, got {whole_input:?}"),
-        )
-    };
+    let bad = || not_a_fraction(whole_input);
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let digits_only = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     let unsigned = exponent.strip_prefix(['+', '-']).unwrap_or(exponent);
@@ -303,6 +298,13 @@ fn without_exponent<'t>(t: &'t str, whole_input: &str) -> Result<Cow<'t, str>> {
     }))
 }
 
+fn not_a_fraction(whole_input: &str) -> Error {
+    Error::new(
+        ErrorKind::Syntax,
+        format!("expected a fraction such as 0.25, 25% or 1/4, got {whole_input:?}"),
+    )
+}
+
 /// A non-negative decimal: `digits / 10^scale` from the first [`MAX_FRACTION_DIGITS`] digits after
 /// the point; `rest` holds any digits cut beyond those, so rounding can still see them.
 struct Decimal<'a> {
@@ -315,12 +317,7 @@ struct Decimal<'a> {
 
 impl<'a> Decimal<'a> {
     fn parse(t: &'a str, whole_input: &str) -> Result<Decimal<'a>> {
-        let bad = || {
-            Error::new(
-                ErrorKind::Syntax,
-                format!("expected a fraction such as 0.25, 25% or 1/4, got {whole_input:?}"),
-            )
-        };
+        let bad = || not_a_fraction(whole_input);
         let (int, frac) = t.split_once('.').unwrap_or((t, ""));
         if int.is_empty() && frac.is_empty() {
             return Err(bad());
