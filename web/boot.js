@@ -1,7 +1,26 @@
 // Starts the planner: loads the wasm-bindgen module and its .wasm (names from the data attributes
 // Trunk writes on this script's tag). A file of its own so the CSP needs no inline script.
 const tag = document.querySelector('script[data-js][data-wasm]');
+// The app replaces the shell (index.html, web/src/shell.rs) once the shell's first paint is on
+// screen: the browser reports it then (a paint entry). On a fast connection the WebAssembly could
+// otherwise be built into the page before that paint was shown, and the page stayed blank until
+// then. Without a paint to wait for (a hidden tab, a browser without paint timing) it goes ahead
+// after a second.
+const shown = new Promise((done) => {
+  setTimeout(done, 1000);
+  try {
+    new PerformanceObserver((list, observer) => {
+      if (list.getEntriesByName('first-contentful-paint').length > 0) {
+        observer.disconnect();
+        done();
+      }
+    }).observe({ type: 'paint', buffered: true });
+  } catch {
+    done();
+  }
+});
 const { default: init } = await import(tag.dataset.js);
+await shown;
 await init({ module_or_path: tag.dataset.wasm });
 
 // Embedded (`&embed`) in another page's iframe: tell the parent how tall the content is, now and

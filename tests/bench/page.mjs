@@ -66,7 +66,7 @@ async function measure(context, origin, n) {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await page.goto(`${origin}/?timeslice`);
-  await page.waitForSelector('[data-testid="packing-diagram"]', { timeout: 60_000 });
+  await page.waitForSelector('html[data-ready] [data-testid="packing-diagram"]', { timeout: 60_000 });
   await page.evaluate(watchPage);
   // Pasted as a platform engineer pastes a cluster's asks, and loaded.
   await page.locator('details.import summary').click();

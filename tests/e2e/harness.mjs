@@ -72,10 +72,10 @@ export async function start(t, { prefix = '/', colorScheme = 'light', viewport =
   return { page, context, server, watch };
 }
 
-/** Opens the page with a query and waits until the app has rendered its diagram. */
+/** Opens the page with a query and waits until the app has built every panel (`data-ready`). */
 export async function open(page, server, query = '') {
   await page.goto(`${server.url}${query}`);
-  await page.waitForSelector('[data-testid="packing-diagram"]', { timeout: 20000 });
+  await page.waitForSelector('html[data-ready] [data-testid="packing-diagram"]', { timeout: 20000 });
 }
 
 /** The names shown as text in a lane. */

@@ -52,31 +52,63 @@ pub fn App() -> impl IntoView {
         .into_any()
     } else {
         view! {
-            <header class="top">
-                <h1>"gpu-share planner"</h1>
-                <p>"Which GPU sharing mechanism serves each ask, how the asks pack onto GPUs, and what they cost. Everything runs in this page; nothing is sent anywhere."</p>
-            </header>
+            <Top />
             <main class="full">
-                <div class="workspace">
-                    <div class="inputs">
-                        <AsksTable />
-                        <SizeBox />
-                        <CapsForm />
-                        <DetectBox />
-                        <ShareBar />
-                    </div>
-                    <div class="answer">
-                        <Summary />
-                        <Diagram />
-                        <PlanTable />
-                    </div>
-                </div>
-                <FitBox />
-                <ExportPanel />
-                <Ledger />
-                <ReplayBox />
+                <Workspace />
+                <Later>
+                    <FitBox />
+                    <ExportPanel />
+                    <Ledger />
+                    <ReplayBox />
+                </Later>
             </main>
         }
         .into_any()
     }
+}
+
+/// The page's title and what it does.
+#[component]
+pub fn Top() -> impl IntoView {
+    view! {
+        <header class="top">
+            <h1>"gpu-share planner"</h1>
+            <p>"Which GPU sharing mechanism serves each ask, how the asks pack onto GPUs, and what they cost. Everything runs in this page; nothing is sent anywhere."</p>
+        </header>
+    }
+}
+
+/// The asks and the cluster beside the plan: what a first look at the page shows. The asks,
+/// summary and diagram are built first; the panels after them in the next tasks, each at the end
+/// of its column, so nothing above them moves when they come.
+#[component]
+pub fn Workspace() -> impl IntoView {
+    view! {
+        <div class="workspace">
+            <div class="inputs">
+                <AsksTable />
+                <Later>
+                    <SizeBox />
+                    <CapsForm />
+                    <DetectBox />
+                    <ShareBar />
+                </Later>
+            </div>
+            <div class="answer">
+                <Summary />
+                <Diagram />
+                <Later>
+                    <PlanTable />
+                </Later>
+            </div>
+        </div>
+    }
+}
+
+/// Panels built in a task of their own after the first plan is drawn (`settle::later`):
+/// building the whole page at once held the main thread for one long task (BENCHMARKS.md).
+#[component]
+fn Later(children: ChildrenFn) -> impl IntoView {
+    let shown = settle::later();
+    view! { <Show when=move || shown.get()>{children()}</Show> }
 }

@@ -2,6 +2,9 @@
 //! crate only presents, stores and downloads. Every action turns the page's input into a request
 //! of the core's use-case layer (`gpu_share_core::api`), makes one call, and renders the response.
 
+// Native builds render the shell (`shell`) with Leptos's `ssr`, whose nested view types need it.
+#![recursion_limit = "256"]
+
 pub mod app;
 pub mod clipboard;
 pub mod components;
@@ -11,13 +14,35 @@ pub mod format;
 pub mod in_view;
 pub mod png;
 pub mod settle;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod shell;
 pub mod state;
 pub mod storage;
 pub mod url;
 pub mod words;
 
-/// Installs the panic hook and mounts the page on `<body>`.
+/// Installs the panic hook and mounts the page on `<body>` in place of the static shell
+/// `index.html` shows while the WebAssembly loads (`shell`; `boot.js` starts loading it once the
+/// shell is painted). Once the panels built after the first plan are in (`settle::later`),
+/// `<html>` gets `data-ready`: the page answers input from then on.
 pub fn start() {
     console_error_panic_hook::set_once();
+    if let Some(shell) = leptos::prelude::document().get_element_by_id("shell") {
+        shell.remove();
+    }
+    mount();
+}
+
+fn mount() {
     leptos::mount::mount_to_body(app::App);
+    // Queued after `settle::later`'s tasks, so it runs once those panels are built.
+    leptos::prelude::set_timeout(
+        || {
+            let html = leptos::prelude::document().document_element();
+            if let Some(html) = html {
+                let _ = html.set_attribute("data-ready", "");
+            }
+        },
+        std::time::Duration::ZERO,
+    );
 }

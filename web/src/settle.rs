@@ -63,6 +63,22 @@ pub fn when_idle(slot: Idle, asks: usize, work: impl FnOnce() + 'static) {
     }
 }
 
+/// A signal that turns true in a task after the current one, for parts of the page its first
+/// plan need not wait for: building the whole page in one task held the main thread for one long
+/// task (BENCHMARKS.md, first load). Outside a browser it is true at once.
+pub fn later() -> Signal<bool> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let shown = RwSignal::new(false);
+        set_timeout(move || shown.set(true), std::time::Duration::ZERO);
+        shown.into()
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        Signal::derive(|| true)
+    }
+}
+
 /// The work [`when_idle`] still has waiting for one purpose (a later call replaces it).
 #[derive(Clone, Copy)]
 pub struct Idle {

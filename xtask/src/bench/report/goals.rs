@@ -30,7 +30,7 @@ pub fn goals(s: &mut String, r: &Report) {
             .and_then(|p| p.first_plans.iter().find(|f| f.link.starts_with(link)))
             .map(|f| f.ms)
     };
-    let lighthouse = r.page.map(|p| p.lighthouse.score);
+    let lighthouse = r.page.and_then(|p| p.lighthouse.first()).map(|l| l.score);
     let rows: [(&str, &str, Option<f64>, f64, &str); 12] = [
         (
             "first-fit-decreasing, 1M / 100k asks",

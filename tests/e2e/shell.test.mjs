@@ -1,0 +1,71 @@
+// The page before its WebAssembly has loaded: index.html's shell (web/src/shell.rs) shows the page's
+// header and an empty workspace, greyed, inert and marked busy, with no test ids that could pass
+// for the app's; once the app has loaded, the shell is gone and the page is the app's alone.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertClean, start } from './harness.mjs';
+
+test('before the WebAssembly arrives the shell shows the page, inert; the app replaces it', async (t) => {
+  const { page, server, watch } = await start(t, { viewport: { width: 412, height: 823 } });
+  // The WebAssembly is held back until the shell has been looked at.
+  const release = await holdWasm(page);
+  await page.goto(`${server.url}?ask=a:0.5&ask=b:0.3&timeslice`);
+  await page.waitForSelector('#shell header.top h1');
+  const shell = await page.evaluate(() => {
+    const s = document.getElementById('shell');
+    const hint = s.querySelector('section.asks p.hint');
+    return {
+      inert: s.inert,
+      busy: s.getAttribute('aria-busy'),
+      title: getComputedStyle(s.querySelector('h1'), '::after').content,
+      hint: hint?.textContent ?? '',
+      testIds: s.querySelectorAll('[data-testid]').length,
+      rows: s.querySelectorAll('tbody tr').length,
+      app: document.querySelectorAll('body > main').length,
+    };
+  });
+  assert.equal(shell.inert, true);
+  assert.equal(shell.busy, 'true');
+  assert.match(shell.title, /loading/);
+  assert.match(shell.hint, /^A fraction is a decimal/);
+  assert.equal(shell.testIds, 0, 'the shell carries no test ids');
+  assert.equal(shell.rows, 0, 'the shell shows no asks: the link\'s are not read yet');
+  assert.equal(shell.app, 0);
+  // Typing into the shell does nothing: it is inert.
+  await page.locator('#shell input').first().click({ force: true, timeout: 2000 }).catch(() => {});
+  await page.keyboard.type('lost');
+  assert.equal(await page.locator('#shell input').first().inputValue(), '');
+  release();
+  await page.waitForSelector('html[data-ready] [data-testid="packing-diagram"]');
+  assert.equal(await page.locator('#shell').count(), 0, 'the shell is gone');
+  assert.equal(await page.locator('header.top').count(), 1, 'one header');
+  assert.equal(await page.locator('[data-testid="ask-row"]').count(), 2, 'the link\'s asks');
+  await assertClean(assert, page, watch);
+});
+
+test('the shell and the app put the first screen\'s text in the same place', async (t) => {
+  const { page, server, watch } = await start(t, { viewport: { width: 412, height: 823 } });
+  const release = await holdWasm(page);
+  await page.goto(server.url);
+  await page.waitForSelector('#shell section.asks p.hint');
+  const where = () => page.evaluate(() => {
+    const r = document.querySelector('section.asks p.hint').getBoundingClientRect();
+    return [r.x, r.y, r.width, r.height];
+  });
+  const inShell = await where();
+  release();
+  await page.waitForSelector('html[data-ready] [data-testid="packing-diagram"]');
+  assert.deepEqual(await where(), inShell, 'the hint moved when the app replaced the shell');
+  await assertClean(assert, page, watch);
+});
+
+/** Holds the page's WebAssembly back until the function it returns is called. */
+async function holdWasm(page) {
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route(/\.wasm$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  return release;
+}

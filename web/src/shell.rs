@@ -1,0 +1,104 @@
+//! The page's shell: its header and an empty workspace as static HTML inside `index.html`, so a
+//! slow connection shows the page's layout and text (greyed, inert) at once instead of a blank
+//! page while the WebAssembly loads; `start` removes it before mounting the app. It is made by
+//! rendering the page's own components natively for an empty scenario, and a test keeps
+//! `index.html`'s copy the same as what they render (`shell_in_index_html_is_current`).
+
+use crate::app::{Top, Workspace};
+use crate::state::AppState;
+use leptos::prelude::*;
+
+/// Where the shell starts and ends in `index.html`.
+pub const START: &str =
+    "<!-- shell: made by web/src/shell.rs; `cargo test -p gpu-share-web shell` rewrites it -->";
+pub const END: &str = "<!-- /shell -->";
+
+/// The header and the workspace of an empty scenario, as HTML. Test ids are left out: the shell
+/// is not the page, and a test (or a script) looking for one must find the app's.
+pub fn html() -> String {
+    // Rendering builds effects, which Leptos hands to an executor; a shell runs none of them.
+    struct Discard;
+    impl any_spawner::CustomExecutor for Discard {
+        fn spawn(&self, _: any_spawner::PinnedFuture<()>) {}
+        fn spawn_local(&self, _: any_spawner::PinnedLocalFuture<()>) {}
+        fn poll_local(&self) {}
+    }
+    // Already set (a second call in one process) is as good.
+    let _ = any_spawner::Executor::init_custom_executor(Discard);
+    let owner = Owner::new();
+    let html = owner.with(|| {
+        let state = AppState::new("");
+        state.clear();
+        provide_context(state);
+        view! {
+            <Top />
+            <main class="full">
+                <Workspace />
+            </main>
+        }
+        .to_html()
+    });
+    without_test_ids(&html)
+}
+
+/// `html` without its ` data-testid="…"` attributes.
+fn without_test_ids(html: &str) -> String {
+    const ATTRIBUTE: &str = " data-testid=\"";
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find(ATTRIBUTE) {
+        out.push_str(&rest[..at]);
+        let value = &rest[at + ATTRIBUTE.len()..];
+        rest = value.find('"').map_or("", |end| &value[end + 1..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `index` with the text between [`START`] and [`END`] replaced by `shell`, or `None` without
+/// both markers.
+pub fn with_shell(index: &str, shell: &str) -> Option<String> {
+    let start = index.find(START)? + START.len();
+    let end = start + index[start..].find(END)?;
+    Some(format!("{}{shell}{}", &index[..start], &index[end..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// As rust-analyzer's generated files: when the components change, this test writes the new
+    /// shell into `index.html` and fails, so the change is seen and committed.
+    #[test]
+    fn shell_in_index_html_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../index.html");
+        let index = std::fs::read_to_string(path).expect("index.html");
+        let current = with_shell(&index, &html()).expect("index.html has the shell's markers");
+        if current != index {
+            std::fs::write(path, &current).expect("index.html is writable");
+            panic!("index.html's shell was out of date with the components; rewritten, commit it");
+        }
+    }
+
+    #[test]
+    fn the_shell_has_the_pages_text_and_no_test_ids() {
+        let shell = html();
+        assert!(shell.contains("<h1>gpu-share planner</h1>"));
+        assert!(shell.contains("A fraction is a decimal (0.25)"));
+        assert!(!shell.contains("data-testid"));
+        assert!(!shell.contains("<script"));
+    }
+
+    #[test]
+    fn test_ids_are_removed_and_nothing_else() {
+        assert_eq!(
+            without_test_ids(r#"<p data-testid="a" class="x">t</p><b data-testid="b">u</b>"#),
+            r#"<p class="x">t</p><b>u</b>"#
+        );
+        assert_eq!(with_shell("a", "b"), None);
+        assert_eq!(
+            with_shell(&format!("x{START}old{END}y"), "new"),
+            Some(format!("x{START}new{END}y"))
+        );
+    }
+}
