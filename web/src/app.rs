@@ -20,17 +20,23 @@ pub fn App() -> impl IntoView {
 
     // The address bar follows the scenario (after the first edit, so a link that failed to
     // parse stays visible until the user changes something), as the plan does: once edits
-    // settle, and for a large scenario once they pause (`settle::when_idle`).
+    // settle, and for a large scenario once they pause (`settle::when_idle`), when its link is
+    // also written out — a thousand asks' link takes longer than their plan.
     let address = settle::Idle::new();
-    Effect::new(move |previous: Option<String>| {
+    let written = StoredValue::new(url::query_for(&state.scenario.get_untracked(), embed));
+    Effect::new(move |first: Option<()>| {
         state.settled.track();
-        let q = url::query_for(&state.scenario.get_untracked(), embed);
-        if previous.as_ref().is_some_and(|p| *p != q) {
-            let asks = state.asks.with_untracked(Vec::len);
-            let q = q.clone();
-            settle::when_idle(address, asks, move || url::replace_query(&q));
+        if first.is_none() {
+            return;
         }
-        q
+        let asks = state.asks.with_untracked(Vec::len);
+        settle::when_idle(address, asks, move || {
+            let q = state.scenario.with_untracked(|s| url::query_for(s, embed));
+            if written.with_value(|w| *w != q) {
+                url::replace_query(&q);
+                written.set_value(q);
+            }
+        });
     });
 
     if embed {

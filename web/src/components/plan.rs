@@ -11,11 +11,11 @@ use crate::state::AppState;
 use crate::words;
 
 /// Where each ask ended up: its GPU indices, or `None` when unplaced.
-fn placements(pack: &PackResult) -> HashMap<String, Vec<u64>> {
-    let mut map: HashMap<String, Vec<u64>> = HashMap::new();
+fn placements(pack: &PackResult) -> HashMap<&str, Vec<u64>> {
+    let mut map: HashMap<&str, Vec<u64>> = HashMap::new();
     for gpu in &pack.gpus {
         for ask in gpu.asks() {
-            map.entry(ask.to_string()).or_default().push(gpu.index);
+            map.entry(ask).or_default().push(gpu.index);
         }
     }
     map
@@ -31,9 +31,9 @@ fn gpu_list(indices: &[u64]) -> String {
 }
 
 /// The isolation levels the plan uses, each once, in order of first use: the table's legend.
-fn isolations(rows: &[(Choice, String)]) -> Vec<gpu_share_core::Isolation> {
+fn isolations(choices: &[Choice]) -> Vec<gpu_share_core::Isolation> {
     let mut seen = Vec::new();
-    for (c, _) in rows {
+    for c in choices {
         if !seen.contains(&c.isolation) {
             seen.push(c.isolation);
         }
@@ -148,33 +148,32 @@ fn Warnings() -> impl IntoView {
 #[component]
 pub fn PlanTable() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let rows = Memo::new(move |_| {
+    let total = Memo::new(move |_| {
+        state
+            .plan
+            .with(|p| p.as_ref().map_or(0, |p| p.result.choices.len()))
+    });
+    let page = RwSignal::new(0);
+    // Only the shown page's choices are copied out of the plan: a thousand asks' choices, each
+    // with its notes, were copied on every edit to show a hundred.
+    let shown = Memo::new(move |_| {
+        let range = window(page.get(), total.get());
         state.plan.with(|p| match p {
             Ok(plan) => {
                 let placed = placements(&plan.result);
-                plan.result
-                    .choices
+                let choices = plan.result.choices.get(range).unwrap_or_default();
+                choices
                     .iter()
                     .map(|c| {
-                        (
-                            c.clone(),
-                            gpu_list(placed.get(&c.name).map_or(&[][..], Vec::as_slice)),
-                        )
+                        let gpus = placed.get(c.name.as_str()).map_or(&[][..], Vec::as_slice);
+                        (c.clone(), gpu_list(gpus))
                     })
                     .collect::<Vec<_>>()
             }
             Err(_) => Vec::new(),
         })
     });
-    let page = RwSignal::new(0);
-    let total = Signal::derive(move || rows.with(Vec::len));
-    let shown = move || {
-        rows.with(|r| {
-            r.get(window(page.get(), r.len()))
-                .map(<[_]>::to_vec)
-                .unwrap_or_default()
-        })
-    };
+    let total: Signal<usize> = total.into();
     let error = move || {
         state.plan.with(|p| p.as_ref().err().map(|e| view! { <p class="error banner" role="alert" data-testid="plan-error">{words::error(e)}</p> }))
     };
@@ -196,7 +195,7 @@ pub fn PlanTable() -> impl IntoView {
             <LinkDropped />
             {notes}
             <Warnings />
-            <Show when=move || !rows.with(Vec::is_empty)
+            <Show when=move || total.get() != 0
                 fallback=move || view! { <p class="hint">{move || if state.plan.with(|p| p.is_ok()) { "Add an ask to see its plan." } else { "" }}</p> }>
                 <div class="table-scroll" tabindex="0" role="region" aria-label="Plan, scrollable">
                     <table class="plan-table" data-testid="plan-table">
@@ -207,13 +206,13 @@ pub fn PlanTable() -> impl IntoView {
                                 <th scope="col" class="num">"Wasted"</th><th scope="col" class="num">"GPU"</th>
                             </tr>
                         </thead>
-                        <For each=shown key=|r| r.clone()
+                        <For each=move || shown.get() key=|r| r.clone()
                             children=move |(choice, gpus)| view! { <tbody><ChoiceRow choice gpus /></tbody> } />
                     </table>
                 </div>
                 <Pager total page what="Plan rows" />
                 <ul class="iso-legend" data-testid="isolation-legend">
-                    {move || isolations(&rows.get()).into_iter().map(|iso| view! {
+                    {move || state.plan.with(|p| p.as_ref().map(|p| isolations(&p.result.choices)).unwrap_or_default()).into_iter().map(|iso| view! {
                         <li><span class=format!("badge iso-{}", iso.as_str())>{iso.as_str()}</span>" "{iso.explain()}</li>
                     }).collect_view()}
                 </ul>

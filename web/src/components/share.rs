@@ -4,6 +4,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::clipboard::copy;
+use crate::settle;
 use crate::state::AppState;
 use crate::url;
 
@@ -18,15 +19,24 @@ pub fn iframe_snippet(embed_link: &str) -> String {
 #[component]
 pub fn ShareBar() -> impl IntoView {
     let state = expect_context::<AppState>();
-    // As the plan, the links follow the scenario once the edits settle.
+    // As the address bar, the links follow the scenario once the edits settle, and for a large
+    // scenario once they pause (`settle::when_idle`): writing them out is not the plan's work.
     let link_of = move |embed: bool| {
-        state.settled.track();
         state
             .scenario
             .with_untracked(|s| url::link(&url::query_for(s, embed)))
     };
-    let link = Memo::new(move |_| link_of(false));
-    let embed_link = Memo::new(move |_| link_of(true));
+    let link = RwSignal::new(String::new());
+    let embed_link = RwSignal::new(String::new());
+    let idle = settle::Idle::new();
+    Effect::new(move |_| {
+        state.settled.track();
+        let asks = state.asks.with_untracked(Vec::len);
+        settle::when_idle(idle, asks, move || {
+            link.set(link_of(false));
+            embed_link.set(link_of(true));
+        });
+    });
     let status = RwSignal::new(String::new());
     let on_copy = move |_| {
         let text = link.get_untracked();
