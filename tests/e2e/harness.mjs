@@ -11,7 +11,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const repo = resolve(here, '..', '..');
 export const dist = resolve(process.env.GPU_SHARE_DIST ?? join(repo, 'dist'));
 export const artifacts = join(repo, 'tests', 'artifacts');
-const CHROMIUM = process.env.GPU_SHARE_CHROMIUM ?? '/usr/bin/chromium';
+export const CHROMIUM = process.env.GPU_SHARE_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Starts the server and a fresh browser profile; `t.after` cleans both up. */
 export async function start(t, { prefix = '/', colorScheme = 'light', viewport = { width: 1280, height: 900 } } = {}) {

@@ -1,9 +1,12 @@
 // The page before its WebAssembly has loaded: index.html's shell (web/src/shell.rs) shows the page's
 // header and an empty workspace, greyed, inert and marked busy, with no test ids that could pass
-// for the app's; once the app has loaded, the shell is gone and the page is the app's alone.
+// for the app's; once the app has loaded, the shell is gone and the page is the app's alone; without
+// JavaScript it is hidden.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertClean, start } from './harness.mjs';
+import { chromium } from 'playwright-core';
+import { CHROMIUM, assertClean, dist, start } from './harness.mjs';
+import { serve } from './serve.mjs';
 
 test('before the WebAssembly arrives the shell shows the page, inert; the app replaces it', async (t) => {
   const { page, server, watch } = await start(t, { viewport: { width: 412, height: 823 } });
@@ -69,3 +72,18 @@ async function holdWasm(page) {
   });
   return release;
 }
+
+test('without JavaScript the shell stays hidden and the page says it needs JavaScript', async (t) => {
+  const server = await serve(dist);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+  t.after(async () => {
+    await browser.close();
+    await server.close();
+  });
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(server.url);
+  // The <noscript> style that hides it is allowed by its hash in the CSP: blocked, the shell would show.
+  assert.equal(await page.isVisible('#shell'), false, 'the shell says "loading" for ever');
+  assert.match(await page.textContent('body'), /needs JavaScript and WebAssembly/);
+});
