@@ -33,6 +33,8 @@ pub mod nodes;
 pub mod pack;
 pub mod parse;
 pub mod plan;
+#[cfg(feature = "serde")]
+pub mod record;
 mod repartition;
 pub mod replay;
 pub mod scenario;

@@ -4,6 +4,7 @@
 //! reported, never swallowed.
 
 use gpu_share_core::account::{format_entry, parse_ledger};
+use gpu_share_core::record;
 use gpu_share_core::LedgerEntry;
 
 /// The localStorage key; the format version inside each line is the core's `LEDGER_VERSION`.
@@ -126,33 +127,16 @@ pub fn save(entries: &[LedgerEntry]) -> Result<(), String> {
     })
 }
 
-/// The longest setting read back; anything longer is not one this page wrote.
-pub const MAX_SETTING_BYTES: usize = 4096;
-
-/// A stored JSON object of short strings, as the page's settings are kept (`{"pue":"1.2",…}`);
-/// a missing key is `None`.
+/// A stored setting (the core's record of text fields, `gpu_share_core::record`): each of `keys`,
+/// `None` where it is missing.
 ///
 /// # Errors
-/// Not such an object (too long, not JSON, a value that is not text).
+/// Not such a record (too long, not JSON, a value that is not text), in the page's words.
 pub fn setting_fields<const N: usize>(
     text: &str,
     keys: [&str; N],
 ) -> Result<[Option<String>; N], String> {
-    if text.len() > MAX_SETTING_BYTES {
-        return Err(format!("longer than {MAX_SETTING_BYTES} bytes"));
-    }
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    let object = value.as_object().ok_or("not a JSON object")?;
-    let mut out = [const { None }; N];
-    for (slot, key) in out.iter_mut().zip(keys) {
-        *slot = match object.get(key) {
-            None => None,
-            Some(serde_json::Value::String(s)) => Some(s.clone()),
-            Some(_) => return Err(format!("{key} is not text")),
-        };
-    }
-    Ok(out)
+    record::read_fields(text, keys).map_err(|e| crate::words::message(&e))
 }
 
 /// A setting's stored text (`None` when there is none); the caller checks what it says.
@@ -226,7 +210,7 @@ mod tests {
         assert!(setting_fields("{", ["a"])
             .unwrap_err()
             .starts_with("not JSON: "));
-        let long = format!("{{\"a\":\"{}\"}}", "x".repeat(MAX_SETTING_BYTES));
+        let long = format!("{{\"a\":\"{}\"}}", "x".repeat(record::MAX_RECORD_BYTES));
         assert!(setting_fields(&long, ["a"])
             .unwrap_err()
             .starts_with("longer than"));

@@ -2,6 +2,7 @@
 //! image, kept as the page's own localStorage record and read back through the core's checks.
 
 use gpu_share_core::export::{ExportFormat, ExportOptions, MigStrategy};
+use gpu_share_core::record;
 
 use super::key;
 use crate::{storage, words};
@@ -45,13 +46,15 @@ fn refused(field: &str, text: &str) -> Option<String> {
 impl Settings {
     const KEYS: [&'static str; 4] = ["format", "mig_strategy", "namespace", "image"];
 
-    /// The stored form: a JSON object of the choices' text.
+    /// The stored form: the core's record of the choices' text.
     pub fn to_stored(&self) -> String {
         let [f, m, n, i] = Self::KEYS;
-        serde_json::json!({
-            f: key(self.format), m: self.strategy.as_str(), n: self.namespace, i: self.image
-        })
-        .to_string()
+        record::write_fields(&[
+            (f, key(self.format)),
+            (m, self.strategy.as_str()),
+            (n, &self.namespace),
+            (i, &self.image),
+        ])
     }
 
     /// What to store for these choices: a namespace or image the core refuses (half typed, or

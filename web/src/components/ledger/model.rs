@@ -8,7 +8,7 @@ use gpu_share_core::account::{
 use gpu_share_core::api::{
     self, PackRequest, PackResponse, Recording, SummaryRequest, SummaryResponse,
 };
-use gpu_share_core::{Error, LedgerEntry};
+use gpu_share_core::{record, Error, LedgerEntry};
 use leptos::prelude::*;
 
 use crate::format;
@@ -100,10 +100,15 @@ impl Default for RateTexts {
 impl RateTexts {
     const KEYS: [&'static str; 4] = ["cost", "watts", "pue", "grid"];
 
-    /// The stored form: a JSON object of the four boxes' text.
+    /// The stored form: the core's record of the four boxes' text.
     pub fn to_stored(&self) -> String {
         let [c, w, p, g] = Self::KEYS;
-        serde_json::json!({ c: self.cost, w: self.watts, p: self.pue, g: self.grid }).to_string()
+        record::write_fields(&[
+            (c, &self.cost),
+            (w, &self.watts),
+            (p, &self.pue),
+            (g, &self.grid),
+        ])
     }
 
     /// The rates stored in this browser, checked by the core as if typed (a missing box is its

@@ -254,7 +254,7 @@ fn stored_rates_come_back_checked_by_the_core_and_a_refused_value_is_noted() {
     }
     let huge = format!(
         "{{\"cost\":\"{}\"}}",
-        "9".repeat(storage::MAX_SETTING_BYTES)
+        "9".repeat(gpu_share_core::record::MAX_RECORD_BYTES)
     );
     assert!(stored_rates(Some(&huge)).1.unwrap().contains("longer than"));
     let l = LedgerState::new(Ok(Vec::new()), Some(r#"{"pue":"0.5"}"#), NOW);
