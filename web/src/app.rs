@@ -23,7 +23,7 @@ pub fn App() -> impl IntoView {
     // settle, and for a large scenario once they pause (`settle::when_idle`), when its link is
     // also written out — a thousand asks' link takes longer than their plan.
     let address = settle::Idle::new();
-    let written = StoredValue::new(url::query_for(&state.scenario.get_untracked(), embed));
+    let written = StoredValue::new(state.scenario.with_untracked(|s| url::query_for(s, embed)));
     Effect::new(move |first: Option<()>| {
         state.settled.track();
         if first.is_none() {

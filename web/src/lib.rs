@@ -22,24 +22,20 @@ pub mod url;
 pub mod words;
 
 /// Installs the panic hook and mounts the page on `<body>` in place of the static shell
-/// `index.html` shows while the WebAssembly loads (`shell`; `boot.js` starts loading it once the
-/// shell is painted). Once the panels built after the first plan are in (`settle::later`),
-/// `<html>` gets `data-ready`: the page answers input from then on.
+/// `index.html` shows while the WebAssembly loads (`shell`; `boot.js` starts the app once the
+/// shell has been painted). Once the panels built after the first plan are in
+/// (`settle::later`), `<html>` gets `data-ready`: the page answers input from then on.
 pub fn start() {
     console_error_panic_hook::set_once();
-    if let Some(shell) = leptos::prelude::document().get_element_by_id("shell") {
+    let document = leptos::prelude::document();
+    if let Some(shell) = document.get_element_by_id("shell") {
         shell.remove();
     }
-    mount();
-}
-
-fn mount() {
     leptos::mount::mount_to_body(app::App);
     // Queued after `settle::later`'s tasks, so it runs once those panels are built.
     leptos::prelude::set_timeout(
-        || {
-            let html = leptos::prelude::document().document_element();
-            if let Some(html) = html {
+        move || {
+            if let Some(html) = document.document_element() {
                 let _ = html.set_attribute("data-ready", "");
             }
         },

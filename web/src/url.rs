@@ -23,28 +23,18 @@ pub fn query_for(scenario: &Scenario, embed: bool) -> String {
 
 /// The `?…` part of the page's address.
 pub fn current_query() -> String {
-    #[cfg(target_arch = "wasm32")]
-    {
-        leptos::prelude::window()
-            .location()
-            .search()
-            .unwrap_or_default()
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    String::new()
+    leptos::prelude::window()
+        .location()
+        .search()
+        .unwrap_or_default()
 }
 
 /// The page's address without its query (`https://host/sub/`), for links.
 pub fn page_base() -> String {
-    #[cfg(target_arch = "wasm32")]
-    {
-        let location = leptos::prelude::window().location();
-        let origin = location.origin().unwrap_or_default();
-        let path = location.pathname().unwrap_or_default();
-        format!("{origin}{path}")
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    String::new()
+    let location = leptos::prelude::window().location();
+    let origin = location.origin().unwrap_or_default();
+    let path = location.pathname().unwrap_or_default();
+    format!("{origin}{path}")
 }
 
 /// A link to the page with this query.
