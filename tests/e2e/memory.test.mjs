@@ -56,7 +56,9 @@ test('memory no GPU of the cluster holds is marked at its row; the rest is plann
 test('size from a model: a pasted config.json becomes an ask of its memory, planned with the rest', async (t) => {
   const { page, server, watch } = await start(t);
   await open(page, server, '?ask=a:0.25&mig-capable&gpu-model=H100-80GB-HBM3');
-  const config = readFileSync(join(repo, 'tests', 'fixtures', 'hf-config', 'Meta-Llama-3-8B.json'), 'utf8');
+  const published = JSON.parse(readFileSync(join(repo, 'tests', 'fixtures', 'hf-config', 'Meta-Llama-3-8B.json'), 'utf8'));
+  // As transformers writes a saved model's config: the core names the ask by its last part.
+  const config = JSON.stringify({ _name_or_path: 'meta-llama/Meta-Llama-3-8B', ...published });
   await page.fill('#size-paste', config);
   await page.fill('#size-context', '8192');
   await page.fill('#size-concurrency', '4');
@@ -66,6 +68,7 @@ test('size from a model: a pasted config.json becomes an ask of its memory, plan
   await page.waitForSelector('[data-testid="size-added"]');
   assert.equal(await page.locator('[data-testid="ask-row"]').count(), 2);
   assert.equal(await page.getByLabel('Ask 2 GPU memory').inputValue(), '22476MiB');
+  assert.equal(await page.getByLabel('Ask 2 name').inputValue(), 'Meta-Llama-3-8B');
   // The same answer as gpu-share size --plan: a 40 GB-class instance.
   await page.waitForFunction(() => /3g\.40gb/.test(document.querySelector('[data-testid="plan-table"]')?.textContent ?? ''));
   await page.fill('#size-paste', '{"architectures": ["NotAModel"]}');

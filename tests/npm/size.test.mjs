@@ -22,6 +22,12 @@ const thrown = (f) => {
   throw new Error('expected an error');
 };
 
+test("names the ask by the config's _name_or_path, as the CLI and the page do", () => {
+  const config = { ...JSON.parse(text('Meta-Llama-3-8B.json')), _name_or_path: 'meta-llama/Meta-Llama-3-8B' };
+  assert.equal(sizeModel(config).askName, 'Meta-Llama-3-8B');
+  assert.equal(sizeModel({ ...config, _name_or_path: 'org/x:0.5' }).askName, 'llama', 'x:0.5 would read as a share');
+});
+
 test('sizes a published config from its object or its text', () => {
   const fromText = sizeModel(text('Meta-Llama-3-8B.json'));
   const fromObject = sizeModel(JSON.parse(text('Meta-Llama-3-8B.json')));
@@ -31,6 +37,7 @@ test('sizes a published config from its object or its text', () => {
   assert.equal(fromText.weightsBytes, 16_060_522_496);
   assert.equal(fromText.kvCacheBytes, 131_072 * 8192);
   assert.equal(fromText.askMemory, '19404MiB');
+  assert.equal(fromText.askName, 'llama', "no _name_or_path: the config's model_type");
   assert.equal(fromText.parameterParts[0].name, 'embeddings');
   assert.ok(fromText.explanation.some((l) => l.startsWith('not counted: the CUDA context')));
 });

@@ -235,8 +235,8 @@ export interface SizeOptions {
 /**
  * The GPU memory a model needs, from its Hugging Face config.json (the parsed object or its text):
  * parameters counted from the architecture's shapes, weights, KV cache and overheads, each with why,
- * the total and the memory of an ask holding it (`askMemory`). An architecture it does not know is an
- * error naming it.
+ * the total as an ask (`askName`: the config's `_name_or_path`'s last part, else its `model_type`;
+ * `askMemory`). An architecture it does not know is an error naming it.
  * @throws {Error} with `field` (`config.num_key_value_heads`, `options.kvDtype`, `options.fit.gpuModel`)
  * for a bad config or options, or a budget the weights alone exceed.
  */

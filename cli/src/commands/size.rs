@@ -55,7 +55,7 @@ fn write_text(out: &mut impl Write, r: &SizeResponse, style: Style) -> Result<()
     rows.push(vec![
         "total".to_string(),
         bytes_text(r.total_bytes),
-        format!("an ask of NAME:{}", r.ask_memory),
+        format!("an ask of {}:{}", r.ask_name, r.ask_memory),
     ]);
     for line in table(&rows).lines() {
         writeln!(out, "  {line}")?;

@@ -25,7 +25,7 @@ fn size_prints_the_parts_with_why_then_the_total() {
     assert!(text.contains("× 8,192 tokens × 1 sequence"), "{text}");
     assert!(text.contains("activations  3,212,104,500 bytes"), "{text}");
     assert!(
-        text.contains("total        20,346,368,820 bytes (18.95 GiB)  an ask of NAME:19404MiB"),
+        text.contains("total        20,346,368,820 bytes (18.95 GiB)  an ask of llama:19404MiB"),
         "{text}"
     );
     assert!(
@@ -52,6 +52,7 @@ fn size_json_is_the_cores_response() {
     assert_eq!(v["kv_cache_bytes"], 131_072u64 * 4096 * 2);
     assert_eq!(v["overheads"][0]["name"], "activations");
     assert!(v["ask_memory"].as_str().unwrap().ends_with("MiB"));
+    assert_eq!(v["ask_name"], "mixtral", "no _name_or_path: the model_type");
     assert!(v.get("fit").is_none());
 }
 

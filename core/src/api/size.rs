@@ -74,6 +74,10 @@ pub struct SizeResponse {
     /// Weights, KV cache and overheads; not the CUDA context each process holds, which the
     /// planner adds.
     pub total_bytes: u64,
+    /// A name for the ask: the last part of the config's `_name_or_path`
+    /// (`Meta-Llama-3-8B`) when `ask_name:ask_memory` reads back as an ask of that name, else
+    /// the architecture's `model_type` (`llama`).
+    pub ask_name: String,
     /// The memory of an ask holding the total (`NAME:MEMORY`): whole MiB, rounded up.
     pub ask_memory: String,
     /// What the parts' reasons do not say: the architecture, the parameters part by part, the
@@ -177,11 +181,31 @@ pub fn size(request: &SizeRequest) -> Result<SizeResponse> {
         kv_cache_why: sized.kv_cache_why,
         overheads: sized.overheads,
         total_bytes: sized.total_bytes,
+        ask_name: ask_name(&config, &ask),
         ask_memory: ask.to_exact_text(),
         explanation,
         fit,
         plan,
     })
+}
+
+/// The config's own name for the model (the last part of a repository id or a folder), where it
+/// is one an ask can carry; else its `model_type`.
+fn ask_name(config: &size::ModelConfig, memory: &Memory) -> String {
+    let reads_back = |name: &str| {
+        crate::FractionalAsk::parse_spec(&format!("{name}:{}", memory.to_exact_text()))
+            .is_ok_and(|a| a.name() == name)
+    };
+    config
+        .name_or_path
+        .as_deref()
+        .and_then(|p| p.trim_end_matches(['/', '\\']).rsplit(['/', '\\']).next())
+        .map(str::trim)
+        .filter(|n| reads_back(n))
+        .map_or_else(
+            || config.architecture.model_type().to_string(),
+            str::to_string,
+        )
 }
 
 fn fit(
@@ -350,6 +374,31 @@ mod tests {
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["dtype"], "bf16");
         assert!(json.get("fit").is_none());
+        assert_eq!(r.ask_name, "llama", "no _name_or_path: the model_type");
+    }
+
+    /// The ask is named by the config's `_name_or_path` (a repository id's or a folder's last
+    /// part) when that name reads back from `NAME:MEMORY`, else by the architecture.
+    #[test]
+    fn names_the_ask_from_the_config() {
+        let named = |path: &str| {
+            let config = LLAMA_3_8B.replacen('{', &format!("{{\"_name_or_path\": {path:?}, "), 1);
+            let r = size(&SizeRequest {
+                config_json: config,
+                ..Default::default()
+            })
+            .unwrap();
+            r.ask_name
+        };
+        assert_eq!(named("meta-llama/Meta-Llama-3-8B"), "Meta-Llama-3-8B");
+        assert_eq!(named("/models/llama3/"), "llama3");
+        assert_eq!(named("C:\\models\\Llama 3"), "Llama 3");
+        assert_eq!(named("  "), "llama");
+        assert_eq!(named("/"), "llama");
+        // `x:0.5` would read back as the ask `x` with a share of half a GPU.
+        assert_eq!(named("org/x:0.5"), "llama");
+        assert_eq!(named(&"n".repeat(200)), "llama", "too long for a name");
+        assert_eq!(named("org/tab\there"), "llama");
     }
 
     #[test]

@@ -71,6 +71,14 @@ impl Architecture {
             .map_or("", |n| n.1)
     }
 
+    /// Its `model_type` (`llama`, `qwen2_moe`).
+    pub fn model_type(self) -> &'static str {
+        NAMES
+            .iter()
+            .find(|(a, _, _)| *a == self)
+            .map_or("", |n| n.2)
+    }
+
     /// The architecture of a class name (`architectures[0]`), exactly as transformers spells it.
     pub fn from_class_name(name: &str) -> Option<Architecture> {
         NAMES.iter().find(|(_, c, _)| *c == name).map(|n| n.0)

@@ -56,6 +56,9 @@ pub struct ModelConfig {
     /// `num_nextn_predict_layers` (DeepSeek-V3): multi-token-prediction layers beyond
     /// `num_hidden_layers`, which are not counted.
     pub mtp_layers: u64,
+    /// `_name_or_path`, as transformers writes it when it saves a model (`meta-llama/Meta-Llama-3-8B`
+    /// or a local folder); not a shape, only a name for the ask the model becomes.
+    pub name_or_path: Option<String>,
 }
 
 /// A mixture of experts: every expert's weights are in memory, whichever ones a token uses.
@@ -174,6 +177,10 @@ pub fn from_map(map: &Map<String, Value>) -> Result<ModelConfig> {
         } else {
             0
         },
+        name_or_path: f
+            .get("_name_or_path")
+            .and_then(Value::as_str)
+            .map(str::to_string),
     })
 }
 

@@ -50,20 +50,6 @@ fn request(
     })
 }
 
-/// A name for the ask: the config's `_name_or_path` tail when it has one, else the architecture.
-fn ask_name(config: &str, r: &SizeResponse) -> String {
-    let from_config = serde_json::from_str::<serde_json::Value>(config)
-        .ok()
-        .and_then(|v| v.get("_name_or_path")?.as_str().map(str::to_string))
-        .and_then(|p| p.rsplit('/').next().map(str::to_string))
-        .filter(|n| gpu_share_core::ask::validate_name(n).is_ok());
-    from_config.unwrap_or_else(|| {
-        r.architecture
-            .trim_end_matches("ForCausalLM")
-            .to_lowercase()
-    })
-}
-
 #[component]
 fn Sized(response: SizeResponse, on_add: Callback<()>) -> impl IntoView {
     let mut rows = vec![
@@ -142,7 +128,7 @@ pub fn SizeBox() -> impl IntoView {
         let taken: Vec<String> = state
             .rows
             .with_untracked(|r| r.iter().map(|r| r.name.get_untracked()).collect());
-        let base = ask_name(&config.get_untracked(), response);
+        let base = response.ask_name.clone();
         let name = if taken.contains(&base) {
             (2..)
                 .map(|n| format!("{base}-{n}"))
