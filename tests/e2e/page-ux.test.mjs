@@ -83,6 +83,28 @@ test('switching the model converts MIG profiles to its nearest, with undo', asyn
   await assertClean(assert, page, watch);
 });
 
+test("the summary's small map has a tile per GPU, and a new plan redraws only the tiles that changed", async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, SEED);
+  const titles = () => page.locator('.mini-map g.tile title').allTextContents();
+  assert.deepEqual(await titles(), ['GPU 0: timeslice, 90% used', 'GPU 1: timeslice, 30% used']);
+  // a:0.5 and c:0.4 share GPU 0; b moves from 0.3 to 0.35 on GPU 1 alone.
+  await page.locator('.mini-map g.tile').first().evaluate((g) => { g.dataset.kept = 'yes'; });
+  await page.getByLabel('Ask 2 fraction').fill('0.35');
+  await page.waitForFunction(() => /35%/.test(document.querySelector('.mini-map')?.textContent ?? ''));
+  assert.deepEqual(await titles(), ['GPU 0: timeslice, 90% used', 'GPU 1: timeslice, 35% used']);
+  assert.equal(await page.locator('.mini-map g.tile').first().getAttribute('data-kept'), 'yes', 'GPU 0 unchanged: its tile is the same element');
+  assert.equal(await page.locator('.mini-map g.tile-fill, .mini-map rect.tile-fill').count(), 2);
+  // A plan that fails has no map; the map is back with the plan.
+  await page.fill('#gpu-count', '0');
+  await page.waitForSelector('[data-testid="summary-error"]');
+  assert.equal(await page.locator('.mini-map').count(), 0);
+  await page.fill('#gpu-count', '2');
+  await page.waitForSelector('.mini-map g.tile');
+  assert.equal(await page.locator('.mini-map g.tile').count(), 2);
+  await assertClean(assert, page, watch);
+});
+
 test('a broken link loads what it can and says what it dropped; a bad GPU count is not planned around', async (t) => {
   const { page, server, watch } = await start(t);
   await open(page, server, '?ask=a:zero&ask=b:0.5&ask=c:0.25&timeslice');

@@ -7,7 +7,8 @@
 
 use leptos::prelude::*;
 
-/// A plan drawn within this (ms, including its rendering) is re-made at once after each edit.
+/// A plan whose script (the core's plan and the page's update of its DOM, not the browser's
+/// style, layout and paint) took at most this (ms) is re-made at once after each edit.
 pub const QUICK_MS: f64 = 50.0;
 
 /// Otherwise the page waits for this long without an edit (ms) before it plans.
@@ -111,7 +112,8 @@ mod browser {
         let settled = RwSignal::new(0_u64);
         let pending: StoredValue<Option<TimeoutHandle>, LocalStorage> =
             StoredValue::new_local(None);
-        // How long the last plan took to make and draw (its task's script, not layout or paint).
+        // How long the last plan took to make and draw: its task's script, not style, layout or
+        // paint, which the browser does for every edit whether the page re-plans or not.
         let last_ms = StoredValue::new(0.0_f64);
         Effect::new(move |first: Option<()>| {
             let asks = edits();
@@ -126,11 +128,11 @@ mod browser {
                 pending.set_value(None);
                 let start = js_sys::Date::now();
                 settled.update(|n| *n += 1);
-                // The plan is made and drawn by effects of this task; a timeout runs after them.
-                set_timeout(
-                    move || last_ms.set_value(js_sys::Date::now() - start),
-                    Duration::ZERO,
-                );
+                // The plan is made and drawn by effects of this task. An animation frame's
+                // callbacks run after them and before the frame's style, layout and paint; a
+                // timeout ran after the paint too, which at 1,000 asks (4x CPU throttle) took
+                // longer than the plan, so the page always waited for a pause.
+                request_animation_frame(move || last_ms.set_value(js_sys::Date::now() - start));
             };
             if asks <= SMALL || last_ms.get_value() <= QUICK_MS {
                 tick();

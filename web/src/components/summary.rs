@@ -34,26 +34,34 @@ const TILE_H: usize = 20;
 const TILE_GAP: usize = 3;
 
 /// The small map as SVG (the page's CSP allows no inline styles; SVG attributes are not styles).
+/// Each tile is keyed by its place, mechanism and fill, so a new plan redraws only the tiles that
+/// changed: redrawing all of them removed and set every attribute of every tile (a fifth of an
+/// edit's work at 1,000 asks, BENCHMARKS.md, the page).
 #[component]
-fn MiniMap(tiles: Vec<(Mechanism, u8)>, more: usize) -> impl IntoView {
-    let width = (tiles.len() * (TILE_W + TILE_GAP)).max(1);
+fn MiniMap(tiles: Memo<Vec<(Mechanism, u8)>>, more: Memo<usize>) -> impl IntoView {
+    let width = move || tiles.with(|t| (t.len() * (TILE_W + TILE_GAP)).max(1));
     view! {
         <div class="mini-map" aria-hidden="true">
-            <svg width=width.to_string() height=TILE_H.to_string() viewBox=format!("0 0 {width} {TILE_H}")>
-                {tiles.into_iter().enumerate().map(|(i, (mechanism, percent))| {
-                    let x = i * (TILE_W + TILE_GAP);
-                    let fill = TILE_H * usize::from(percent) / 100;
-                    view! {
-                        <g class=format!("tile mech-{mechanism}")>
-                            <title>{format!("GPU {i}: {mechanism}, {percent}% used")}</title>
-                            <rect class="tile-box" x=(x as f64 + 0.5).to_string() y="0.5" width=(TILE_W - 1).to_string() height=(TILE_H - 1).to_string() rx="2"></rect>
-                            <rect class="tile-fill" x=x.to_string() y=(TILE_H - fill).to_string() width=TILE_W.to_string() height=fill.to_string()></rect>
-                        </g>
-                    }
-                }).collect_view()}
+            <svg width=move || width().to_string() height=TILE_H.to_string() viewBox=move || format!("0 0 {} {TILE_H}", width())>
+                <For each=move || tiles.get().into_iter().enumerate() key=|tile| *tile let((i, (mechanism, percent)))>
+                    <Tile i mechanism percent />
+                </For>
             </svg>
-            {(more > 0).then(|| view! { <span class="tile-more">{format!("+{more}")}</span> })}
+            {move || (more.get() > 0).then(|| view! { <span class="tile-more">{format!("+{}", more.get())}</span> })}
         </div>
+    }
+}
+
+#[component]
+fn Tile(i: usize, mechanism: Mechanism, percent: u8) -> impl IntoView {
+    let x = i * (TILE_W + TILE_GAP);
+    let fill = TILE_H * usize::from(percent) / 100;
+    view! {
+        <g class=format!("tile mech-{mechanism}")>
+            <title>{format!("GPU {i}: {mechanism}, {percent}% used")}</title>
+            <rect class="tile-box" x=(x as f64 + 0.5).to_string() y="0.5" width=(TILE_W - 1).to_string() height=(TILE_H - 1).to_string() rx="2"></rect>
+            <rect class="tile-fill" x=x.to_string() y=(TILE_H - fill).to_string() width=TILE_W.to_string() height=fill.to_string()></rect>
+        </g>
     }
 }
 
@@ -61,6 +69,18 @@ fn MiniMap(tiles: Vec<(Mechanism, u8)>, more: usize) -> impl IntoView {
 pub fn Summary() -> impl IntoView {
     let state = expect_context::<AppState>();
     let left_out = move || state.invalid_rows.get() + state.left_out.with(Vec::len);
+    let planned = Memo::new(move |_| state.plan.with(Result::is_ok));
+    let tiles = Memo::new(move |_| {
+        state
+            .plan
+            .with(|p| p.as_ref().map(|p| tiles(&p.result)).unwrap_or_default())
+    });
+    let more = Memo::new(move |_| {
+        state.plan.with(|p| {
+            p.as_ref()
+                .map_or(0, |p| p.result.gpus.len().saturating_sub(MINI_GPUS))
+        })
+    });
     let body = move || {
         state.plan.with(|plan| match plan {
             Err(e) => view! {
@@ -70,7 +90,6 @@ pub fn Summary() -> impl IntoView {
             Ok(p) => {
                 let r = &p.result;
                 let unplaced = r.unplaced.len();
-                let more = r.gpus.len().saturating_sub(MINI_GPUS);
                 let unplaced_class = if unplaced > 0 { "bad" } else { "good" };
                 let limit = r.gpu_count.map(|n| format!(" of {n}")).unwrap_or_default();
                 view! {
@@ -82,7 +101,6 @@ pub fn Summary() -> impl IntoView {
                             <strong>{unplaced}</strong>" unplaced"
                         </span>
                     </p>
-                    <MiniMap tiles=tiles(r) more />
                 }
                 .into_any()
             }
@@ -91,6 +109,8 @@ pub fn Summary() -> impl IntoView {
     view! {
         <section class="card summary" aria-label="Summary of the plan" aria-live="polite" data-testid="summary">
             {body}
+            // Outside the body, which is redrawn with each plan: the map keeps its tiles.
+            {move || planned.get().then(|| view! { <MiniMap tiles more /> })}
             {move || {
                 let n = left_out();
                 (n > 0).then(|| view! {
