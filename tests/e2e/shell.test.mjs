@@ -1,7 +1,7 @@
 // The page before its WebAssembly has loaded: index.html's shell (web/src/shell.rs) shows the page's
-// header and an empty workspace, greyed, inert and marked busy, with no test ids that could pass
-// for the app's; once the app has loaded, the shell is gone and the page is the app's alone; without
-// JavaScript it is hidden.
+// header and an empty workspace (an embed's link: the embed's view), greyed, inert and marked busy,
+// with no test ids that could pass for the app's; once the app has loaded, the shell is gone and the
+// page is the app's alone; without JavaScript it is hidden.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
@@ -59,6 +59,32 @@ test('the shell and the app put the first screen\'s text in the same place', asy
   release();
   await page.waitForSelector('html[data-ready] [data-testid="packing-diagram"]');
   assert.deepEqual(await where(), inShell, 'the hint moved when the app replaced the shell');
+  await assertClean(assert, page, watch);
+});
+
+test("an embed's link shows the embed's shell, not the page's, until its app replaces it", async (t) => {
+  const { page, server, watch } = await start(t, { viewport: { width: 800, height: 520 } });
+  const release = await holdWasm(page);
+  // `embed=0` is not an embed (as the app reads it): the page's shell.
+  await page.goto(`${server.url}?ask=a:0.5&timeslice&embed=0`);
+  await page.waitForSelector('#shell header.top h1');
+  assert.equal(await page.locator('#shell main.embed').count(), 0);
+  await page.goto(`${server.url}?ask=a:0.5&timeslice&embed`);
+  await page.waitForSelector('#shell main.embed .embed-head h1');
+  const shell = await page.evaluate(() => ({
+    page: document.querySelectorAll('#shell header.top, #shell main.full').length,
+    title: getComputedStyle(document.querySelector('#shell .embed-head h1'), '::after').content,
+    headings: document.querySelectorAll('[id="diagram-h"]').length,
+    testIds: document.querySelectorAll('#shell [data-testid]').length,
+  }));
+  assert.equal(shell.page, 0, "the page's shell is not shown");
+  assert.match(shell.title, /loading/);
+  assert.equal(shell.headings, 1, 'one diagram heading: the template is not in the page');
+  assert.equal(shell.testIds, 0);
+  release();
+  await page.waitForSelector('html[data-ready] [data-testid="packing-diagram"]');
+  assert.equal(await page.locator('#shell, #shell-embed').count(), 0, 'the shell and its template are gone');
+  assert.equal(await page.locator('main.embed').count(), 1);
   await assertClean(assert, page, watch);
 });
 

@@ -41,21 +41,7 @@ pub fn App() -> impl IntoView {
 
     if embed {
         let full = Memo::new(move |_| url::link(&url::query_for(&state.scenario.get(), false)));
-        view! {
-            <main class="embed">
-                <header class="embed-head">
-                    <h1>"GPU sharing plan"</h1>
-                    <a href=move || full.get() target="_blank" rel="noopener">"Open in the gpu-share planner"</a>
-                </header>
-                <Summary />
-                <Diagram />
-                <details class="embed-plan">
-                    <summary>"Plan per ask"</summary>
-                    <PlanTable />
-                </details>
-            </main>
-        }
-        .into_any()
+        view! { <Embed planner=full.into() /> }.into_any()
     } else {
         view! {
             <Top />
@@ -70,6 +56,26 @@ pub fn App() -> impl IntoView {
             </main>
         }
         .into_any()
+    }
+}
+
+/// The compact view for docs (`&embed`): a heading with a link to the full planner (`planner`),
+/// the summary, the diagram, and the plan per ask folded.
+#[component]
+pub fn Embed(planner: Signal<String>) -> impl IntoView {
+    view! {
+        <main class="embed">
+            <header class="embed-head">
+                <h1>"GPU sharing plan"</h1>
+                <a href=move || planner.get() target="_blank" rel="noopener">"Open in the gpu-share planner"</a>
+            </header>
+            <Summary />
+            <Diagram />
+            <details class="embed-plan">
+                <summary>"Plan per ask"</summary>
+                <PlanTable />
+            </details>
+        </main>
     }
 }
 

@@ -28,8 +28,11 @@ pub mod words;
 pub fn start() {
     console_error_panic_hook::set_once();
     let document = leptos::prelude::document();
-    if let Some(shell) = document.get_element_by_id("shell") {
-        shell.remove();
+    // The shell shown (the page's, or the embed's in its place) and the embed's template.
+    for id in ["shell", "shell-embed"] {
+        if let Some(part) = document.get_element_by_id(id) {
+            part.remove();
+        }
     }
     leptos::mount::mount_to_body(app::App);
     // Queued after `settle::later`'s tasks, so it runs once those panels are built.

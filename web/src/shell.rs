@@ -4,18 +4,51 @@
 //! rendering the page's own components natively for an empty scenario, and a test keeps
 //! `index.html`'s copy the same as what they render (`shell_in_index_html_is_current`).
 
-use crate::app::{Top, Workspace};
+use crate::app::{Embed, Top, Workspace};
 use crate::state::AppState;
 use leptos::prelude::*;
 
-/// Where the shell starts and ends in `index.html`.
-pub const START: &str =
-    "<!-- shell: made by web/src/shell.rs; `cargo test -p gpu-share-web shell` rewrites it -->";
-pub const END: &str = "<!-- /shell -->";
+/// Where the page's shell starts and ends in `index.html`.
+pub const PAGE: Part = Part {
+    start:
+        "<!-- shell: made by web/src/shell.rs; `cargo test -p gpu-share-web shell` rewrites it -->",
+    end: "<!-- /shell -->",
+};
+
+/// Where the embed's shell starts and ends: in a `<template>` that a script in `index.html` puts
+/// in place of the page's shell for an `&embed` link, so an embed shows its own layout at once.
+pub const EMBED: Part = Part {
+    start: "<!-- shell-embed: made by web/src/shell.rs; `cargo test -p gpu-share-web shell` rewrites it -->",
+    end: "<!-- /shell-embed -->",
+};
+
+/// The markers around a generated part of `index.html`.
+pub struct Part {
+    pub start: &'static str,
+    pub end: &'static str,
+}
 
 /// The header and the workspace of an empty scenario, as HTML. Test ids are left out: the shell
 /// is not the page, and a test (or a script) looking for one must find the app's.
 pub fn html() -> String {
+    render(|| {
+        view! {
+            <Top />
+            <main class="full">
+                <Workspace />
+            </main>
+        }
+        .into_any()
+    })
+}
+
+/// The embed's view of an empty scenario (its link to the planner blank), as [`html`].
+pub fn embed_html() -> String {
+    render(|| view! { <Embed planner=Signal::derive(String::new) /> }.into_any())
+}
+
+/// `view`, built for an empty scenario and written as HTML without test ids.
+fn render(view: impl FnOnce() -> AnyView) -> String {
     // Rendering builds effects, which Leptos hands to an executor; a shell runs none of them.
     struct Discard;
     impl any_spawner::CustomExecutor for Discard {
@@ -30,13 +63,7 @@ pub fn html() -> String {
         let state = AppState::new("");
         state.clear();
         provide_context(state);
-        view! {
-            <Top />
-            <main class="full">
-                <Workspace />
-            </main>
-        }
-        .to_html()
+        view().to_html()
     });
     without_test_ids(&html)
 }
@@ -55,12 +82,12 @@ fn without_test_ids(html: &str) -> String {
     out
 }
 
-/// `index` with the text between [`START`] and [`END`] replaced by `shell`, or `None` without
-/// both markers.
-pub fn with_shell(index: &str, shell: &str) -> Option<String> {
-    let start = index.find(START)? + START.len();
-    let end = start + index[start..].find(END)?;
-    Some(format!("{}{shell}{}", &index[..start], &index[end..]))
+/// `index` with the text between `part`'s markers replaced by `html`, or `None` without both
+/// markers.
+pub fn with_part(index: &str, part: &Part, html: &str) -> Option<String> {
+    let start = index.find(part.start)? + part.start.len();
+    let end = start + index[start..].find(part.end)?;
+    Some(format!("{}{html}{}", &index[..start], &index[end..]))
 }
 
 #[cfg(test)]
@@ -73,7 +100,9 @@ mod tests {
     fn shell_in_index_html_is_current() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../index.html");
         let index = std::fs::read_to_string(path).expect("index.html");
-        let current = with_shell(&index, &html()).expect("index.html has the shell's markers");
+        let current = with_part(&index, &PAGE, &html())
+            .and_then(|index| with_part(&index, &EMBED, &embed_html()))
+            .expect("index.html has both shells' markers");
         if current != index {
             std::fs::write(path, &current).expect("index.html is writable");
             panic!("index.html's shell was out of date with the components; rewritten, commit it");
@@ -87,6 +116,10 @@ mod tests {
         assert!(shell.contains("A fraction is a decimal (0.25)"));
         assert!(!shell.contains("data-testid"));
         assert!(!shell.contains("<script"));
+        let embed = embed_html();
+        assert!(embed.starts_with(r#"<main class="embed">"#), "{embed}");
+        assert!(embed.contains("<h1>GPU sharing plan</h1>"));
+        assert!(!embed.contains("data-testid"));
     }
 
     #[test]
@@ -95,10 +128,11 @@ mod tests {
             without_test_ids(r#"<p data-testid="a" class="x">t</p><b data-testid="b">u</b>"#),
             r#"<p class="x">t</p><b>u</b>"#
         );
-        assert_eq!(with_shell("a", "b"), None);
+        let (start, end) = (PAGE.start, PAGE.end);
+        assert_eq!(with_part("a", &PAGE, "b"), None);
         assert_eq!(
-            with_shell(&format!("x{START}old{END}y"), "new"),
-            Some(format!("x{START}new{END}y"))
+            with_part(&format!("x{start}old{end}y"), &PAGE, "new"),
+            Some(format!("x{start}new{end}y"))
         );
     }
 }
