@@ -1,8 +1,9 @@
 //! The page's shell: its header and an empty workspace as static HTML inside `index.html`, so a
 //! slow connection shows the page's layout and text (greyed, inert) at once instead of a blank
-//! page while the WebAssembly loads; `start` removes it before mounting the app. It is made by
-//! rendering the page's own components natively for an empty scenario, and a test keeps
-//! `index.html`'s copy the same as what they render (`shell_in_index_html_is_current`).
+//! page while the WebAssembly loads; `start` removes it before mounting the app. An embed's link
+//! shows the embed's view instead ([`EMBED`]). Both are made by rendering the page's own
+//! components natively for an empty scenario, and a test keeps `index.html`'s copies the same as
+//! what they render (`shell_in_index_html_is_current`).
 
 use crate::app::{Embed, Top, Workspace};
 use crate::state::AppState;

@@ -35,8 +35,8 @@ const TILE_GAP: usize = 3;
 
 /// The small map as SVG (the page's CSP allows no inline styles; SVG attributes are not styles).
 /// Each tile is keyed by its place, mechanism and fill, so a new plan redraws only the tiles that
-/// changed: redrawing all of them removed and set every attribute of every tile (a fifth of an
-/// edit's work at 1,000 asks, BENCHMARKS.md, the page).
+/// changed: redrawing all of them removed and set every attribute of every tile, most of the DOM
+/// writes of an edit at 1,000 asks (a CPU profile in Chromium, 4x throttle).
 #[component]
 fn MiniMap(tiles: Memo<Vec<(Mechanism, u8)>>, more: Memo<usize>) -> impl IntoView {
     let width = move || tiles.with(|t| (t.len() * (TILE_W + TILE_GAP)).max(1));
