@@ -115,4 +115,11 @@ export async function downloadText(page, selector) {
 /** Scrolls to the export panel, as a user does: it makes its text only while it is in view. */
 export async function scrollToExport(page) {
   await page.locator('section.export').scrollIntoViewIfNeeded();
+  // The panel makes its text once it is seen in view (web/src/in_view.rs): in an observer's callback after the
+  // scroll, so wait for it (its text, its error, or its note that the plan has an error).
+  await page.waitForFunction(() => {
+    const panel = document.querySelector('section.export');
+    const out = panel?.querySelector('[data-testid="export-output"]');
+    return (out?.value ?? '').length > 0 || !!panel?.querySelector('[data-testid="export-error"]') || /Fix the plan's error/.test(panel?.textContent ?? '');
+  });
 }

@@ -156,6 +156,8 @@ test('each export format shows only the fields it reads: Slurm and mig-parted no
         !!document.querySelector('[data-testid="export-strategy"]') === s,
       [workload, strategy],
     );
+    // The panel writes its text once it is seen in view (web/src/in_view.rs): an observer's callback after the scroll.
+    await page.waitForFunction(() => (document.querySelector('[data-testid="export-output"]')?.value ?? '').length > 0);
     assert.ok((await value(page, '[data-testid="export-output"]')).length > 0, format);
   }
   await shot(page.locator('section.export'), 'export-slurm-fields');
