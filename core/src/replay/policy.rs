@@ -32,7 +32,8 @@ pub enum Policy {
     BestFit,
     /// Fragmentation gradient descent: the node and GPU whose fragment grows least.
     Fgd,
-    /// gpu-share's: FGD's measure, exact, with ties broken by what is left to host.
+    /// gpu-share's: FGD's measure with memory, the GPU by the exact change, ties broken by what is
+    /// left to host and by keeping each node's CPU in balance with its free GPUs.
     GpuShare,
 }
 

@@ -243,3 +243,41 @@ proptest! {
         }
     }
 }
+
+/// Where FGD's score, the nodes' GPUs and (for a share) the GPU's fit are all equal, gpu-share's
+/// policy puts a GPU pod where the node's CPU stays in balance with its free GPUs — here the
+/// node left with just the CPU its last free GPU's typical pod needs — whatever the run's node
+/// order, where FGD's tie falls to that order.
+#[test]
+fn gpu_share_keeps_a_nodes_cpu_in_balance_with_its_gpus() {
+    let nodes = "sn,cpu_milli,memory_mib,gpu,model\n\
+        spare,64000,262144,2,T4\nbalanced,16000,262144,2,T4\n";
+    let pods_of = |ask: &str| {
+        let mut pods = String::from("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n");
+        for i in 0..4 {
+            pods.push_str(&format!("p{i},{ask},\n"));
+        }
+        pods
+    };
+    // A whole GPU with 8,000 CPU leaves the balanced node 8,000 CPU for its other GPU; a half GPU
+    // with 4,000 CPU leaves it 12,000 for 1,500 milli, exactly the typical 8 CPU per milli.
+    for ask in ["8000,1024,1,1000", "4000,1024,1,500"] {
+        let trace = Trace::read(nodes, &pods_of(ask)).unwrap();
+        let sim = Simulation::new(&trace, Tune::PAPER);
+        let first_node = |policy, seed| {
+            let mut node = None;
+            sim.run_traced(policy, seed, &[0], |_, at| node = at.map(|a| a.node));
+            node
+        };
+        let fgd: std::collections::HashSet<_> =
+            (0..16).map(|s| first_node(Policy::Fgd, s)).collect();
+        assert_eq!(fgd.len(), 2, "{ask}: FGD's tie falls to the node order");
+        for seed in 0..16 {
+            assert_eq!(
+                first_node(Policy::GpuShare, seed),
+                Some(1),
+                "{ask}, seed {seed}"
+            );
+        }
+    }
+}

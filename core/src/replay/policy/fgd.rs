@@ -149,14 +149,18 @@ pub fn fgd(
 /// GPU inside a node by the exact change, so a truncated score never picks a worse GPU; among the
 /// best:
 /// - a share goes to a node with the fewest GPUs, then to the GPU it fills most closely — the
-///   sliver it leaves is the fragment no later pod may fit;
-/// - whole GPUs go to a node with the fewest GPUs: large nodes stay whole for the pods that ask
-///   many GPUs, which fit nowhere else;
-/// - a pod without GPUs goes where CPU is most spare: the CPU left beyond what the node's free
-///   GPUs need at the typical pods' CPU per GPU — on a node whose GPUs are taken, its CPU can
+///   sliver it leaves is the fragment no later pod may fit — then where CPU stays in balance;
+/// - whole GPUs go to a node with the fewest GPUs — large nodes stay whole for the pods that ask
+///   many GPUs, which fit nowhere else — then where CPU stays in balance;
+/// - a pod without GPUs goes where CPU is most spare: on a node whose GPUs are taken, its CPU can
 ///   strand nothing;
 ///
-/// then to the first node in the run's order, as the published policies' ties fall.
+/// then to the first node in the run's order, as the published policies' ties fall. A node's
+/// *spare CPU* is the CPU it has left beyond what its free GPUs need at the typical pods' CPU per
+/// GPU milli; *in balance* is spare CPU nearest zero, either way: a GPU pod left where CPU runs
+/// short strands the node's GPUs, and one left where CPU is spare strands its CPU for the pods
+/// that ask CPU alone. (Tuned on seeds 1–10 of the eleven workloads; BENCHMARKS.md reports
+/// seeds 42–51.)
 pub fn gpu_share(
     ctx: &Context,
     cache: &mut Cache,
@@ -166,33 +170,23 @@ pub fn gpu_share(
     shape: usize,
 ) -> Placement {
     let state = ctx.state;
-    let (cpu_per, milli_per) = ctx.typical.cpu_per_milli();
-    let mut best: Option<((i64, i128, i64, i64), Placement)> = None;
+    let spare_per = ctx.typical.cpu_per_milli();
+    let mut best: Option<([i128; 5], Placement)> = None;
     for &node in feasible {
         let (decrease, gpu) = cache.get_or(node, shape, state.version[node], || {
             evaluate(ctx, node, pod, Rank::Exact)
         });
-        let score = ctx.typical.score(decrease);
+        let score = i128::from(ctx.typical.score(decrease));
         let fewer_gpus = -i128::from(state.nodes[node].gpus);
-        let order = -i64::from(rank[node]);
+        let order = -i128::from(rank[node]);
+        let spare = spare_cpu_after(state, node, pod, spare_per);
         let key = match (pod.gpu, gpu) {
-            (PodGpu::Share(milli), Some(g)) => (
-                score,
-                fewer_gpus,
-                -i64::from(state.free(node)[g] - milli),
-                order,
-            ),
-            (PodGpu::None, _) => {
-                let cpu_after = i128::from(state.cpu_left[node] - pod.cpu_milli);
-                let free = i128::from(state.free_total(node));
-                (
-                    score,
-                    cpu_after * i128::from(milli_per) - free * i128::from(cpu_per),
-                    order,
-                    0,
-                )
+            (PodGpu::Share(milli), Some(g)) => {
+                let leftover = i128::from(state.free(node)[g] - milli);
+                [score, fewer_gpus, -leftover, -spare.abs(), order]
             }
-            _ => (score, fewer_gpus, order, 0),
+            (PodGpu::None, _) => [score, spare, order, 0, 0],
+            _ => [score, fewer_gpus, -spare.abs(), order, 0],
         };
         if best.is_none_or(|(b, _)| key > b) {
             best = Some((key, Placement { node, gpu }));
@@ -200,4 +194,12 @@ pub fn gpu_share(
     }
     best.expect("gpu_share is called with a node the pod fits")
         .1
+}
+
+/// The node's spare CPU once `pod` is on it, `(cpu, milli)` being the typical pods' CPU per GPU
+/// milli: CPU left × milli − free GPU milli × cpu, exact.
+fn spare_cpu_after(state: &ClusterState, node: usize, pod: &Pod, (cpu, milli): (u64, u64)) -> i128 {
+    let cpu_left = i128::from(state.cpu_left[node] - pod.cpu_milli);
+    let free = i128::from(state.free_total(node)) - i128::from(pod.gpu.milli());
+    cpu_left * i128::from(milli) - free * i128::from(cpu)
 }
