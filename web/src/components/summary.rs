@@ -47,11 +47,15 @@ fn MiniMap(tiles: Memo<Vec<(Mechanism, u8)>>, more: Memo<usize>) -> impl IntoVie
                     <Tile i mechanism percent />
                 </For>
             </svg>
-            {move || (more.get() > 0).then(|| view! { <span class="tile-more">{format!("+{}", more.get())}</span> })}
+            {move || {
+                let more = more.get();
+                (more > 0).then(|| view! { <span class="tile-more">{format!("+{more}")}</span> })
+            }}
         </div>
     }
 }
 
+/// GPU `i`'s tile: its mechanism's colour, filled from the bottom to the share of it in use.
 #[component]
 fn Tile(i: usize, mechanism: Mechanism, percent: u8) -> impl IntoView {
     let x = i * (TILE_W + TILE_GAP);
