@@ -3,6 +3,7 @@
 // Timing for keystrokes, Long Tasks, performance.now() of the last change to the plan's DOM). One
 // JSON line per scenario size. Usage:
 //   node tests/bench/page.mjs <dist dir> <asks>...
+import { paste } from '../e2e/harness.mjs';
 import { serve } from '../e2e/serve.mjs';
 import { launch } from './browser.mjs';
 
@@ -31,20 +32,6 @@ function watchPage() {
   new MutationObserver(() => {
     window.__bench.lastChange = performance.now();
   }).observe(document.querySelector('.answer'), { subtree: true, childList: true, characterData: true, attributes: true });
-}
-
-/**
- * Puts `text` in the field at `selector` as a paste does: one edit, one `input` event. Playwright's
- * `fill` of a many-line text into a textarea takes time quadratic in its lines in this headless
- * Chromium, in a blank page too (1,000 lines 3.9 s, 2,000 lines 12.8 s; 10,000 lines went past a
- * ten-minute timeout on 2026-12-05), and the paste is not what this bench times.
- */
-async function paste(page, selector, text) {
-  await page.locator(selector).evaluate((field, value) => {
-    field.focus();
-    field.value = value;
-    field.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
-  }, text);
 }
 
 /** Waits until the answer has not changed for QUIET_MS; returns the page's records. */
@@ -82,7 +69,8 @@ async function measure(context, origin, n) {
   await page.goto(`${origin}/?timeslice`);
   await page.waitForSelector('html[data-ready] [data-testid="packing-diagram"]', { timeout: 60_000 });
   await page.evaluate(watchPage);
-  // Pasted as a platform engineer pastes a cluster's asks, and loaded.
+  // Pasted as a platform engineer pastes a cluster's asks (as one edit: Playwright's `fill` of
+  // 10,000 lines passed a ten-minute timeout), and loaded.
   await page.locator('details.import summary').click();
   await paste(page, '#asks-paste', list(n));
   await settle(page);

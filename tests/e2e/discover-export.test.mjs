@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { assertClean, downloadText, open, repo, scrollToExport, shot, start } from './harness.mjs';
+import { assertClean, downloadText, open, paste, repo, scrollToExport, shot, start } from './harness.mjs';
 
 // The real captures, kept unchanged in the repository's tests/fixtures/.
 const FIXTURES = resolve(repo, 'tests', 'fixtures', 'nvidia-smi');
@@ -25,12 +25,8 @@ async function capsForm(page) {
 }
 
 /** Pastes text into the discovery box (as a paste does: the whole text, one input event) and presses "Fill capabilities". */
-async function paste(page, text) {
-  await page.locator('[data-testid="detect-input"]').evaluate((el, value) => {
-    el.focus();
-    el.value = value;
-    el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
-  }, text);
+async function pasteAndFill(page, text) {
+  await paste(page, '[data-testid="detect-input"]', text);
   await page.click('[data-testid="detect-fill"]');
 }
 
@@ -49,7 +45,7 @@ test('a real nvidia-smi -q -x capture (8 × H100) fills the capabilities form; t
   const { page, server, watch } = await start(t);
   await open(page, server, SEED);
   const xml = fixture('qx-h100.xml');
-  await paste(page, xml);
+  await pasteAndFill(page, xml);
   const summary = page.locator('[data-testid="detect-summary"]');
   await summary.waitFor();
   const text = await summary.textContent();
@@ -86,7 +82,7 @@ test('garbage pasted into the discovery box shows the error and changes nothing'
   await open(page, server, SEED);
   const before = await capsForm(page);
   const url = page.url();
-  await paste(page, 'hello, this is not nvidia-smi output\n<<<>>>\n');
+  await pasteAndFill(page, 'hello, this is not nvidia-smi output\n<<<>>>\n');
   const error = page.locator('[data-testid="detect-error"]');
   await error.waitFor();
   const message = await error.textContent();
@@ -96,7 +92,7 @@ test('garbage pasted into the discovery box shows the error and changes nothing'
   assert.equal(page.url(), url);
   assert.equal(await page.locator('[data-testid="detect-summary"]').count(), 0);
   // An XML capture cut short names the line where it stopped.
-  await paste(page, fixture('qx-a100.xml').split('\n').slice(0, 40).join('\n').replace(/<\/product_name>/, ''));
+  await pasteAndFill(page, fixture('qx-a100.xml').split('\n').slice(0, 40).join('\n').replace(/<\/product_name>/, ''));
   await page.waitForFunction((m) => document.querySelector('[data-testid="detect-error"]')?.textContent !== m, message);
   assert.match(await error.textContent(), /line \d+/);
   assert.deepEqual(await capsForm(page), before);

@@ -4,22 +4,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { assertClean, open, repo, shot, start } from './harness.mjs';
+import { assertClean, open, paste, repo, shot, start } from './harness.mjs';
 
 const lgi = readFileSync(join(resolve(repo, 'tests', 'fixtures', 'nvidia-smi'), 'mig-lgi__dra-driver-nvidia-gpu-933.txt'), 'utf8');
-
-async function paste(page, text) {
-  await page.locator('[data-testid="fit-input"]').evaluate((el, value) => {
-    el.focus();
-    el.value = value;
-    el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));
-  }, text);
-}
 
 test('pasted -lgi output: held, new, free and stranded slices, and where the asks go without moving anything', async (t) => {
   const { page, server, watch } = await start(t);
   await open(page, server, '?ask=small:2g.20gb&ask=big:3g.40gb&mig-capable&gpu-model=A100-SXM4-80GB');
-  await paste(page, lgi);
+  await paste(page, '[data-testid="fit-input"]', lgi);
   const gpu = page.locator('[data-testid="fit-gpu-3"]');
   await gpu.waitFor();
   const kinds = await gpu.locator('ol.slices > li').evaluateAll((cells) => cells.map((c) => c.className.replace('slice ', '')));
@@ -44,7 +36,7 @@ test('pasted -lgi output: held, new, free and stranded slices, and where the ask
 test('make room: the fewest moves after the pasted layout, and marking an instance free changes the plan', async (t) => {
   const { page, server, watch } = await start(t);
   await open(page, server, '?ask=big:3g.40gb&mig-capable&gpu-model=A100-SXM4-80GB');
-  await paste(page, lgi);
+  await paste(page, '[data-testid="fit-input"]', lgi);
   const summary = page.locator('[data-testid="repartition-summary"]');
   await summary.waitFor();
   assert.equal(await summary.textContent(), '1 instance moved, 1 GPU touched');
