@@ -227,22 +227,59 @@ impl fmt::Display for Share {
             return pad(f, &self.to_fixed(places as u32));
         }
         let exact = self.0.is_multiple_of(UNITS_PER_GPU / 100_000);
-        let text = if exact {
-            self.to_fixed(5)
+        let mut places = if exact { 5 } else { 4 };
+        let (whole, mut frac) = self.rounded(places);
+        while places > 0 && frac % 10 == 0 {
+            frac /= 10;
+            places -= 1;
+        }
+        // Written right to left into a buffer on the stack: every plan writes a share into each
+        // ask's note, and the formatting machinery of `to_fixed` was half of the page's plan of a
+        // thousand time-sliced asks (a Chromium profile, 4× CPU throttle).
+        let mut text = [b'0'; 32];
+        let mut at = text.len();
+        for _ in 0..places {
+            at -= 1;
+            text[at] = b'0' + (frac % 10) as u8;
+            frac /= 10;
+        }
+        if places > 0 {
+            at -= 1;
+            text[at] = b'.';
+        }
+        let mut whole = whole;
+        loop {
+            at -= 1;
+            text[at] = b'0' + (whole % 10) as u8;
+            whole /= 10;
+            if whole == 0 {
+                break;
+            }
+        }
+        pad(f, std::str::from_utf8(&text[at..]).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl Share {
+    /// Whole GPUs and the fraction's digits, rounded half up to `places` (at most 5) decimal
+    /// places, in `u64`: the fraction's remainder times 2·10⁵ stays below 1.5·10¹⁵.
+    fn rounded(self, places: u32) -> (u64, u64) {
+        let scale = 10u64.pow(places.min(5));
+        let (whole, rest) = (self.0 / UNITS_PER_GPU, self.0 % UNITS_PER_GPU);
+        let frac = (rest * scale * 2 + UNITS_PER_GPU) / (2 * UNITS_PER_GPU);
+        if frac == scale {
+            (whole + 1, 0)
         } else {
-            self.to_fixed(4)
-        };
-        let text = if text.contains('.') {
-            text.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            text
-        };
-        pad(f, &text)
+            (whole, frac)
+        }
     }
 }
 
 fn pad(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
     let width = f.width().unwrap_or(0);
+    if width <= text.len() {
+        return f.write_str(text);
+    }
     match f.align() {
         Some(fmt::Alignment::Left) => write!(f, "{text:<width$}"),
         Some(fmt::Alignment::Center) => write!(f, "{text:^width$}"),
@@ -460,6 +497,7 @@ mod serde_impl {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn p(s: &str) -> Share {
         Share::parse(s).unwrap()
@@ -571,5 +609,29 @@ mod tests {
         assert_eq!(format!("{:.2}", Share::ONE), "1.00");
         assert_eq!(p("0.75").percent_of(Share::ONE), 75);
         assert_eq!(p("1/28").percent_of(Share::ONE), 4);
+    }
+
+    /// The text `Display` wrote before it was written by hand: `to_fixed` with five places
+    /// (exact shares) or four, trailing zeros and a bare point trimmed.
+    fn display_reference(s: Share) -> String {
+        let exact = s.units().is_multiple_of(UNITS_PER_GPU / 100_000);
+        let text = s.to_fixed(if exact { 5 } else { 4 });
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+
+    proptest! {
+        #[test]
+        fn display_matches_its_reference(units in prop_oneof![
+            0u64..3 * UNITS_PER_GPU,
+            any::<u64>(),
+            (0u64..1_000_000).prop_map(|k| k * (UNITS_PER_GPU / 100_000)),
+            (0u64..1_000).prop_map(|k| (k + 1) * UNITS_PER_GPU - 1),
+        ], width in 0usize..24) {
+            let s = Share::from_units(units);
+            let text = display_reference(s);
+            prop_assert_eq!(s.to_string(), text.clone());
+            prop_assert_eq!(format!("{s:>width$}"), format!("{text:>width$}"));
+            prop_assert_eq!(format!("{s:<width$}"), format!("{text:<width$}"));
+        }
     }
 }

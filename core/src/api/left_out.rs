@@ -73,9 +73,11 @@ pub fn pack_leaving_out(request: &PackRequest) -> Result<PackResponse> {
             }
         }
     }
+    // Not `..request.clone()`: that copied every ask only to drop the copies.
     let mut response = pack(&PackRequest {
         asks: kept,
-        ..request.clone()
+        cluster: request.cluster.clone(),
+        optimize_ms: request.optimize_ms,
     })?;
     response.left_out = left_out;
     Ok(response)

@@ -12,7 +12,7 @@ use crate::words;
 
 /// Where each ask ended up: its GPU indices, or `None` when unplaced.
 fn placements(pack: &PackResult) -> HashMap<&str, Vec<u64>> {
-    let mut map: HashMap<&str, Vec<u64>> = HashMap::new();
+    let mut map: HashMap<&str, Vec<u64>> = HashMap::with_capacity(pack.choices.len());
     for gpu in &pack.gpus {
         for ask in gpu.asks() {
             map.entry(ask).or_default().push(gpu.index);
