@@ -2,8 +2,9 @@
 //! 1,000 and of 10,000 asks pasted in, then one keystroke in an ask's fraction and three more
 //! typed 100 ms apart, the CPU throttled 4× (`tests/bench/page.mjs` drives it and reads the
 //! browser's performance timeline); and the first load: the page's wasm, raw and gzipped, the
-//! first plan of a shared link on a cold load with the CPU throttled 4× (`tests/bench/first-load.mjs`)
-//! and Lighthouse's mobile performance score (`xtask/bench/lighthouse.mjs`).
+//! first plan of a shared link on a cold load with the CPU throttled 4×, and over slow 4G
+//! (`tests/bench/first-load.mjs`), and Lighthouse's mobile performance score
+//! (`xtask/bench/lighthouse.mjs`).
 
 use super::speed::node;
 use std::path::Path;
