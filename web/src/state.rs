@@ -347,21 +347,30 @@ impl AppState {
                 }
             }),
         });
-        let is_example = Memo::new(move |_| scenario.with(|s| *s == example));
-        let typed = Memo::new(move |_| PackRequest {
-            asks: asks.get(),
-            cluster: Cluster::Given(caps.get()),
-            optimize_ms: optimize.get().then_some(OPTIMIZE_MS),
+        // A keystroke in a large scenario should not build its whole scenario (a copy of every
+        // ask) to learn that it is not the three-ask example: the count says so first, and the
+        // scenario is then made only when the link is written.
+        let example_asks = example.asks.len();
+        let is_example = Memo::new(move |_| {
+            asks.with(Vec::len) == example_asks && scenario.with(|s| *s == example)
         });
+        // The edits that change the request, tracked one by one; the request itself (another
+        // copy of every ask) is made once they settle, not on every keystroke.
         let settled = crate::settle::after_edits(move || {
             gpu_count_error.track();
             nodes_error.track();
             context_overhead_error.track();
-            typed.with(|r| r.asks.len())
+            caps.track();
+            optimize.track();
+            asks.with(Vec::len)
         });
         let request = Memo::new(move |_| {
             settled.track();
-            typed.get_untracked()
+            PackRequest {
+                asks: asks.get_untracked(),
+                cluster: Cluster::Given(caps.get_untracked()),
+                optimize_ms: optimize.get_untracked().then_some(OPTIMIZE_MS),
+            }
         });
         // A field the page cannot read is not planned around: the plan waits for it.
         let plan = Memo::new(move |_| {
