@@ -10,7 +10,10 @@
 //! search does: an item nothing can complete ends a branch at once, and a forced bin costs no
 //! choice; if that search has not ended within two thirds of the budget, the largest-first one
 //! gets the rest (see [`complete`]). A bin whose partner is forced by Martello–Toth dominance (one item fills it exactly, or no
-//! two items fit together) is closed without branching.
+//! two items fit together) is closed without branching. A bin opened with no waste left must be
+//! filled exactly, and "fuller first" orders nothing: it is completed with one more item, then two,
+//! and so on ([`Completion::fill_exactly`]). At a capacity of 10^6 the items of several bins can
+//! sum to a bin by chance, and such sums need more items than the bins the instance was made of.
 //!
 //! The search is exhaustive: when it ends without a packing, none into `k` bins exists, and the
 //! optimizer raises its lower bound to `k + 1` ([`Outcome::Impossible`]). Every pruning rule here
@@ -226,6 +229,7 @@ impl Completion<'_, '_> {
                 found
             }
             Some(None) => self.close(fill, bins_left, waste_left, &bin),
+            None if waste_left == 0 => self.fill_exactly(from, fill, bins_left, &mut bin),
             None => self.fill(from, fill, bins_left, waste_left, &mut bin),
         };
         self.restore(open);
@@ -408,6 +412,124 @@ impl Completion<'_, '_> {
             }
         }
         self.close(fill, bins_left, waste_left, bin)
+    }
+
+    /// Fills the open bin (filled to `fill`) exactly, with live items at positions from `from` on:
+    /// completions of one more item first, then of two, and so on. With no waste left every
+    /// completion fills the bin, so "fuller first" orders nothing; fewer items first tries the
+    /// completions least likely to be chance sums first.
+    fn fill_exactly(
+        &mut self,
+        from: usize,
+        fill: u64,
+        bins_left: u64,
+        bin: &mut Vec<usize>,
+    ) -> Option<bool> {
+        let room = self.problem.capacity - fill;
+        if room == 0 {
+            return self.close(fill, bins_left, 0, bin);
+        }
+        let most = self.problem.max_items.saturating_sub(bin.len());
+        // The `count` lightest live items, a running total: once they overfill the room (or run
+        // out), so do any `count` items, and any more.
+        let (mut lightest, mut light) = (self.end(), 0u64);
+        for count in 1..=most {
+            lightest = self.prev[lightest];
+            if lightest == self.end() {
+                break;
+            }
+            light = light.saturating_add(self.size(lightest));
+            if light > room {
+                break;
+            }
+            if self.exactly(from, room, count, bins_left, bin)? {
+                return Some(true);
+            }
+        }
+        Some(false)
+    }
+
+    /// Completes the open bin with exactly `count` live items from `from` on summing to `room`.
+    fn exactly(
+        &mut self,
+        from: usize,
+        room: u64,
+        count: usize,
+        bins_left: u64,
+        bin: &mut Vec<usize>,
+    ) -> Option<bool> {
+        // The other `count − 1` items weigh at least the lightest `count − 1` live ones.
+        let Some(others) = self.lightest(count - 1) else {
+            return Some(false);
+        };
+        let Some(limit) = room.checked_sub(others) else {
+            return Some(false);
+        };
+        let mut p = self.first_at_most(from, limit);
+        let mut last_tried = None;
+        while p < self.end() {
+            if !self.work.spend(1) {
+                return None;
+            }
+            if self.used[p] {
+                p += 1;
+                continue;
+            }
+            let size = self.size(p);
+            // Sizes only fall from here: when `p` and the `count − 1` live items after it fall
+            // short of `room`, every later choice does too.
+            if size.saturating_add(self.heaviest_after(p, count - 1)) < room {
+                break;
+            }
+            if last_tried == Some(size) {
+                p += 1;
+                continue;
+            }
+            last_tried = Some(size);
+            self.take(p);
+            bin.push(p);
+            let found = if count == 1 {
+                self.close(self.problem.capacity, bins_left, 0, bin)
+            } else {
+                self.deeper(|s| s.exactly(p + 1, room - size, count - 1, bins_left, bin))
+            };
+            bin.pop();
+            self.restore(p);
+            if found != Some(false) {
+                return found;
+            }
+            p += 1;
+        }
+        Some(false)
+    }
+
+    /// The total size of the `k` smallest live items; `None` when fewer are left.
+    fn lightest(&self, k: usize) -> Option<u64> {
+        let mut p = self.end();
+        let mut total = 0u64;
+        for _ in 0..k {
+            p = self.prev[p];
+            if p == self.end() {
+                return None;
+            }
+            total = total.saturating_add(self.size(p));
+        }
+        Some(total)
+    }
+
+    /// The total size of the (up to) `k` live items after live position `p`: the most that many
+    /// later items can add.
+    fn heaviest_after(&self, p: usize, k: usize) -> u64 {
+        let mut p = p;
+        let mut total = 0u64;
+        for _ in 0..k {
+            p = self.next[p];
+            if p == self.end() {
+                break;
+            }
+            total = total.saturating_add(self.size(p));
+        }
+        total
     }
 
     /// Closes the open bin (filled to `fill`) and packs the rest into the other bins.
