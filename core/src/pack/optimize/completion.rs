@@ -345,14 +345,8 @@ impl Completion<'_, '_> {
         waste_left: u64,
         last_tried: &mut Option<u64>,
     ) -> Option<Option<usize>> {
-        while p < self.end() {
-            if !self.work.spend(1) {
-                return None;
-            }
-            if self.used[p] {
-                p += 1;
-                continue;
-            }
+        while let Some(live) = self.next_live(p)? {
+            p = live;
             let size = self.size(p);
             // Too big to leave room for any other item, too small to close the bin within the
             // waste budget — and so is every item down to `room − smallest`: jump past them.
@@ -368,6 +362,21 @@ impl Completion<'_, '_> {
             }
             *last_tried = Some(size);
             return Some(Some(p));
+        }
+        Some(None)
+    }
+
+    /// The first live position from `p` on, a step of work for each position looked at.
+    /// `Some(None)` when there is none; `None` when the budget ran out.
+    fn next_live(&mut self, mut p: usize) -> Option<Option<usize>> {
+        while p < self.end() {
+            if !self.work.spend(1) {
+                return None;
+            }
+            if !self.used[p] {
+                return Some(Some(p));
+            }
+            p += 1;
         }
         Some(None)
     }
@@ -465,16 +474,10 @@ impl Completion<'_, '_> {
         let Some(limit) = room.checked_sub(others) else {
             return Some(false);
         };
-        let mut p = self.first_at_most(from, limit);
         let mut last_tried = None;
-        while p < self.end() {
-            if !self.work.spend(1) {
-                return None;
-            }
-            if self.used[p] {
-                p += 1;
-                continue;
-            }
+        let mut from = self.first_at_most(from, limit);
+        while let Some(p) = self.next_live(from)? {
+            from = p + 1;
             let size = self.size(p);
             // Sizes only fall from here: when `p` and the `count − 1` live items after it fall
             // short of `room`, every later choice does too.
@@ -482,7 +485,6 @@ impl Completion<'_, '_> {
                 break;
             }
             if last_tried == Some(size) {
-                p += 1;
                 continue;
             }
             last_tried = Some(size);
@@ -498,7 +500,6 @@ impl Completion<'_, '_> {
             if found != Some(false) {
                 return found;
             }
-            p += 1;
         }
         Some(false)
     }
