@@ -506,31 +506,28 @@ impl Completion<'_, '_> {
 
     /// The total size of the `k` smallest live items; `None` when fewer are left.
     fn lightest(&self, k: usize) -> Option<u64> {
-        let mut p = self.end();
-        let mut total = 0u64;
-        for _ in 0..k {
-            p = self.prev[p];
-            if p == self.end() {
-                return None;
-            }
-            total = total.saturating_add(self.size(p));
-        }
-        Some(total)
+        let (total, found) = self.walk(self.end(), k, &self.prev);
+        (found == k).then_some(total)
     }
 
     /// The total size of the (up to) `k` live items after live position `p`: the most that many
     /// later items can add.
     fn heaviest_after(&self, p: usize, k: usize) -> u64 {
-        let mut p = p;
+        self.walk(p, k, &self.next).0
+    }
+
+    /// The total size of up to `k` live items met stepping from `p` along `links` (`next` or
+    /// `prev`), and how many there were before the list's end.
+    fn walk(&self, mut p: usize, k: usize, links: &[usize]) -> (u64, usize) {
         let mut total = 0u64;
-        for _ in 0..k {
-            p = self.next[p];
+        for found in 0..k {
+            p = links[p];
             if p == self.end() {
-                break;
+                return (total, found);
             }
             total = total.saturating_add(self.size(p));
         }
-        total
+        (total, k)
     }
 
     /// Closes the open bin (filled to `fill`) and packs the rest into the other bins.
