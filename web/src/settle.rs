@@ -1,14 +1,17 @@
 //! When the page re-plans after an edit. Planning and drawing happen on the main thread, so a
 //! keystroke that arrives while a long plan is drawn waits for it. A scenario of at most
-//! [`SMALL`] asks, and any whose last plan was drawn within [`QUICK_MS`], re-plans at once, as the
-//! edit's own effects run; otherwise the page waits until the edits pause for [`PAUSE_MS`], so
-//! typing is not held up by plans of text still being typed. Work the user need not wait for
-//! (the address bar) waits longer still in a large scenario: [`when_idle`].
+//! [`SMALL`] asks, and any whose last edit was planned and drawn within [`QUICK_MS`], re-plans at
+//! once, as the edit's own effects run; otherwise the page waits until the edits pause for
+//! [`PAUSE_MS`], so typing is not held up by plans of text still being typed. The first edit after
+//! asks were added or removed (a list loaded) re-plans at once and is timed: that plan also built
+//! rows, and its time is not an edit's. Work the user need not wait for (the address bar) waits
+//! longer still in a large scenario: [`when_idle`].
 
 use leptos::prelude::*;
 
-/// A plan whose script (the core's plan and the page's update of its DOM, not the browser's
-/// style, layout and paint) took at most this (ms) is re-made at once after each edit.
+/// A plan whose script (the core's plan and the page's update of its DOM, to the last change it
+/// made; not the browser's style, layout and paint) took at most this (ms) is re-made at once
+/// after each edit: a task longer than 50 ms is what browsers call long (it delays input).
 pub const QUICK_MS: f64 = 50.0;
 
 /// Otherwise the page waits for this long without an edit (ms) before it plans.
@@ -107,18 +110,26 @@ mod browser {
     use super::{PAUSE_MS, QUICK_MS, SMALL};
     use leptos::prelude::*;
     use std::time::Duration;
+    use wasm_bindgen::prelude::*;
 
     pub fn after_edits(edits: impl Fn() -> usize + Send + Sync + 'static) -> Signal<u64> {
         let settled = RwSignal::new(0_u64);
         let pending: StoredValue<Option<TimeoutHandle>, LocalStorage> =
             StoredValue::new_local(None);
-        // How long the last plan took to make and draw: its task's script, not style, layout or
-        // paint, which the browser does for every edit whether the page re-plans or not.
-        let last_ms = StoredValue::new(0.0_f64);
+        // How long the last edit's plan took to make and draw: its task's script, not style,
+        // layout or paint, which the browser does for every edit whether the page re-plans or
+        // not. None until an edit that kept the number of asks has been planned: a plan that
+        // added or removed asks (a list loaded) also built or dropped their rows, which says
+        // nothing of what the next edit costs (a thousand asks' load took about twice an edit's
+        // time), so the edit after it is planned at once and timed.
+        let last_ms: StoredValue<Option<f64>> = StoredValue::new(None);
+        let planned_asks = StoredValue::new(0_usize);
+        let changed = dom_changes();
         Effect::new(move |first: Option<()>| {
             let asks = edits();
             // The first run is the page's first plan, made when it was first read.
             if first.is_none() {
+                planned_asks.set_value(asks);
                 return;
             }
             if let Some(handle) = pending.get_value() {
@@ -127,14 +138,25 @@ mod browser {
             let tick = move || {
                 pending.set_value(None);
                 let start = js_sys::Date::now();
+                let same_rows = planned_asks.get_value() == asks;
+                planned_asks.set_value(asks);
                 settled.update(|n| *n += 1);
-                // The plan is made and drawn by effects of this task. An animation frame's
-                // callbacks run after them and before the frame's style, layout and paint; a
-                // timeout ran after the paint too, which at 1,000 asks (4x CPU throttle) took
-                // longer than the plan, so the page always waited for a pause.
-                request_animation_frame(move || last_ms.set_value(js_sys::Date::now() - start));
+                // The plan is made and drawn by effects of this task, which end at the last
+                // change they make to the page. An animation frame's callbacks run after them
+                // and before the frame's style, layout and paint, but only once a frame is due:
+                // up to a frame later (plans of 24-35 ms at 1,000 asks, 4x CPU throttle, were timed
+                // at 47-58 ms to their frame). A plan that changed nothing ended by then.
+                request_animation_frame(move || {
+                    let last_change = changed.get_value();
+                    let end = if last_change >= start {
+                        last_change
+                    } else {
+                        js_sys::Date::now()
+                    };
+                    last_ms.set_value(same_rows.then_some(end - start));
+                });
             };
-            if asks <= SMALL || last_ms.get_value() <= QUICK_MS {
+            if asks <= SMALL || last_ms.get_value().is_none_or(|ms| ms <= QUICK_MS) {
                 tick();
             } else {
                 let wait = Duration::from_millis(PAUSE_MS);
@@ -142,5 +164,27 @@ mod browser {
             }
         });
         settled.into()
+    }
+
+    /// When the page's DOM last changed (`Date.now()`; 0 before any change, and always without a
+    /// body or an observer). A MutationObserver's records are delivered in a microtask after the
+    /// script that made them, so this is where that script's changes ended.
+    fn dom_changes() -> StoredValue<f64> {
+        let changed = StoredValue::new(0.0_f64);
+        let on_change = Closure::<dyn Fn()>::new(move || changed.set_value(js_sys::Date::now()));
+        let body = web_sys::window().and_then(|w| w.document()?.body());
+        let observer = web_sys::MutationObserver::new(on_change.as_ref().unchecked_ref());
+        if let (Some(body), Ok(observer)) = (body, observer) {
+            let init = web_sys::MutationObserverInit::new();
+            init.set_subtree(true);
+            init.set_child_list(true);
+            init.set_attributes(true);
+            init.set_character_data(true);
+            // Ignored if it fails: the plan is then timed to its frame.
+            let _ = observer.observe_with_options(&body, &init);
+        }
+        // The page's state lives as long as the page, and so does the observer's callback.
+        on_change.forget();
+        changed
     }
 }

@@ -12,10 +12,10 @@ pasted and loaded, then, with the CPU throttled 4× (DevTools' mid-range laptop)
 ask 50's fraction, and three more typed 100 ms apart. Times come from the page's own timeline: \"drawn\" runs from the \
 first key's event to the last change of the plan's DOM (plan, diagram, tables), \"longest key\" is the longest \
 Event Timing duration of a keystroke (input delay, handlers and the frame after them). Tables show 100 rows and the \
-diagram 100 lanes at a time; while a plan's script (the plan and its changes to the page, up to the next animation \
-frame) takes over 50 ms the page waits for a 300 ms pause in typing before it re-plans, so typing is not held up by \
-plans of half-typed text (`web/src/settle.rs`); the first edit after a list is loaded waits too, as the load's plan \
-also built the tables. \"Drawn\" ends at the last change to the DOM, before the browser paints it; \"longest key\" \
+diagram 100 lanes at a time; while an edit's plan takes over 50 ms of script (the plan and its changes to the page, \
+up to the last change, as a MutationObserver reports it) the page waits for a 300 ms pause in typing before it \
+re-plans, so typing is not held up by plans of half-typed text (`web/src/settle.rs`); the first edit after a list is \
+loaded is planned at once and timed, as the load's plan also built the tables. \"Drawn\" ends at the last change to the DOM, before the browser paints it; \"longest key\" \
 includes the paint of the key's frame. The export panel \
 makes its text only while it is in view (`web/src/in_view.rs`), and the address bar of a scenario of over 100 asks \
 is written once typing pauses for a second (`settle::when_idle`): Chromium's `history.replaceState` of a long link \
