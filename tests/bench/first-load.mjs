@@ -3,7 +3,7 @@
 // before the first byte; the time from navigation start to the first plan drawn (the packing diagram
 // with its lanes), by the page's own clock (performance.now() from a MutationObserver set before any
 // script runs). The seed example is loaded once more over a network slowed as Lighthouse's mobile run
-// slows it: what a user on a slow connection waits for, and what preloading the WebAssembly is for.
+// slows it: what a user on a slow connection waits for, where requesting the WebAssembly early counts.
 // The median of RUNS cold loads per link; one JSON line per link. Usage:
 //   node tests/bench/first-load.mjs <dist dir>
 import { serve } from '../e2e/serve.mjs';

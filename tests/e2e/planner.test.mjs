@@ -35,6 +35,11 @@ test('the seed pack link draws two lanes: a and c on GPU 0, b on GPU 1', async (
   assert.equal(inline.length, 1, 'one inline script');
   const hash = createHash('sha256').update(inline[0]).digest('base64');
   assert.match(csp, new RegExp(`script-src 'self' 'wasm-unsafe-eval' 'sha256-${hash.replace(/[+/]/g, '\\$&')}';`));
+  // The style sheet is inline, so the shell is painted with the HTML alone; its own hash allows it.
+  const sheet = await page.locator('head > style').allTextContents();
+  assert.equal(sheet.length, 1, 'one inline style sheet');
+  const sheetHash = createHash('sha256').update(sheet[0], 'utf8').digest('base64');
+  assert.ok(csp.includes(`style-src 'self' 'sha256-${sheetHash}'`), `index.html's CSP must allow web/style.css: 'sha256-${sheetHash}'`);
   await shot(page, 'seed-pack', { fullPage: true });
   await assertClean(assert, page, watch);
 });
