@@ -1,10 +1,11 @@
 //! Browser-only checks (wasm-bindgen-test in headless Chrome): localStorage round trip and quota errors, the
-//! settings' keys, the address bar, the mounted page
+//! settings' keys, the address bar, when an edit is re-planned, the mounted page
 //! (its plan, export panel and discovery box).
 #![cfg(target_arch = "wasm32")]
 
 use gpu_share_core::{select_mechanism, ClusterGpuCaps, FractionalAsk, LedgerEntry, UsageRecord};
-use gpu_share_web::{storage, url};
+use gpu_share_web::{settle, storage, url};
+use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
@@ -167,4 +168,88 @@ async fn the_page_mounts_and_draws_the_default_plan() {
         .value();
     assert_eq!(count, "3");
     assert!(url::current_query().contains("gpus=3"));
+}
+
+/// Waits `ms` milliseconds of the browser's clock.
+async fn sleep(ms: i32) {
+    let wait = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(wait).await.unwrap();
+}
+
+/// `settle::after_edits`: an edit is planned at once while the last edit's plan was quick, after a
+/// pause in the edits once it was slow (here: it changed the page 80 ms after the edit, over
+/// `QUICK_MS`), and at once again for the first edit after the number of asks changed (a list
+/// loaded), whose plan also built rows and says nothing of an edit's.
+#[wasm_bindgen_test]
+async fn an_edit_waits_for_a_pause_only_after_a_slow_plan() {
+    let _ = any_spawner::Executor::init_wasm_bindgen();
+    let owner = Owner::new();
+    owner.set();
+    let asks = RwSignal::new(settle::SMALL + 1);
+    let text = RwSignal::new(0_u32);
+    let settled = settle::after_edits(move || {
+        text.track();
+        asks.get()
+    });
+    // The plan: a change to the page after each settled edit, 80 ms late while `slow`.
+    let slow = StoredValue::new(false);
+    let body = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .body()
+        .unwrap();
+    Effect::new(move |_| {
+        let n = settled.get();
+        let start = js_sys::Date::now();
+        while slow.get_value() && js_sys::Date::now() - start < 80.0 {}
+        body.set_attribute("data-settled", &n.to_string()).unwrap();
+    });
+    tick().await;
+    let edit = |slow_plan: bool| {
+        slow.set_value(slow_plan);
+        text.update(|t| *t += 1);
+    };
+    let before = settled.get_untracked();
+
+    // Nothing is known yet: at once (its plan quick).
+    edit(false);
+    tick().await;
+    assert_eq!(settled.get_untracked(), before + 1);
+    // The last plan was quick: at once; this one is slow.
+    edit(true);
+    tick().await;
+    assert_eq!(settled.get_untracked(), before + 2);
+    // The last plan was slow: the page waits for a pause (PAUSE_MS) before it plans.
+    edit(false);
+    tick().await;
+    assert_eq!(
+        settled.get_untracked(),
+        before + 2,
+        "planned before the pause"
+    );
+    sleep(settle::PAUSE_MS as i32 + 100).await;
+    assert_eq!(settled.get_untracked(), before + 3);
+    // Quick again; then a slow plan, and a list loaded (the count changes) waits for it...
+    edit(true);
+    tick().await;
+    assert_eq!(settled.get_untracked(), before + 4);
+    asks.set(settle::SMALL + 2);
+    tick().await;
+    assert_eq!(
+        settled.get_untracked(),
+        before + 4,
+        "the load waits after a slow plan"
+    );
+    sleep(settle::PAUSE_MS as i32 + 100).await;
+    assert_eq!(settled.get_untracked(), before + 5);
+    // ...but its own time is not an edit's: the next edit is planned at once.
+    edit(false);
+    tick().await;
+    assert_eq!(settled.get_untracked(), before + 6);
 }
