@@ -86,15 +86,20 @@ fn the_address_bar_follows_the_scenario() {
     assert_eq!(url::current_query(), "");
 }
 
-/// Lets effects run.
-async fn tick() {
+/// Waits `ms` milliseconds of the browser's clock.
+async fn sleep(ms: i32) {
     let wait = js_sys::Promise::new(&mut |resolve, _| {
         web_sys::window()
             .unwrap()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 50)
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
             .unwrap();
     });
     wasm_bindgen_futures::JsFuture::from(wait).await.unwrap();
+}
+
+/// Lets effects run.
+async fn tick() {
+    sleep(50).await;
 }
 
 #[wasm_bindgen_test]
@@ -170,17 +175,6 @@ async fn the_page_mounts_and_draws_the_default_plan() {
     assert!(url::current_query().contains("gpus=3"));
 }
 
-/// Waits `ms` milliseconds of the browser's clock.
-async fn sleep(ms: i32) {
-    let wait = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window()
-            .unwrap()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
-            .unwrap();
-    });
-    wasm_bindgen_futures::JsFuture::from(wait).await.unwrap();
-}
-
 /// `settle::after_edits`: an edit is planned at once while the last edit's plan was quick, after a
 /// pause in the edits once it was slow (here: it changed the page 80 ms after the edit, over
 /// `QUICK_MS`), and at once again for the first edit after the number of asks changed (a list
@@ -216,40 +210,33 @@ async fn an_edit_waits_for_a_pause_only_after_a_slow_plan() {
         text.update(|t| *t += 1);
     };
     let before = settled.get_untracked();
+    let plans = move || settled.get_untracked() - before;
 
     // Nothing is known yet: at once (its plan quick).
     edit(false);
     tick().await;
-    assert_eq!(settled.get_untracked(), before + 1);
+    assert_eq!(plans(), 1);
     // The last plan was quick: at once; this one is slow.
     edit(true);
     tick().await;
-    assert_eq!(settled.get_untracked(), before + 2);
+    assert_eq!(plans(), 2);
     // The last plan was slow: the page waits for a pause (PAUSE_MS) before it plans.
     edit(false);
     tick().await;
-    assert_eq!(
-        settled.get_untracked(),
-        before + 2,
-        "planned before the pause"
-    );
+    assert_eq!(plans(), 2, "planned before the pause");
     sleep(settle::PAUSE_MS as i32 + 100).await;
-    assert_eq!(settled.get_untracked(), before + 3);
+    assert_eq!(plans(), 3);
     // Quick again; then a slow plan, and a list loaded (the count changes) waits for it...
     edit(true);
     tick().await;
-    assert_eq!(settled.get_untracked(), before + 4);
+    assert_eq!(plans(), 4);
     asks.set(settle::SMALL + 2);
     tick().await;
-    assert_eq!(
-        settled.get_untracked(),
-        before + 4,
-        "the load waits after a slow plan"
-    );
+    assert_eq!(plans(), 4, "the load waits after a slow plan");
     sleep(settle::PAUSE_MS as i32 + 100).await;
-    assert_eq!(settled.get_untracked(), before + 5);
+    assert_eq!(plans(), 5);
     // ...but its own time is not an edit's: the next edit is planned at once.
     edit(false);
     tick().await;
-    assert_eq!(settled.get_untracked(), before + 6);
+    assert_eq!(plans(), 6);
 }
