@@ -21,9 +21,17 @@ pub fn bench_reference_ffd(sizes: &[u32], capacity: u32) -> u32 {
     bins_used(&reference_ffd(&sizes, u64::from(capacity))) as u32
 }
 
-/// [`crate::output::parse`] with pieces of at most `chunk` bytes, so the tests can hold the
-/// piecewise reading of a result to `JSON.parse` on small texts.
-#[wasm_bindgen(js_name = testParseJson)]
-pub fn test_parse_json(text: &str, chunk: usize) -> Result<JsValue, JsValue> {
-    crate::output::parse_chunked(text, chunk).map_err(|e| crate::error::to_js(&e))
+/// The JSON `text` as the package returns a result (`transfer.rs` and `js/transfer.js`), so the
+/// tests can hold it to `JSON.parse` of [`test_camel_json`]'s text.
+#[wasm_bindgen(js_name = testOutput)]
+pub fn test_output(text: &str) -> Result<JsValue, JsValue> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    crate::output(&value).map_err(|e| crate::error::to_js(&e))
+}
+
+/// The JSON `text` with its keys renamed to camelCase, as JSON text.
+#[wasm_bindgen(js_name = testCamelJson)]
+pub fn test_camel_json(text: &str) -> Result<String, JsValue> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    Ok(crate::case::to_camel(value).to_string())
 }

@@ -12,10 +12,10 @@ mod case;
 mod error;
 mod ledger_undo;
 mod live;
-mod output;
 mod replay;
 mod size;
 mod svg;
+mod transfer;
 
 use error::{shape, to_js};
 use gpu_share_core::account::{self, LedgerEntry, Rates, UsageRecord};
@@ -151,13 +151,24 @@ fn input_or_default<T: DeserializeOwned + Default>(value: JsValue, what: &str) -
     input(value, what)
 }
 
-/// The core's JSON of `value` as a JavaScript value, keys in camelCase: written as text with the
-/// keys renamed on the way and read by the engine's own `JSON.parse`. (Building the same objects
-/// one property at a time through serde-wasm-bindgen, from two intermediate trees, made `binPack`
-/// grow about quadratically with the asks: BENCHMARKS.md.)
+/// `value` as the JavaScript value `JSON.parse` would make of the core's JSON, keys in camelCase:
+/// written as flat arrays and a table of strings and built into objects by
+/// `js/transfer.js` (JSON text of a large result cost more than the planning: `transfer.rs`).
 fn output<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, Error> {
-    let text = case::camel_json(value).map_err(|e| Error::new(ErrorKind::Syntax, e.to_string()))?;
-    output::parse(&text)
+    let encoded =
+        transfer::encode(value).map_err(|e| Error::new(ErrorKind::TooLarge, e.to_string()))?;
+    Ok(build(
+        &encoded.ops,
+        &encoded.numbers,
+        &encoded.strings,
+        &encoded.offsets,
+    ))
+}
+
+#[wasm_bindgen(module = "/js/transfer.js")]
+extern "C" {
+    /// Reads views of WebAssembly memory, which stay valid as it allocates none.
+    fn build(ops: &[u32], numbers: &[f64], strings: &str, offsets: &[u32]) -> JsValue;
 }
 
 fn js<T>(result: Result<T, Error>) -> Result<T, JsValue> {

@@ -22,6 +22,8 @@ const FILES: &[&str] = &[
     "api.js",
     "gpu_share_wasm.js",
     "gpu_share_wasm_bg.wasm",
+    // wasm-bindgen's copy of wasm/js/transfer.js, which builds each result.
+    "snippets/",
     "index.d.ts",
     "data.d.ts",
     "README.md",

@@ -1,0 +1,437 @@
+//! A result handed to JavaScript as flat arrays and a table of strings, which
+//! `js/transfer.js` builds into the objects `JSON.parse` would make of the core's JSON with its
+//! keys in camelCase (the tests hold the two to each other).
+//!
+//! Why not JSON text: a 100,000-ask `binPack` wrote 68 MB of it, decoded as UTF-8 and parsed by
+//! the engine, one string per occurrence — the same 280-character time-slicing warning 100,000
+//! times — which took more than the packing (BENCHMARKS.md, speed where users call it). Here a
+//! string that recurs crosses once (`Encoded::intern`), numbers cross as they are, and nothing is
+//! formatted or parsed.
+//!
+//! The stream `ops` is a value in prefix order: `NULL`, `FALSE`, `TRUE`; `NUMBER` (the next of
+//! `numbers`); `STRING id`; `ARRAY n` then n values; `OBJECT n` then n (key id, value) pairs.
+//! String ids index the table, which is one text cut at `offsets` (in UTF-16 units, as JavaScript
+//! counts). Values are what serde_json writes: a number that is not finite and `None` are `null`,
+//! an enum variant with data is an object of one key, map keys are written as strings.
+
+use crate::case;
+use serde::ser::{self, Error as _, Serialize};
+use serde_json::Error;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+pub const NULL: u32 = 0;
+pub const FALSE: u32 = 1;
+pub const TRUE: u32 = 2;
+pub const NUMBER: u32 = 3;
+pub const STRING: u32 = 4;
+pub const ARRAY: u32 = 5;
+pub const OBJECT: u32 = 6;
+
+/// The longest string table one JavaScript string holds (V8: 2²⁹ − 24 UTF-16 units).
+const MAX_TABLE_UNITS: usize = (1 << 29) - 24;
+
+/// A value written for JavaScript (see the module's documentation).
+#[derive(Default)]
+pub struct Encoded {
+    pub ops: Vec<u32>,
+    pub numbers: Vec<f64>,
+    pub strings: String,
+    /// Where each string of the table starts, and after the last one where the table ends.
+    pub offsets: Vec<u32>,
+    /// Where each string starts in `strings`, in bytes, and after the last one where they end.
+    starts: Vec<usize>,
+    /// Recent strings by their hash's top bits: `(hash, id)`, `id` [`NONE`] when empty.
+    recent: Vec<(u64, u32)>,
+    /// Struct field names by address and length, renamed and interned once each.
+    fields: HashMap<(usize, usize), u32, Mixed>,
+    units: usize,
+}
+
+/// An empty slot of `recent`.
+const NONE: u32 = u32::MAX;
+
+/// `recent` has 2^RECENT_BITS slots: 64 KiB, which stays in the processor's cache.
+const RECENT_BITS: u32 = 12;
+
+/// `value` as serde_json would write it, keys in camelCase, for `js/transfer.js`.
+pub fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Encoded, Error> {
+    let mut out = Encoded {
+        offsets: vec![0],
+        starts: vec![0],
+        recent: vec![(0, NONE); 1 << RECENT_BITS],
+        ..Encoded::default()
+    };
+    value.serialize(&mut out)?;
+    Ok(out)
+}
+
+impl Encoded {
+    /// The id of `text` in the table: the string's if it is still among the recent ones,
+    /// otherwise a new entry. (The table may hold a string twice once the cache forgot it; what
+    /// it saves are the strings a result repeats many times, such as one warning on every
+    /// choice. Every string of a result is looked up: a table of them all cost a cache miss
+    /// for each unique name, and the hash and comparison read eight bytes at a time.)
+    fn intern(&mut self, text: &str) -> Result<u32, Error> {
+        let hash = words_hash(text.as_bytes());
+        let slot = (hash >> (64 - RECENT_BITS)) as usize;
+        let (seen, id) = self.recent[slot];
+        if id != NONE && seen == hash {
+            let at = id as usize;
+            if same_bytes(
+                &self.strings.as_bytes()[self.starts[at]..self.starts[at + 1]],
+                text.as_bytes(),
+            ) {
+                return Ok(id);
+            }
+        }
+        let units = if text.is_ascii() {
+            text.len()
+        } else {
+            text.encode_utf16().count()
+        };
+        self.units += units;
+        if self.units > MAX_TABLE_UNITS {
+            return Err(Error::custom(
+                "the result's text is longer than one JavaScript string may be",
+            ));
+        }
+        let id = (self.starts.len() - 1) as u32;
+        self.strings.push_str(text);
+        self.starts.push(self.strings.len());
+        self.offsets.push(self.units as u32);
+        self.recent[slot] = (hash, id);
+        Ok(id)
+    }
+
+    fn string(&mut self, text: &str) -> Result<(), Error> {
+        let id = self.intern(text)?;
+        self.ops.extend([STRING, id]);
+        Ok(())
+    }
+
+    fn number(&mut self, n: f64) {
+        if n.is_finite() {
+            self.ops.push(NUMBER);
+            self.numbers.push(n);
+        } else {
+            self.ops.push(NULL);
+        }
+    }
+
+    /// Opens an array or object whose length is written when it closes.
+    fn open(&mut self, tag: u32) -> Compound<'_> {
+        self.ops.extend([tag, 0]);
+        let at = self.ops.len() - 1;
+        Compound {
+            out: self,
+            at,
+            count: 0,
+        }
+    }
+
+    /// Opens `{variant: …}`, the object serde_json writes for an enum variant with data (the
+    /// outer object's length, 1, is known at once).
+    fn variant(&mut self, variant: &'static str, tag: u32) -> Result<Compound<'_>, Error> {
+        self.ops.extend([OBJECT, 1]);
+        self.field(variant)?;
+        Ok(self.open(tag))
+    }
+
+    fn field(&mut self, name: &'static str) -> Result<(), Error> {
+        let address = (name.as_ptr() as usize, name.len());
+        let id = match self.fields.get(&address) {
+            Some(&id) => id,
+            None => {
+                let id = self.intern(&case::camel(name))?;
+                self.fields.insert(address, id);
+                id
+            }
+        };
+        self.ops.push(id);
+        Ok(())
+    }
+}
+
+/// A hash of `bytes` eight at a time (FxHash's step): strings are compared when hashes are
+/// equal, so it needs to be quick more than strong.
+fn words_hash(bytes: &[u8]) -> u64 {
+    let mut words = bytes.chunks_exact(8);
+    let mut hash = bytes.len() as u64;
+    let mut add =
+        |word: u64| hash = (hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    for word in &mut words {
+        add(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+    }
+    let mut last = [0; 8];
+    last[..words.remainder().len()].copy_from_slice(words.remainder());
+    add(u64::from_le_bytes(last));
+    hash
+}
+
+/// `a == b`, eight bytes at a time (WebAssembly's `memcmp` goes a byte at a time).
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or_default());
+    a.len() == b.len()
+        && a.chunks_exact(8)
+            .zip(b.chunks_exact(8))
+            .all(|(x, y)| word(x) == word(y))
+        && a.chunks_exact(8).remainder() == b.chunks_exact(8).remainder()
+}
+
+/// A hasher for keys that are hashes or addresses already: it multiplies them once.
+#[derive(Default)]
+struct Mix(u64);
+
+impl Hasher for Mix {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = words_hash(bytes);
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        // A product's low bits depend on its factors' low bits only, and the table indexes by
+        // them: the well-mixed high bits are moved there (as rustc-hash does).
+        self.0.rotate_left(26)
+    }
+}
+
+type Mixed = BuildHasherDefault<Mix>;
+
+/// An open array or object: counts its items and writes the count when it ends.
+pub struct Compound<'a> {
+    out: &'a mut Encoded,
+    at: usize,
+    count: u32,
+}
+
+impl Compound<'_> {
+    fn item<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.count += 1;
+        value.serialize(&mut *self.out)
+    }
+
+    fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+        self.out.field(key)?;
+        self.item(value)
+    }
+
+    fn close(self) -> Result<(), Error> {
+        self.out.ops[self.at] = self.count;
+        Ok(())
+    }
+}
+
+/// A map key as serde_json writes it: a string, or a number or boolean as its text; renamed like
+/// every key.
+fn key_text<T: Serialize + ?Sized>(key: &T) -> Result<String, Error> {
+    match serde_json::to_value(key)? {
+        serde_json::Value::String(s) => Ok(case::camel(&s)),
+        serde_json::Value::Number(n) => Ok(n.to_string()),
+        serde_json::Value::Bool(b) => Ok(b.to_string()),
+        _ => Err(Error::custom("key must be a string")),
+    }
+}
+
+macro_rules! numbers {
+    ($($method:ident: $t:ty),*) => {$(
+        fn $method(self, v: $t) -> Result<(), Error> {
+            self.number(v as f64);
+            Ok(())
+        }
+    )*};
+}
+
+impl<'a> ser::Serializer for &'a mut Encoded {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Compound<'a>;
+    type SerializeTuple = Compound<'a>;
+    type SerializeTupleStruct = Compound<'a>;
+    type SerializeTupleVariant = Compound<'a>;
+    type SerializeMap = Compound<'a>;
+    type SerializeStruct = Compound<'a>;
+    type SerializeStructVariant = Compound<'a>;
+
+    numbers!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+        serialize_i128: i128, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
+        serialize_u64: u64, serialize_u128: u128, serialize_f64: f64);
+
+    fn serialize_f32(self, v: f32) -> Result<(), Error> {
+        // serde_json writes an f32 as its shortest decimal, which JavaScript reads as the nearest
+        // f64 to that decimal (0.1, not 0.10000000149011612).
+        self.number(v.to_string().parse().unwrap_or(f64::NAN));
+        Ok(())
+    }
+
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        self.ops.push(if v { TRUE } else { FALSE });
+        Ok(())
+    }
+
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        self.string(v.encode_utf8(&mut [0; 4]))
+    }
+
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        self.string(v)
+    }
+
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
+        self.ops.extend([ARRAY, v.len() as u32]);
+        v.iter().for_each(|&b| self.number(f64::from(b)));
+        Ok(())
+    }
+
+    fn serialize_none(self) -> Result<(), Error> {
+        self.serialize_unit()
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_unit(self) -> Result<(), Error> {
+        self.ops.push(NULL);
+        Ok(())
+    }
+
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Error> {
+        self.serialize_unit()
+    }
+
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<(), Error> {
+        self.string(variant)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.ops.extend([OBJECT, 1]);
+        self.field(variant)?;
+        value.serialize(self)
+    }
+
+    fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'a>, Error> {
+        Ok(self.open(ARRAY))
+    }
+
+    fn serialize_tuple(self, _: usize) -> Result<Compound<'a>, Error> {
+        Ok(self.open(ARRAY))
+    }
+
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Compound<'a>, Error> {
+        Ok(self.open(ARRAY))
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound<'a>, Error> {
+        self.variant(variant, ARRAY)
+    }
+
+    fn serialize_map(self, _: Option<usize>) -> Result<Compound<'a>, Error> {
+        Ok(self.open(OBJECT))
+    }
+
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Compound<'a>, Error> {
+        Ok(self.open(OBJECT))
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound<'a>, Error> {
+        self.variant(variant, OBJECT)
+    }
+}
+
+/// The compound serializers of arrays (items) and objects (fields, map entries).
+macro_rules! compound {
+    ($($trait:ident: $method:ident),*) => {$(
+        impl ser::$trait for Compound<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                self.item(value)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.close()
+            }
+        }
+    )*};
+}
+
+compound!(SerializeSeq: serialize_element, SerializeTuple: serialize_element,
+    SerializeTupleStruct: serialize_field, SerializeTupleVariant: serialize_field);
+
+macro_rules! fields {
+    ($($trait:ident),*) => {$(
+        impl ser::$trait for Compound<'_> {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+                self.field(key, value)
+            }
+            fn end(self) -> Result<(), Error> {
+                self.close()
+            }
+        }
+    )*};
+}
+
+fields!(SerializeStruct, SerializeStructVariant);
+
+impl ser::SerializeMap for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+        let id = self.out.intern(&key_text(key)?)?;
+        self.out.ops.push(id);
+        Ok(())
+    }
+
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.item(value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        self.close()
+    }
+}
+
+#[cfg(test)]
+#[path = "transfer_tests.rs"]
+mod tests;

@@ -1,0 +1,213 @@
+//! The stream `encode` writes, read back here as `js/transfer.js` reads it, against serde_json's
+//! text of the same value with its keys renamed (what the package returned before, through
+//! `JSON.parse`). `tests/npm/output.test.mjs` holds the JavaScript reader to `JSON.parse`.
+
+use super::*;
+use gpu_share_core::api::{self, Cluster, PackRequest};
+use gpu_share_core::parse::parse_asks;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// The value `js/transfer.js` builds from `encoded`, numbers as f64 (JavaScript has no other).
+fn read(encoded: &Encoded) -> Value {
+    let units: Vec<u16> = encoded.strings.encode_utf16().collect();
+    let table: Vec<String> = encoded
+        .offsets
+        .windows(2)
+        .map(|w| String::from_utf16(&units[w[0] as usize..w[1] as usize]).unwrap())
+        .collect();
+    let (mut op, mut number) = (0, 0);
+    let value = read_value(encoded, &table, &mut op, &mut number);
+    assert_eq!(op, encoded.ops.len(), "ops left over");
+    assert_eq!(number, encoded.numbers.len(), "numbers left over");
+    value
+}
+
+fn read_value(e: &Encoded, table: &[String], op: &mut usize, number: &mut usize) -> Value {
+    let mut next = || {
+        *op += 1;
+        e.ops[*op - 1]
+    };
+    match next() {
+        NULL => Value::Null,
+        FALSE => Value::Bool(false),
+        TRUE => Value::Bool(true),
+        NUMBER => {
+            *number += 1;
+            json!(e.numbers[*number - 1])
+        }
+        STRING => Value::String(table[next() as usize].clone()),
+        ARRAY => (0..next())
+            .map(|_| read_value(e, table, op, number))
+            .collect(),
+        OBJECT => {
+            let mut map = Map::new();
+            for _ in 0..next() {
+                *op += 1;
+                let key = table[e.ops[*op - 1] as usize].clone();
+                map.insert(key, read_value(e, table, op, number));
+            }
+            Value::Object(map)
+        }
+        tag => panic!("unknown tag {tag}"),
+    }
+}
+
+/// What JavaScript got before: serde_json's text, read back, keys renamed.
+fn expected<T: Serialize>(value: &T) -> Value {
+    let text = serde_json::to_string(value).unwrap();
+    as_f64(case::to_camel(serde_json::from_str(&text).unwrap()))
+}
+
+fn as_f64(value: Value) -> Value {
+    match value {
+        Value::Number(n) => json!(n.as_f64().unwrap()),
+        Value::Array(items) => items.into_iter().map(as_f64).collect(),
+        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, as_f64(v))).collect()),
+        other => other,
+    }
+}
+
+fn same_as_json<T: Serialize>(value: &T) {
+    let encoded = encode(value).unwrap();
+    assert_eq!(read(&encoded), expected(value));
+}
+
+struct Bytes(&'static [u8]);
+
+impl Serialize for Bytes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.0)
+    }
+}
+
+#[derive(Serialize)]
+struct Unit;
+
+#[derive(Serialize)]
+struct Wrapper(u8);
+
+#[derive(Serialize)]
+struct Pair(i8, &'static str);
+
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Shape {
+    PlainUnit,
+    NewType(u32),
+    TupleVariant(u8, String),
+    StructVariant { inner_field: Option<f32> },
+}
+
+#[derive(Serialize)]
+struct Inner {
+    deep_key: Vec<Shape>,
+}
+
+#[derive(Serialize)]
+struct Everything {
+    snake_case_field: &'static str,
+    none: Option<u8>,
+    some: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped: Option<u8>,
+    #[serde(flatten)]
+    flat: Inner,
+    floats: (f32, f64, f64, f64, f64),
+    extremes: (u64, i64, i128, u128),
+    text: (char, &'static str, &'static str, &'static str),
+    bytes: Bytes,
+    unit: (),
+    unit_struct: Unit,
+    newtype: Wrapper,
+    pair: Pair,
+    by_number: BTreeMap<u32, bool>,
+    by_name: BTreeMap<&'static str, ()>,
+    by_flag: HashMap<bool, u8>,
+}
+
+#[test]
+fn every_kind_of_value_reads_back_as_json_text_would() {
+    same_as_json(&Everything {
+        snake_case_field: "value_with_underscores",
+        none: None,
+        some: Some(-7),
+        skipped: None,
+        flat: Inner {
+            deep_key: vec![
+                Shape::PlainUnit,
+                Shape::NewType(3),
+                Shape::TupleVariant(1, "x_y".into()),
+                Shape::StructVariant {
+                    inner_field: Some(0.1),
+                },
+                Shape::StructVariant { inner_field: None },
+            ],
+        },
+        floats: (0.1, -0.0, f64::NAN, f64::INFINITY, 1e300),
+        extremes: (u64::MAX, i64::MIN, i128::MAX, u128::MAX),
+        text: ('ß', "名前 é", "😀 \"quoted\" \\ \n", ""),
+        bytes: Bytes(&[0, 255, 7]),
+        unit: (),
+        unit_struct: Unit,
+        newtype: Wrapper(9),
+        pair: Pair(-1, "p"),
+        by_number: BTreeMap::from([(1, true), (20, false)]),
+        by_name: BTreeMap::from([("map_key", ()), ("__proto__", ())]),
+        by_flag: HashMap::from([(true, 1)]),
+    });
+    same_as_json(&json!([{"a_b": [1.5, "c_d", null, {"": {"_": "_"}}]}, -3, "plain"]));
+    same_as_json(&Vec::<u8>::new());
+    same_as_json(&"just a string");
+}
+
+#[test]
+fn a_string_crosses_once_however_often_it_occurs() {
+    let warning = "time-slicing sets no memory limit".to_string();
+    let value = vec![json!({"warnings": [warning], "name": "a"}); 1000];
+    let encoded = encode(&value).unwrap();
+    // The key "warnings", the warning, the key "name" and "a".
+    assert_eq!(encoded.offsets.len() - 1, 4);
+    assert_eq!(read(&encoded), expected(&value));
+}
+
+#[test]
+fn fields_keep_the_order_serde_gives_them() {
+    #[derive(Serialize)]
+    struct Order {
+        z_last: u8,
+        a_first: u8,
+    }
+    let encoded = encode(&Order {
+        z_last: 1,
+        a_first: 2,
+    })
+    .unwrap();
+    assert_eq!(encoded.ops, [OBJECT, 2, 0, NUMBER, 1, NUMBER]);
+    assert_eq!(encoded.strings, "zLastaFirst");
+}
+
+#[test]
+fn offsets_count_utf16_units_as_javascript_does() {
+    let encoded = encode(&["😀", "é", "a"]).unwrap();
+    assert_eq!(encoded.offsets, [0, 2, 3, 4]);
+}
+
+#[test]
+fn a_map_key_that_json_cannot_write_is_an_error() {
+    let map = HashMap::from([((1, 2), 3)]);
+    assert!(serde_json::to_string(&map).is_err());
+    assert!(encode(&map).is_err());
+}
+
+#[test]
+fn a_pack_response_reads_back_as_its_json() {
+    let asks = parse_asks("a,0.3\nb,3g.20gb\nc,12GiB\nd,0.5\ne,1.5\n").unwrap();
+    let request = PackRequest {
+        asks,
+        cluster: Cluster::Given(serde_json::from_value(json!({"supports_timeslicing": true, "supports_mig": true, "gpu_model": "A100-SXM4-40GB"})).unwrap()),
+        optimize_ms: None,
+    };
+    same_as_json(&api::pack(&request).unwrap());
+}
