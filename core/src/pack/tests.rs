@@ -401,3 +401,31 @@ proptest::proptest! {
         }
     }
 }
+
+proptest! {
+    /// The packing order is the stable sort it stands for: whole asks first, larger first, ties
+    /// in input order (fractions up to 2.5 GPUs, so some are whole, with many equal sizes).
+    #[test]
+    fn placing_order_is_the_stable_largest_first_sort(
+        raw in prop::collection::vec((Just(0u8), prop_oneof![1u64..2500, Just(250), Just(1000)]), 0..80),
+        flags in 0u8..8,
+    ) {
+        let caps = ClusterGpuCaps {
+            supports_mig: flags & 1 != 0,
+            supports_mps: flags & 2 != 0,
+            supports_timeslicing: flags & 4 != 0,
+            ..Default::default()
+        };
+        let resolved = caps.resolve(&[]).unwrap();
+        let choices: Vec<Choice> = build(&raw)
+            .iter()
+            .map(|a| crate::plan::select_resolved(a, &resolved))
+            .collect();
+        let mut stable: Vec<usize> = (0..choices.len()).collect();
+        stable.sort_by_key(|&i| {
+            let whole = choices[i].mechanism == Mechanism::Whole;
+            (!whole, std::cmp::Reverse(choices[i].allocated_fraction))
+        });
+        prop_assert_eq!(super::order(&choices), stable);
+    }
+}
