@@ -7,27 +7,50 @@ pub fn decreasing_order(sizes: &[u64]) -> Vec<usize> {
     by_size_decreasing(sizes).map(|(_, i)| i).collect()
 }
 
-/// `(size, index)` of every item, largest first, equal sizes in input order. The sort orders
-/// the pairs themselves, so that the sort and the packing loop read memory in order (sorting
-/// indices by `sizes[i]` looked sizes up at random). Where sizes and indices fit in 32 bits,
-/// each pair is one `u64` — the size's complement above the index — which sorts twice as fast as
-/// pairs and halves the memory the loop streams through (BENCHMARKS.md, growth).
+/// `items` (indices into `sizes`) largest first, equal sizes in the order of `items`: the stable
+/// sort by `Reverse(sizes[i])`, done on the sizes copied out in order (sorting the indices by a
+/// look-up at random was a visible part of a million-ask pack or optimizer run).
+pub fn largest_first(items: &[usize], sizes: &[u64]) -> Vec<usize> {
+    let copied: Vec<u64> = items.iter().map(|&i| sizes[i]).collect();
+    by_size_decreasing(&copied).map(|(_, k)| items[k]).collect()
+}
+
+/// `(size, index)` of every item, largest first, equal sizes in input order.
 fn by_size_decreasing(sizes: &[u64]) -> impl Iterator<Item = (u64, usize)> {
-    let narrow = u32::try_from(sizes.len()).is_ok() && sizes.iter().all(|&s| s <= LOW);
-    let (mut keys, mut pairs) = (Vec::new(), Vec::new());
-    if narrow {
-        keys = (0u64..)
-            .zip(sizes)
-            .map(|(i, &s)| (LOW - s) << 32 | i)
-            .collect();
-        sort_by_high_half(&mut keys);
-    } else {
-        pairs = sizes.iter().copied().zip(0..).collect();
-        // Indices are distinct, so an unstable sort on (size descending, index) is deterministic.
-        pairs.sort_unstable_by(|a: &(u64, usize), b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    }
-    let unpack = |k: u64| (LOW - (k >> 32), (k & LOW) as usize);
+    let (keys, pairs) = match packed_keys(sizes) {
+        Some(keys) => (keys, Vec::new()),
+        None => (Vec::new(), sorted_pairs(sizes)),
+    };
     keys.into_iter().map(unpack).chain(pairs)
+}
+
+/// Where sizes and indices fit in 32 bits, each item as one `u64` — the size's complement above
+/// the index — sorted, so largest first and equal sizes in input order. The sort orders the keys
+/// themselves, so that the sort and the packing loop read memory in order (sorting indices by
+/// `sizes[i]` looked sizes up at random), and a key is half a `(size, index)` pair: it sorts
+/// twice as fast and halves the memory the loop streams through (BENCHMARKS.md, growth).
+fn packed_keys(sizes: &[u64]) -> Option<Vec<u64>> {
+    if u32::try_from(sizes.len()).is_err() || sizes.iter().any(|&s| s > LOW) {
+        return None;
+    }
+    let mut keys: Vec<u64> = (0u64..)
+        .zip(sizes)
+        .map(|(i, &s)| (LOW - s) << 32 | i)
+        .collect();
+    sort_by_high_half(&mut keys);
+    Some(keys)
+}
+
+fn unpack(key: u64) -> (u64, usize) {
+    (LOW - (key >> 32), (key & LOW) as usize)
+}
+
+/// `(size, index)` pairs, largest first, equal sizes in input order.
+fn sorted_pairs(sizes: &[u64]) -> Vec<(u64, usize)> {
+    let mut pairs: Vec<(u64, usize)> = sizes.iter().copied().zip(0..).collect();
+    // Indices are distinct, so an unstable sort on (size descending, index) is deterministic.
+    pairs.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    pairs
 }
 
 /// The low 32 bits.
@@ -68,46 +91,80 @@ fn sort_by_high_half(keys: &mut Vec<u64>) {
 
 /// Bin index per item (input order). Items larger than `capacity` get a bin of their own.
 pub fn first_fit_decreasing(sizes: &[u64], capacity: u64) -> Vec<usize> {
-    let order: Vec<(u64, usize)> = by_size_decreasing(sizes).collect();
-    let placed = match u32::try_from(capacity) {
-        Ok(capacity) => placements::<u32>(&order, capacity),
-        Err(_) => placements::<u64>(&order, capacity),
-    };
+    match u32::try_from(capacity) {
+        Ok(capacity) => place_all::<u32>(sizes, capacity),
+        Err(_) => place_all::<u64>(sizes, capacity),
+    }
+}
+
+/// First fit of every item, largest first, with free capacities held as `F` (which holds
+/// `capacity`). Two things keep a million asks in the processor's cache: a tree of `u32`s is half
+/// the memory of `u64`s, and each bin is written over its item's sorted key, in order, and only
+/// then scattered to the items' places — writing each item's bin at its input position, at
+/// random, inside the loop cost a third of the time at a million asks (BENCHMARKS.md, growth).
+/// (The keys' buffer holding the bins, rather than a copy of the order and a list of bins beside
+/// it, is a third of the memory a million asks touched.)
+fn place_all<F>(sizes: &[u64], capacity: F) -> Vec<usize>
+where
+    F: Copy + Ord + Into<u64> + TryFrom<u64> + std::ops::Sub<Output = F> + Default,
+{
+    let mut fit = FirstFit::new(sizes.len(), capacity);
     let mut bin_of = vec![usize::MAX; sizes.len()];
-    for (&(_, i), bin) in order.iter().zip(placed) {
-        bin_of[i] = bin;
+    match packed_keys(sizes) {
+        Some(mut keys) => {
+            for key in keys.iter_mut() {
+                let (size, i) = unpack(*key);
+                // A bin index is below the number of items, so it fits in the key's high half.
+                *key = (fit.place(size) as u64) << 32 | i as u64;
+            }
+            for key in keys {
+                bin_of[(key & LOW) as usize] = (key >> 32) as usize;
+            }
+        }
+        None => {
+            for (size, i) in sorted_pairs(sizes) {
+                bin_of[i] = fit.place(size);
+            }
+        }
     }
     bin_of
 }
 
-/// The bin of each item of `order`, in that order, first fit, with free capacities held as `F`
-/// (which holds `capacity`). Two things keep a million asks in the processor's cache: a tree of
-/// `u32`s is half the memory of `u64`s, and bins are written in the order they are found and
-/// only then scattered to the items' places — writing each item's bin at its input position,
-/// at random, inside the loop cost a third of the time at a million asks (BENCHMARKS.md,
-/// growth).
-fn placements<F>(order: &[(u64, usize)], capacity: F) -> Vec<usize>
+/// Bins opened one after another, each item into the first with room (a tree of the bins' free
+/// capacities finds it in O(log n)).
+struct FirstFit<F> {
+    tree: FirstFitTree<F, Max>,
+    opened: usize,
+    capacity: F,
+}
+
+impl<F> FirstFit<F>
 where
     F: Copy + Ord + Into<u64> + TryFrom<u64> + std::ops::Sub<Output = F> + Default,
 {
-    let mut tree = FirstFitTree::<F, Max>::new(order.len(), F::default());
-    let mut opened = 0usize;
-    let mut placed = Vec::with_capacity(order.len());
-    for &(size, _) in order {
+    fn new(items: usize, capacity: F) -> Self {
+        FirstFit {
+            tree: FirstFitTree::new(items, F::default()),
+            opened: 0,
+            capacity,
+        }
+    }
+
+    /// The bin `size` goes into; a size above the capacity fills a new bin.
+    fn place(&mut self, size: u64) -> usize {
         // At most `capacity`, so the conversion holds.
-        let size = F::try_from(size.min(capacity.into())).unwrap_or(capacity);
-        let bin = match tree.first(|f| f >= size) {
-            Some(b) if b < opened => b,
+        let size = F::try_from(size.min(self.capacity.into())).unwrap_or(self.capacity);
+        let bin = match self.tree.first(|f| f >= size) {
+            Some(b) if b < self.opened => b,
             _ => {
-                opened += 1;
-                tree.set(opened - 1, capacity);
-                opened - 1
+                self.opened += 1;
+                self.tree.set(self.opened - 1, self.capacity);
+                self.opened - 1
             }
         };
-        tree.set(bin, tree.leaf(bin) - size);
-        placed.push(bin);
+        self.tree.set(bin, self.tree.leaf(bin) - size);
+        bin
     }
-    placed
 }
 
 /// How many bins an assignment uses.
@@ -138,6 +195,10 @@ mod tests {
             let mut stable: Vec<usize> = (0..sizes.len()).collect();
             stable.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
             prop_assert_eq!(decreasing_order(&sizes), stable);
+            let every_other: Vec<usize> = (0..sizes.len()).rev().step_by(2).collect();
+            let mut stable_subset = every_other.clone();
+            stable_subset.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+            prop_assert_eq!(largest_first(&every_other, &sizes), stable_subset);
             prop_assert_eq!(first_fit_decreasing(&sizes, capacity), reference_ffd(&sizes, capacity));
         }
     }

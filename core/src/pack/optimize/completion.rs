@@ -93,8 +93,7 @@ fn search(
     let Some(waste) = room.checked_sub(total) else {
         return Outcome::Impossible;
     };
-    let mut order = items.to_vec();
-    order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+    let order = crate::pack::largest_first(items, sizes);
     let n = order.len();
     let mut search = Completion {
         problem,
