@@ -154,15 +154,15 @@ where
     fn place(&mut self, size: u64) -> usize {
         // At most `capacity`, so the conversion holds.
         let size = F::try_from(size.min(self.capacity.into())).unwrap_or(self.capacity);
-        let bin = match self.tree.first(|f| f >= size) {
-            Some(b) if b < self.opened => b,
+        // A new bin is set to what is left of it at once: one walk up the tree, not two.
+        let (bin, free) = match self.tree.first(|f| f >= size) {
+            Some(b) if b < self.opened => (b, self.tree.leaf(b)),
             _ => {
                 self.opened += 1;
-                self.tree.set(self.opened - 1, self.capacity);
-                self.opened - 1
+                (self.opened - 1, self.capacity)
             }
         };
-        self.tree.set(bin, self.tree.leaf(bin) - size);
+        self.tree.set(bin, free - size);
         bin
     }
 }
