@@ -148,10 +148,15 @@ impl Entry {
 
 /// Every bin's groups, by size, in one array in bin order: the search scans all bins for each
 /// move, and with a `Vec` per bin, and the tabu list read by item, each bin was a cache miss at a
-/// million bins.
+/// million bins. The sizes are an array of their own beside the entries: the scan searches every
+/// bin's sizes and reads an entry only for a move as good as the best so far, and an entry is a
+/// cache line (the scan read four per bin, and a step took 16.4 ns at 100,000 asks, 20.7 ns at a
+/// million, where the table no longer stays in the processor's cache).
 #[derive(Default)]
 struct GroupTable {
     entries: Vec<Entry>,
+    /// `entries[k].group.size`.
+    sizes: Vec<u64>,
     /// Where each bin's entries start, and how many there are.
     spans: Vec<(usize, usize)>,
     /// Reused while a bin's groups are made.
@@ -163,6 +168,12 @@ impl GroupTable {
     fn of(&self, b: usize) -> &[Entry] {
         let (start, len) = self.spans[b];
         &self.entries[start..start + len]
+    }
+
+    /// Bin `b`'s group sizes, in the order of [`of`](Self::of).
+    fn sizes_of(&self, b: usize) -> &[u64] {
+        let (start, len) = self.spans[b];
+        &self.sizes[start..start + len]
     }
 
     /// Bin `b`'s entries are `new` (bins are stored first in order): in place where they fit,
@@ -177,8 +188,12 @@ impl GroupTable {
             start
         } else {
             self.entries.extend_from_slice(new);
+            self.sizes.resize(self.entries.len(), 0);
             self.entries.len() - new.len()
         };
+        for (size, entry) in self.sizes[start..].iter_mut().zip(new) {
+            *size = entry.group.size;
+        }
         self.spans[b] = (start, new.len());
     }
 }
@@ -339,32 +354,38 @@ impl<'a> Rebalancer<'a> {
                     if a.len == 0 || !entry.may_enter(q, step) {
                         continue;
                     }
-                    let gq = groups_of.of(q);
+                    let sizes_q = groups_of.sizes_of(q);
                     // g in [a − hi, a − lo] is ideal; the nearest on either side are next best.
-                    let first = gq.partition_point(|g| g.group.size < a.size.saturating_sub(hi));
+                    let first = sizes_q.partition_point(|&g| g < a.size.saturating_sub(hi));
                     let candidates = [
                         first.wrapping_sub(1),
                         first,
                         first + 1,
-                        gq.partition_point(|g| g.group.size <= a.size.saturating_sub(lo))
+                        sizes_q
+                            .partition_point(|&g| g <= a.size.saturating_sub(lo))
                             .wrapping_sub(1),
                     ];
                     for &k in &candidates {
-                        let Some(other) = gq.get(k) else { continue };
-                        let g = &other.group;
-                        if g.size >= a.size && !(g.size == a.size && g.len != a.len) {
+                        let Some(&g_size) = sizes_q.get(k) else {
+                            continue;
+                        };
+                        if g_size > a.size {
                             continue;
                         }
-                        if self.bins[q].len() + a.len - g.len > max
-                            || self.bins[p].len() + g.len - a.len > max
-                        {
-                            continue;
-                        }
-                        let d = i128::from(a.size) - i128::from(g.size);
+                        let d = i128::from(a.size) - i128::from(g_size);
                         let after = (lp - d - c).max(0) + (lq + d - c).max(0);
-                        // A move the best so far beats is never taken: the tabu list is not
-                        // worth reading for it.
-                        if !best.would_take(&(after - before)) || !other.may_enter(p, step) {
+                        // A move the best so far beats is never taken: its group is not worth
+                        // reading for it.
+                        if !best.would_take(&(after - before)) {
+                            continue;
+                        }
+                        let other = &groups_of.of(q)[k];
+                        let g = &other.group;
+                        if (g.size == a.size && g.len == a.len)
+                            || self.bins[q].len() + a.len - g.len > max
+                            || self.bins[p].len() + g.len - a.len > max
+                            || !other.may_enter(p, step)
+                        {
                             continue;
                         }
                         best.offer(after - before, &mut self.rng, || Move {
