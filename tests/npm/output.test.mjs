@@ -62,3 +62,23 @@ test("a string that occurs many times is one string, and every array is its own"
   got[0].w.push("mine");
   assert.deepEqual(got[1].w, ["same"]);
 });
+
+test("objects of a shape met many times are built as JSON.parse builds them, keys in order", () => {
+  // Past the eighth object of a shape, transfer.js builds its objects with one object literal:
+  // 40 objects of one shape with keys JavaScript must quote, each holding two of another shape.
+  const keys = ['"', "\\", "\u2028", "é", "名前", "10", "a_b", "", "z", "constructor", "toString"];
+  const one = (i) => Object.fromEntries(keys.map((k, j) => [k, j % 3 === 0 ? i : j % 3 === 1 ? `s${i % 4}` : [i, null, true]]));
+  const list = Array.from({ length: 40 }, (_, i) => ({ ...one(i), inner: [one(i + 1), one(i + 2)], last: i % 2 === 0 }));
+  const text = JSON.stringify(list);
+  const expected = JSON.parse(raw.testCamelJson(text));
+  const got = raw.testOutput(text);
+  assert.deepEqual(got, expected);
+  assert.equal(JSON.stringify(got), JSON.stringify(expected), "the same keys in the same order");
+  for (const o of [got[39], got[39].inner[1]]) {
+    assert.equal(Object.getPrototypeOf(o), Object.prototype);
+    assert.ok(Object.hasOwn(o, "constructor") && Object.hasOwn(o, "toString"));
+  }
+  got[30].z = "mine";
+  got[31].inner[0].z = "mine";
+  assert.deepEqual([got[29].z, got[32].z, got[31].inner[1].z], [expected[29].z, expected[32].z, expected[31].inner[1].z]);
+});

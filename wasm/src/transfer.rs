@@ -9,9 +9,11 @@
 //! formatted or parsed.
 //!
 //! The stream `ops` is a value in prefix order: `NULL`, `FALSE`, `TRUE`; `NUMBER` (the next of
-//! `numbers`); `STRING id`; `ARRAY n` then n values; `OBJECT n` then n (key id, value) pairs.
-//! String ids index the table, which is one text cut at `offsets` (in UTF-16 units, as JavaScript
-//! counts). Values are what serde_json writes: a number that is not finite and `None` are `null`,
+//! `numbers`); `STRING id`; `ARRAY n` then n values; `OBJECT n shape` then n (key id, value)
+//! pairs. String ids index the table, which is one text cut at `offsets` (in UTF-16 units, as
+//! JavaScript counts). Objects with the same keys in the same order have the same `shape`, a
+//! number from 0 (in the order in which the first object of each ends), so JavaScript can build
+//! the objects of a shape it meets often with one object literal (`js/transfer.js`). Values are what serde_json writes: a number that is not finite and `None` are `null`,
 //! an enum variant with data is an object of one key, map keys are written as strings.
 
 use crate::case;
@@ -45,6 +47,10 @@ pub struct Encoded {
     recent: Vec<(u64, u32)>,
     /// Struct field names by address and length, renamed and interned once each.
     fields: HashMap<(usize, usize), u32, Mixed>,
+    /// The keys of the objects open so far, the innermost's last.
+    keys: Vec<u32>,
+    /// Each shape's keys, and its number.
+    shapes: HashMap<Box<[u32]>, u32, Mixed>,
     units: usize,
 }
 
@@ -73,7 +79,7 @@ impl Encoded {
     /// choice. Every string of a result is looked up: a table of them all cost a cache miss
     /// for each unique name, and the hash and comparison read eight bytes at a time.)
     fn intern(&mut self, text: &str) -> Result<u32, Error> {
-        let hash = words_hash(text.as_bytes());
+        let hash = intern_hash(text.as_bytes());
         let slot = (hash >> (64 - RECENT_BITS)) as usize;
         let (seen, id) = self.recent[slot];
         if id != NONE && seen == hash {
@@ -119,38 +125,66 @@ impl Encoded {
         }
     }
 
-    /// Opens an array or object whose length is written when it closes.
+    /// Opens an array or object whose length (and an object's shape) is written when it closes.
     fn open(&mut self, tag: u32) -> Compound<'_> {
         self.ops.extend([tag, 0]);
         let at = self.ops.len() - 1;
+        if tag == OBJECT {
+            self.ops.push(0);
+        }
+        let keys_from = self.keys.len();
         Compound {
             out: self,
             at,
             count: 0,
+            object: tag == OBJECT,
+            keys_from,
         }
     }
 
-    /// Opens `{variant: …}`, the object serde_json writes for an enum variant with data (the
-    /// outer object's length, 1, is known at once).
+    /// Writes `{variant: …}`'s head, the object serde_json writes for an enum variant with data
+    /// (its length, 1, and its key are known at once); the value follows.
+    fn variant_key(&mut self, variant: &'static str) -> Result<(), Error> {
+        let id = self.field_id(variant)?;
+        let shape = shape(&mut self.shapes, &[id]);
+        self.ops.extend([OBJECT, 1, shape, id]);
+        Ok(())
+    }
+
+    /// Opens `{variant: …}` holding an array or object.
     fn variant(&mut self, variant: &'static str, tag: u32) -> Result<Compound<'_>, Error> {
-        self.ops.extend([OBJECT, 1]);
-        self.field(variant)?;
+        self.variant_key(variant)?;
         Ok(self.open(tag))
     }
 
-    fn field(&mut self, name: &'static str) -> Result<(), Error> {
+    /// The string id of a struct's field name, in camelCase.
+    fn field_id(&mut self, name: &'static str) -> Result<u32, Error> {
         let address = (name.as_ptr() as usize, name.len());
-        let id = match self.fields.get(&address) {
-            Some(&id) => id,
+        match self.fields.get(&address) {
+            Some(&id) => Ok(id),
             None => {
                 let id = self.intern(&case::camel(name))?;
                 self.fields.insert(address, id);
-                id
+                Ok(id)
             }
-        };
-        self.ops.push(id);
-        Ok(())
+        }
     }
+
+    /// Writes a key of the innermost open object.
+    fn key(&mut self, id: u32) {
+        self.ops.push(id);
+        self.keys.push(id);
+    }
+}
+
+/// The number of the shape with these keys in `shapes`, numbered from 0 as they are first met.
+fn shape(shapes: &mut HashMap<Box<[u32]>, u32, Mixed>, keys: &[u32]) -> u32 {
+    if let Some(&shape) = shapes.get(keys) {
+        return shape;
+    }
+    let shape = shapes.len() as u32;
+    shapes.insert(keys.into(), shape);
+    shape
 }
 
 /// A hash of `bytes` eight at a time (FxHash's step): strings are compared when hashes are
@@ -167,6 +201,21 @@ fn words_hash(bytes: &[u8]) -> u64 {
     last[..words.remainder().len()].copy_from_slice(words.remainder());
     add(u64::from_le_bytes(last));
     hash
+}
+
+/// The hash [`Encoded::intern`] files a string under: [`words_hash`] of all of it up to 40 bytes,
+/// else of its first 32 and last 8 bytes and its length. Strings that differ only between those
+/// share a hash and are told apart by comparing them; what it saves is hashing every byte of the
+/// long texts a result repeats (a 280-byte warning on each of 100,000 choices).
+fn intern_hash(bytes: &[u8]) -> u64 {
+    if bytes.len() <= 40 {
+        return words_hash(bytes);
+    }
+    let mut sample = [0; 48];
+    sample[..32].copy_from_slice(&bytes[..32]);
+    sample[32..40].copy_from_slice(&bytes[bytes.len() - 8..]);
+    sample[40..].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+    words_hash(&sample)
 }
 
 /// `a == b`, eight bytes at a time (WebAssembly's `memcmp` goes a byte at a time).
@@ -205,11 +254,14 @@ impl Hasher for Mix {
 
 type Mixed = BuildHasherDefault<Mix>;
 
-/// An open array or object: counts its items and writes the count when it ends.
+/// An open array or object: counts its items and writes the count when it ends (an object also
+/// its shape, from the keys it pushed since `keys_from`).
 pub struct Compound<'a> {
     out: &'a mut Encoded,
     at: usize,
     count: u32,
+    object: bool,
+    keys_from: usize,
 }
 
 impl Compound<'_> {
@@ -219,12 +271,18 @@ impl Compound<'_> {
     }
 
     fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
-        self.out.field(key)?;
+        let id = self.out.field_id(key)?;
+        self.out.key(id);
         self.item(value)
     }
 
     fn close(self) -> Result<(), Error> {
-        self.out.ops[self.at] = self.count;
+        let out = self.out;
+        out.ops[self.at] = self.count;
+        if self.object {
+            out.ops[self.at + 1] = shape(&mut out.shapes, &out.keys[self.keys_from..]);
+            out.keys.truncate(self.keys_from);
+        }
         Ok(())
     }
 }
@@ -331,8 +389,7 @@ impl<'a> ser::Serializer for &'a mut Encoded {
         variant: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        self.ops.extend([OBJECT, 1]);
-        self.field(variant)?;
+        self.variant_key(variant)?;
         value.serialize(self)
     }
 
@@ -419,7 +476,7 @@ impl ser::SerializeMap for Compound<'_> {
 
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
         let id = self.out.intern(&key_text(key)?)?;
-        self.out.ops.push(id);
+        self.out.key(id);
         Ok(())
     }
 

@@ -17,6 +17,7 @@ fn read(encoded: &Encoded) -> Value {
         .windows(2)
         .map(|w| String::from_utf16(&units[w[0] as usize..w[1] as usize]).unwrap())
         .collect();
+    check_shapes(encoded);
     let (mut op, mut number) = (0, 0);
     let value = read_value(encoded, &table, &mut op, &mut number);
     assert_eq!(op, encoded.ops.len(), "ops left over");
@@ -43,7 +44,9 @@ fn read_value(e: &Encoded, table: &[String], op: &mut usize, number: &mut usize)
             .collect(),
         OBJECT => {
             let mut map = Map::new();
-            for _ in 0..next() {
+            let count = next();
+            let _shape = next();
+            for _ in 0..count {
                 *op += 1;
                 let key = table[e.ops[*op - 1] as usize].clone();
                 map.insert(key, read_value(e, table, op, number));
@@ -184,8 +187,102 @@ fn fields_keep_the_order_serde_gives_them() {
         a_first: 2,
     })
     .unwrap();
-    assert_eq!(encoded.ops, [OBJECT, 2, 0, NUMBER, 1, NUMBER]);
+    // Shape 0; keys "zLast" (string 0) and "aFirst" (string 1) in serde's order.
+    assert_eq!(encoded.ops, [OBJECT, 2, 0, 0, NUMBER, 1, NUMBER]);
     assert_eq!(encoded.strings, "zLastaFirst");
+}
+
+/// Each object of `encoded` in prefix order: its shape and its key ids.
+fn objects(encoded: &Encoded) -> Vec<(u32, Vec<u32>)> {
+    fn walk(ops: &[u32], op: &mut usize, found: &mut Vec<(u32, Vec<u32>)>) {
+        *op += 1;
+        match ops[*op - 1] {
+            STRING => *op += 1,
+            ARRAY => {
+                *op += 1;
+                for _ in 0..ops[*op - 1] {
+                    walk(ops, op, found);
+                }
+            }
+            OBJECT => {
+                let (count, at) = (ops[*op], found.len());
+                found.push((ops[*op + 1], Vec::new()));
+                *op += 2;
+                for _ in 0..count {
+                    found[at].1.push(ops[*op]);
+                    *op += 1;
+                    walk(ops, op, found);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    walk(&encoded.ops, &mut 0, &mut found);
+    found
+}
+
+fn shapes(encoded: &Encoded) -> Vec<u32> {
+    objects(encoded)
+        .into_iter()
+        .map(|(shape, _)| shape)
+        .collect()
+}
+
+/// Two objects have the same shape exactly when they have the same keys in the same order, and
+/// the shapes are numbered 0, 1, … without gaps.
+fn check_shapes(encoded: &Encoded) {
+    let mut keys_of: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for (shape, keys) in objects(encoded) {
+        let known = keys_of.entry(shape).or_insert_with(|| keys.clone());
+        assert_eq!(*known, keys, "shape {shape}");
+    }
+    let distinct: std::collections::BTreeSet<_> = keys_of.values().collect();
+    assert_eq!(distinct.len(), keys_of.len(), "keys with two shapes");
+    assert!(keys_of.keys().copied().eq(0..keys_of.len() as u32), "gaps");
+}
+
+#[test]
+fn objects_with_the_same_keys_in_the_same_order_share_a_shape() {
+    let with = |v: Value| {
+        let encoded = encode(&v).unwrap();
+        assert_eq!(read(&encoded), as_f64(v));
+        encoded
+    };
+    // {a, b} twice, {a, c}, {a}, then {a, b} again, and {} twice.
+    let encoded = with(json!([
+        {"a": 1, "b": 2}, {"a": 3, "b": 4}, {"a": 5, "c": 6}, {"a": 7}, {"a": 8, "b": 9}, {}, {}
+    ]));
+    assert_eq!(shapes(&encoded), [0, 0, 1, 2, 0, 3, 3]);
+}
+
+#[test]
+fn a_nested_object_does_not_change_the_shape_around_it() {
+    #[derive(Serialize)]
+    struct Outer {
+        first: u8,
+        inner: Inner,
+        last: u8,
+    }
+    #[derive(Serialize)]
+    enum Inner {
+        Pair { x: u8, y: u8 },
+    }
+    let outer = || Outer {
+        first: 1,
+        inner: Inner::Pair { x: 2, y: 3 },
+        last: 4,
+    };
+    let encoded = encode(&[outer(), outer()]).unwrap();
+    assert_eq!(read(&encoded), expected(&[outer(), outer()]));
+    // Outer's keys are first, inner, last whatever inner holds: two shapes for the pair
+    // ({x, y} and the variant's {Pair}), one for the outer objects, each used twice.
+    let mut counts = BTreeMap::new();
+    for shape in shapes(&encoded) {
+        *counts.entry(shape).or_insert(0) += 1;
+    }
+    assert_eq!(counts.values().copied().collect::<Vec<_>>(), [2, 2, 2]);
+    assert_eq!(encoded.shapes.len(), 3);
 }
 
 #[test]
@@ -210,4 +307,27 @@ fn a_pack_response_reads_back_as_its_json() {
         optimize_ms: None,
     };
     same_as_json(&api::pack(&request).unwrap());
+}
+
+#[test]
+fn long_strings_that_differ_only_where_the_hash_does_not_look_stay_apart() {
+    let (head, tail) = ("h".repeat(32), "t".repeat(8));
+    let long = |middle: &str| format!("{head}{middle}{tail}");
+    let list = [long("one"), long("two"), long("one"), long("two")];
+    assert_eq!(
+        intern_hash(list[0].as_bytes()),
+        intern_hash(list[1].as_bytes())
+    );
+    let encoded = encode(&list).unwrap();
+    assert_eq!(read(&encoded), expected(&list));
+    // 41 bytes and more are sampled; each string is still found again while it is recent.
+    let short = [
+        "a".repeat(40),
+        "a".repeat(41),
+        "a".repeat(40),
+        "a".repeat(41),
+    ];
+    let encoded = encode(&short).unwrap();
+    assert_eq!(read(&encoded), expected(&short));
+    assert_eq!(encoded.offsets, [0, 40, 81]);
 }
