@@ -52,6 +52,15 @@ test("plain objects, strings and the seed pack", () => {
   assert.equal(r.gpus[0].mechanism, "timeslice");
 });
 
+test("names in any script cross into WebAssembly and back unchanged", () => {
+  // The input's JSON goes in as UTF-8 (wasm/src/lib.rs, json_of): two- to four-byte characters,
+  // characters JSON escapes, and the longest name there may be (128 characters, 256 bytes).
+  const names = ["é", "名前", "gpu-😀", "back\\slash", "quote\"", "ж".repeat(128)];
+  const r = binPack(names.map((name) => ({ name, fraction: 0.25 })), null, { supportsTimeslicing: true });
+  assert.deepEqual(r.choices.map((c) => c.name), names);
+  assert.deepEqual(r.gpus.flatMap((g) => g.asks).sort(), [...names].sort());
+});
+
 test("exact arithmetic across the boundary", () => {
   const thirds = binPack([1, 2, 3].map((i) => ({ name: `t${i}`, fraction: 1 / 3 })), null, { supportsTimeslicing: true });
   assert.equal(thirds.gpusUsed, 1);

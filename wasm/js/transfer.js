@@ -1,4 +1,5 @@
-// Builds a result from what wasm/src/transfer.rs wrote: the objects JSON.parse would make of the
+// What crosses into and out of WebAssembly in bulk. utf8: an input's JSON text as bytes. build:
+// a result from what wasm/src/transfer.rs wrote: the objects JSON.parse would make of the
 // core's JSON (keys in camelCase), each string of the table made once. The format is documented
 // there; tests/npm/output.test.mjs holds this to JSON.parse.
 const NULL = 0, FALSE = 1, TRUE = 2, NUMBER = 3, STRING = 4, ARRAY = 5, OBJECT = 6;
@@ -86,4 +87,10 @@ export function build(ops, numbers, strings, offsets) {
     return value();
   };
   return value();
+}
+
+const encoder = new TextEncoder();
+
+export function utf8(text) {
+  return encoder.encode(text);
 }
