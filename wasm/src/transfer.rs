@@ -192,15 +192,20 @@ fn shape(shapes: &mut HashMap<Box<[u32]>, u32, Mixed>, keys: &[u32]) -> u32 {
 fn words_hash(bytes: &[u8]) -> u64 {
     let mut words = bytes.chunks_exact(8);
     let mut hash = bytes.len() as u64;
-    let mut add =
-        |word: u64| hash = (hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     for word in &mut words {
-        add(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+        hash = fx_step(
+            hash,
+            u64::from_le_bytes(word.try_into().unwrap_or_default()),
+        );
     }
     let mut last = [0; 8];
     last[..words.remainder().len()].copy_from_slice(words.remainder());
-    add(u64::from_le_bytes(last));
-    hash
+    fx_step(hash, u64::from_le_bytes(last))
+}
+
+/// FxHash's step: `word` mixed into `hash`.
+fn fx_step(hash: u64, word: u64) -> u64 {
+    (hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
 }
 
 /// The hash [`Encoded::intern`] files a string under: [`words_hash`] of all of it up to 40 bytes,
@@ -238,7 +243,7 @@ impl Hasher for Mix {
     }
 
     fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        self.0 = fx_step(self.0, n);
     }
 
     fn write_usize(&mut self, n: usize) {
