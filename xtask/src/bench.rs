@@ -236,11 +236,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if wants("speed") {
         speed = speed::native();
         speed::wasm(&mut speed, &root())?;
-        for n in [100_000, 1_000_000] {
-            let (ms, gpus) = speed::mig(n)?;
-            mig.push((n, ms, gpus));
-            optimizer.push(speed::optimizer(n));
-        }
+        mig = speed::mig(&[100_000, 1_000_000])?;
+        optimizer = speed::optimizer(&[100_000, 1_000_000]);
     }
     let (api, npm_builds) = if wants("api") {
         (api::run(&root())?, api::builds(&root())?)

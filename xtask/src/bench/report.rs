@@ -5,7 +5,7 @@ use super::memory_quality::MemoryRow;
 use super::mig_quality::MigRow;
 use super::quality::{summarise, Row};
 use super::repartition::RepartitionRow;
-use super::speed::{Timing, REFERENCE_UP_TO};
+use super::speed::{Timing, FFD_ROUNDS, REFERENCE_UP_TO};
 use std::fmt::Write;
 
 mod goals;
@@ -141,7 +141,7 @@ Times are wall-clock per instance on 2 threads (two instances at a time).\n",
     let _ = writeln!(
         s,
         "First-fit-decreasing of n asks with sizes uniform in 1..=1,000,000 (capacity 1,000,000; splitmix64, seed n), \
-best of 5 runs after a warm-up. *tree* is the packer's O(n log n) first-fit tree; *reference* the quadratic scan \
+best of {FFD_ROUNDS} runs after a warm-up, the sizes timed in turn (a run of each size, then the next round). *tree* is the packer's O(n log n) first-fit tree; *reference* the quadratic scan \
 (`reference_ffd`), run only up to {REFERENCE_UP_TO} asks because at 1M it takes minutes; *wasm* is the same tree \
 through the npm package in Node (`benchFfd` export, sizes passed as a Uint32Array; includes the copy into wasm memory).\n"
     );
@@ -193,8 +193,8 @@ through the npm package in Node (`benchFfd` export, sizes passed as a Uint32Arra
         let _ = writeln!(
             s,
             "\nMIG: a full `bin_pack` of {n} MIG asks (random A100 40GB profiles without media extensions) took \
-{ms:.0} ms (best of {} runs; {} asks/s) and used {gpus} GPUs.",
-            super::speed::slow_runs(n),
+{ms:.0} ms (best of {} runs, the two sizes in turn; {} asks/s) and used {gpus} GPUs.",
+            super::speed::SLOW_ROUNDS,
             per_s(n, ms)
         );
     }
@@ -331,11 +331,11 @@ fn optimizer_growth(s: &mut String, timings: &[super::speed::OptimizerTiming]) {
         let _ = writeln!(
             s,
             "\nThe optimizer: `optimize_sizes` of the {} sizes above with {} search steps per ask took {:.0} ms \
-(best of {} runs; FFD and the lower bounds included) for {} steps, {:.1} ns per step, and used {} GPUs.",
+(best of {} runs, the two sizes in turn; FFD and the lower bounds included) for {} steps, {:.1} ns per step, and used {} GPUs.",
             t.n,
             super::speed::OPTIMIZER_STEPS_PER_ASK,
             t.ms,
-            super::speed::slow_runs(t.n),
+            super::speed::SLOW_ROUNDS,
             t.work,
             t.ms * 1e6 / t.work.max(1) as f64,
             t.bins

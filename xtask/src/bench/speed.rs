@@ -54,17 +54,41 @@ pub fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     (best, out)
 }
 
+/// Rounds of [`interleaved`] for first-fit-decreasing, which takes milliseconds.
+pub const FFD_ROUNDS: usize = 5;
+
+/// The best wall time (ms) of `rounds` runs of `f(i)` for each `i` in `0..count`, and its
+/// result, the sizes taken in turn within each round after one warm-up run of each. A growth
+/// ratio compares two sizes: timed in turn, both see the same spells of a noisy host, where one
+/// size's runs after the other's had put a slow spell on one side only (FFD's 1M / 100k ratio
+/// read 11.8× and 12.8× on the same code in two bench runs).
+pub fn interleaved<T>(count: usize, rounds: usize, mut f: impl FnMut(usize) -> T) -> Vec<(f64, T)> {
+    let mut best: Vec<(f64, T)> = (0..count).map(|i| (f64::INFINITY, f(i))).collect();
+    for _ in 0..rounds {
+        for (i, slot) in best.iter_mut().enumerate() {
+            let t = Instant::now();
+            let out = f(i);
+            *slot = (slot.0.min(t.elapsed().as_secs_f64() * 1000.0), out);
+        }
+    }
+    best
+}
+
 pub fn native() -> Vec<Timing> {
+    let all: Vec<Vec<u64>> = SIZES
+        .iter()
+        .map(|&n| sizes(n).into_iter().map(u64::from).collect())
+        .collect();
+    let tree = interleaved(all.len(), FFD_ROUNDS, |i| {
+        bins_used(&first_fit_decreasing(&all[i], u64::from(CAPACITY)))
+    });
     SIZES
         .iter()
-        .map(|&n| {
-            let s: Vec<u64> = sizes(n).into_iter().map(u64::from).collect();
-            let runs = 5;
-            let (tree_ms, bins) = best_of(runs, || {
-                bins_used(&first_fit_decreasing(&s, u64::from(CAPACITY)))
-            });
+        .zip(&all)
+        .zip(tree)
+        .map(|((&n, s), (tree_ms, bins))| {
             let reference_ms = (n <= REFERENCE_UP_TO).then(|| {
-                let (ms, r) = best_of(1, || bins_used(&reference_ffd(&s, u64::from(CAPACITY))));
+                let (ms, r) = best_of(1, || bins_used(&reference_ffd(s, u64::from(CAPACITY))));
                 assert_eq!(r, bins, "the reference and the tree disagree");
                 ms
             });
@@ -127,20 +151,13 @@ pub fn node(args: &[String]) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// Runs per size of the slower timings (MIG packing, the optimizer): one run of each size made
-/// the growth ratio swing by half between bench runs on the 2-core machine; a million asks take
-/// seconds, so two of those.
-pub fn slow_runs(n: usize) -> usize {
-    if n >= 1_000_000 {
-        2
-    } else {
-        3
-    }
-}
+/// Rounds of [`interleaved`] for the slower timings (MIG packing, the optimizer): a million asks
+/// take seconds.
+pub const SLOW_ROUNDS: usize = 3;
 
-/// Full `bin_pack` of `n` MIG asks (random A100 40GB profiles): milliseconds, the best of
-/// [`slow_runs`], and GPUs used.
-pub fn mig(n: usize) -> Result<(f64, u64), String> {
+/// Full `bin_pack` of `n` MIG asks (random A100 40GB profiles) for each `n` of `ns`, timed in
+/// turn ([`interleaved`], [`SLOW_ROUNDS`]): `(n, milliseconds, GPUs used)`.
+pub fn mig(ns: &[usize]) -> Result<Vec<(usize, f64, u64)>, String> {
     let a100 = find_model("a100-40gb").ok_or("no a100-40gb in the catalogue")?;
     let names: Vec<&str> = a100
         .profiles
@@ -148,21 +165,28 @@ pub fn mig(n: usize) -> Result<(f64, u64), String> {
         .map(|p| p.name)
         .filter(|p| !p.contains("+me"))
         .collect();
-    let mut rng = SplitMix(7);
-    let asks: Vec<FractionalAsk> = (0..n)
-        .map(|i| {
-            let p = names[(rng.next() % names.len() as u64) as usize];
-            FractionalAsk::mig(&format!("m{i}"), p).map_err(|e| e.to_string())
-        })
-        .collect::<Result<_, _>>()?;
     let caps = ClusterGpuCaps {
         supports_mig: true,
         gpu_model: Some("a100-40gb".into()),
         ..Default::default()
     };
-    let (ms, r) = best_of(slow_runs(n), || bin_pack(&asks, &caps));
-    let r = r.map_err(|e| e.to_string())?;
-    Ok((ms, r.gpus_used))
+    let asks: Vec<Vec<FractionalAsk>> = ns
+        .iter()
+        .map(|&n| {
+            let mut rng = SplitMix(7);
+            (0..n)
+                .map(|i| {
+                    let p = names[(rng.next() % names.len() as u64) as usize];
+                    FractionalAsk::mig(&format!("m{i}"), p).map_err(|e| e.to_string())
+                })
+                .collect::<Result<_, _>>()
+        })
+        .collect::<Result<_, _>>()?;
+    let timed = interleaved(ns.len(), SLOW_ROUNDS, |i| bin_pack(&asks[i], &caps));
+    ns.iter()
+        .zip(timed)
+        .map(|(&n, (ms, r))| Ok((n, ms, r.map_err(|e| e.to_string())?.gpus_used)))
+        .collect()
 }
 
 /// Search steps per ask the optimizer gets in the growth timing: a budget that grows with the
@@ -173,24 +197,33 @@ pub const OPTIMIZER_STEPS_PER_ASK: u64 = 100;
 /// ask (uniform sizes rarely reach their lower bound, so it spends them all).
 pub struct OptimizerTiming {
     pub n: usize,
-    /// The best of [`slow_runs`], FFD and the bounds included.
+    /// The best of [`SLOW_ROUNDS`], FFD and the bounds included.
     pub ms: f64,
     /// Steps spent.
     pub work: u64,
     pub bins: usize,
 }
 
-pub fn optimizer(n: usize) -> OptimizerTiming {
-    let s: Vec<u64> = sizes(n).into_iter().map(u64::from).collect();
-    let budget = Budget::work(OPTIMIZER_STEPS_PER_ASK * n as u64);
-    let (ms, r) = best_of(slow_runs(n), || {
-        optimize_sizes(&s, u64::from(CAPACITY), budget)
+/// The optimizer's timing for each `n` of `ns`, timed in turn ([`interleaved`], [`SLOW_ROUNDS`]).
+pub fn optimizer(ns: &[usize]) -> Vec<OptimizerTiming> {
+    let all: Vec<Vec<u64>> = ns
+        .iter()
+        .map(|&n| sizes(n).into_iter().map(u64::from).collect())
+        .collect();
+    let timed = interleaved(ns.len(), SLOW_ROUNDS, |i| {
+        let budget = Budget::work(OPTIMIZER_STEPS_PER_ASK * ns[i] as u64);
+        optimize_sizes(&all[i], u64::from(CAPACITY), budget)
     });
-    eprintln!("speed: optimizer at {n} asks: {ms:.0} ms, {} steps", r.work);
-    OptimizerTiming {
-        n,
-        ms,
-        work: r.work,
-        bins: r.bins,
-    }
+    ns.iter()
+        .zip(timed)
+        .map(|(&n, (ms, r))| {
+            eprintln!("speed: optimizer at {n} asks: {ms:.0} ms, {} steps", r.work);
+            OptimizerTiming {
+                n,
+                ms,
+                work: r.work,
+                bins: r.bins,
+            }
+        })
+        .collect()
 }
