@@ -42,16 +42,10 @@ pub struct Timing {
     pub wasm_ms: Option<f64>,
 }
 
-/// Best of `runs` wall times of `f`, in milliseconds, and its last result.
+/// Best of `runs` wall times of `f`, in milliseconds, and its last result: [`interleaved`] of
+/// one.
 pub fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
-    let mut best = f64::INFINITY;
-    let mut out = f();
-    for _ in 0..runs {
-        let t = Instant::now();
-        out = f();
-        best = best.min(t.elapsed().as_secs_f64() * 1000.0);
-    }
-    (best, out)
+    interleaved(1, runs, |_| f()).swap_remove(0)
 }
 
 /// Rounds of [`interleaved`] for first-fit-decreasing, which takes milliseconds.
