@@ -4,12 +4,11 @@
 use leptos::prelude::*;
 
 use crate::components::{
-    asks::AsksTable, caps::CapsForm, detect::DetectBox, diagram::Diagram, export::ExportPanel,
-    fit::FitBox, ledger::Ledger, plan::PlanTable, replay::ReplayBox, share::ShareBar,
-    size::SizeBox, summary::Summary,
+    asks::AsksTable, caps::CapsForm, diagram::Diagram, plan::PlanTable, share::ShareBar,
+    summary::Summary,
 };
 use crate::state::AppState;
-use crate::{settle, url};
+use crate::{lazy, settle, url};
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -48,10 +47,10 @@ pub fn App() -> impl IntoView {
             <main class="full">
                 <Workspace />
                 <Later>
-                    <FitBox />
-                    <ExportPanel />
-                    <Ledger />
-                    <ReplayBox />
+                    {lazy::panel("GPUs as they are", lazy::fit_box())}
+                    {lazy::panel("Export", lazy::export_panel())}
+                    {lazy::panel("Accounting", lazy::ledger())}
+                    {lazy::panel("Replay a cluster's workload", lazy::replay_box())}
                 </Later>
             </main>
         }
@@ -100,9 +99,9 @@ pub fn Workspace() -> impl IntoView {
             <div class="inputs">
                 <AsksTable />
                 <Later>
-                    <SizeBox />
+                    {lazy::panel("Size from a model", lazy::size_box())}
                     <CapsForm />
-                    <DetectBox />
+                    {lazy::panel("Fill from your GPUs", lazy::detect_box())}
                     <ShareBar />
                 </Later>
             </div>

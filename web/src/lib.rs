@@ -12,6 +12,7 @@ pub mod download;
 pub mod file_input;
 pub mod format;
 pub mod in_view;
+pub mod lazy;
 pub mod png;
 pub mod settle;
 #[cfg(not(target_arch = "wasm32"))]
@@ -35,12 +36,15 @@ pub fn start() {
         }
     }
     leptos::mount::mount_to_body(app::App);
-    // Queued after `settle::later`'s tasks, so it runs once those panels are built.
+    // Queued after `settle::later`'s tasks, so those panels have been asked for; the ones loaded
+    // from WebAssembly of their own (`lazy`) may come later still.
     leptos::prelude::set_timeout(
         move || {
-            if let Some(html) = document.document_element() {
-                let _ = html.set_attribute("data-ready", "");
-            }
+            lazy::when_built(move || {
+                if let Some(html) = document.document_element() {
+                    let _ = html.set_attribute("data-ready", "");
+                }
+            });
         },
         std::time::Duration::ZERO,
     );

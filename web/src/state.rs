@@ -230,7 +230,8 @@ pub struct AppState {
     /// Changes once the typed request has changed and the edits have settled (`settle`): the
     /// request, the plan, the address bar and the share links follow it.
     pub settled: Signal<u64>,
-    /// The core's answer to the settled `request` (`api::pack_leaving_out`): the packing of every
+    /// The core's answer to the settled `request` (`api::pack_given_leaving_out`: the caps
+    /// here are always given, and that keeps discovery out of the first load): the packing of every
     /// ask that can be packed and, with `optimize`, how the optimizer did; an error in the
     /// cluster fields.
     pub plan: Memo<Result<PackResponse, Error>>,
@@ -382,7 +383,7 @@ impl AppState {
                 unread("gpu_count", gpu_count_error.get())
                     .or_else(|| unread("nodes", nodes_error.get()))
                     .or_else(|| unread("context_overhead_mib", context_overhead_error.get()))
-                    .unwrap_or_else(|| request.with(api::pack_leaving_out))
+                    .unwrap_or_else(|| request.with(api::pack_given_leaving_out))
             })
         });
         // The rows of the asks the plan was made of (the rows may have changed since).

@@ -6,6 +6,7 @@ mod fuzz;
 mod npm;
 mod setup;
 mod shell;
+mod split;
 
 use shell::{cargo, run, Cmd};
 use std::process::ExitCode;
@@ -40,6 +41,9 @@ fn main() -> ExitCode {
         Some("npm") => npm::Build::parse(&args[1..])
             .and_then(|b| setup::build().and_then(|tools| npm::build(&tools, &b))),
         Some("setup") => setup::all().map(|_| ()),
+        // Run by Trunk while `dist` or `serve` builds the page (src/split.rs), not by people.
+        Some("split-bindgen") => split::bindgen(&args[1..]),
+        Some("split-link") => split::link(),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
@@ -58,7 +62,7 @@ fn main() -> ExitCode {
 fn dist(tools: &setup::Tools) -> Result<(), String> {
     run(Cmd::new("trunk")
         .args(["build", "--release", "--offline"])
-        .path(&tools.path))?;
+        .path(&split::path_with_shim(&tools.path)?))?;
     let wasm = std::fs::read_dir(shell::root().join("dist"))
         .map_err(|e| format!("cannot read dist/: {e}"))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -87,7 +91,7 @@ fn serve(args: &[String]) -> Result<(), String> {
             "--port",
             &port,
         ])
-        .path(&tools.path))
+        .path(&split::path_with_shim(&tools.path)?))
 }
 
 fn test() -> Result<(), String> {
@@ -169,12 +173,15 @@ fn lint() -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
+    // The page as it ships: its later panels as split points (web/src/lazy.rs).
     run(cargo([
         "clippy",
         "-p",
         "gpu-share-web",
         "--target",
         "wasm32-unknown-unknown",
+        "--features",
+        "split",
         "--",
         "-D",
         "warnings",

@@ -43,6 +43,22 @@ impl From<ClusterGpuCaps> for Cluster {
 }
 
 impl Cluster {
+    /// The caps of a [`Cluster::Given`], from code that never reads discovery output (see
+    /// [`super::pack_given_leaving_out`]).
+    ///
+    /// # Errors
+    /// `Syntax` (field `cluster`) for a detected cluster.
+    pub fn given_caps(&self) -> Result<&ClusterGpuCaps> {
+        match self {
+            Cluster::Given(caps) => Ok(caps),
+            Cluster::Detected { .. } => Err(Error::new(
+                crate::error::ErrorKind::Syntax,
+                "this plan takes the cluster's caps as given, not read from discovery output",
+            )
+            .in_field("cluster")),
+        }
+    }
+
     /// The caps, and for detected ones where they came from.
     ///
     /// # Errors

@@ -2,11 +2,13 @@
 //! profile the GPU model does not offer) are left out with their error and a suggested fix, and
 //! every other ask is still planned. The page plans this way, so one bad row never blanks the plan.
 
-use super::pack::{pack, PackRequest, PackResponse};
+use super::cluster::CapsFrom;
+use super::pack::{PackRequest, PackResponse};
 use crate::caps::ResolvedCaps;
 use crate::catalog::{find_model, GpuModel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::parse::AskEntry;
+use crate::ClusterGpuCaps;
 
 /// An ask left out of the plan, with why and what would let it in. (The page's; the npm package
 /// and the CLI refuse such requests, so it has no TypeScript type.)
@@ -37,13 +39,31 @@ pub enum Fix {
 /// Packs every ask that can be packed. Asks named like an earlier one, asks naming a MIG
 /// profile the given GPU model lacks, and asks for memory no GPU of the cluster holds (or
 /// memory without a GPU model) are left out (`PackResponse::left_out`, in request order);
-/// the rest are packed as [`pack`] packs them.
+/// the rest are packed as [`pack`](super::pack) packs them.
 ///
 /// # Errors
 /// What fails the request as a whole: caps the catalogue refuses (an unknown model, a GPU count
 /// of 0, profiles no model offers together when no model is given), too many asks.
 pub fn pack_leaving_out(request: &PackRequest) -> Result<PackResponse> {
-    let (caps, _) = request.cluster.caps()?;
+    let (caps, caps_from) = request.cluster.caps()?;
+    leaving_out(request, &caps, caps_from)
+}
+
+/// [`pack_leaving_out`] of a request whose cluster is [`Cluster::Given`](super::Cluster::Given):
+/// the same answer, from code that never reads discovery output, so a front end whose caps are
+/// always given (the page's plan) does not carry discovery's parsers in what it loads first.
+///
+/// # Errors
+/// As [`pack_leaving_out`]; `Syntax` (field `cluster`) for a detected cluster.
+pub fn pack_given_leaving_out(request: &PackRequest) -> Result<PackResponse> {
+    leaving_out(request, request.cluster.given_caps()?, None)
+}
+
+fn leaving_out(
+    request: &PackRequest,
+    caps: &ClusterGpuCaps,
+    caps_from: Option<CapsFrom>,
+) -> Result<PackResponse> {
     let model = caps.gpu_model.as_deref().and_then(find_model);
     // Memory is judged against the resolved caps (the model and the CUDA context); caps that do
     // not resolve fail the pack below with their own error.
@@ -73,12 +93,8 @@ pub fn pack_leaving_out(request: &PackRequest) -> Result<PackResponse> {
             }
         }
     }
-    // Not `..request.clone()`: that copied every ask only to drop the copies.
-    let mut response = pack(&PackRequest {
-        asks: kept,
-        cluster: request.cluster.clone(),
-        optimize_ms: request.optimize_ms,
-    })?;
+    let kept: Vec<_> = kept.into_iter().map(|entry| entry.ask).collect();
+    let mut response = super::pack::pack_on(&kept, request.optimize_ms, caps, caps_from)?;
     response.left_out = left_out;
     Ok(response)
 }
@@ -130,7 +146,7 @@ fn unknown_profile(model: &GpuModel, entry: &AskEntry) -> Option<(Error, Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::Cluster;
+    use crate::api::{pack, Cluster, DetectInput};
     use crate::{ClusterGpuCaps, FractionalAsk};
 
     fn request(specs: &[&str], model: Option<&str>) -> PackRequest {
@@ -219,6 +235,36 @@ mod tests {
     fn a_valid_request_packs_as_the_strict_use_case_does() {
         let r = request(&["x:3g.20gb", "y:1g.5gb", "z:0.5"], Some("A100-40GB"));
         assert_eq!(pack_leaving_out(&r).unwrap(), pack(&r).unwrap());
+    }
+
+    #[test]
+    fn given_caps_pack_as_the_use_case_does_and_detected_ones_are_refused() {
+        let mixed = ["x:3g.20gb", "x:0.25", "y:1g.5gb", "z:0.5", "w:2g.99gb"];
+        for r in [
+            request(&mixed, Some("A100-40GB")),
+            request(&["a:0.5", "m:1GiB"], None),
+        ] {
+            assert_eq!(pack_given_leaving_out(&r), pack_leaving_out(&r));
+        }
+        let mut detected = request(&["a:0.5"], None);
+        detected.cluster = Cluster::Detected {
+            inputs: vec![DetectInput {
+                label: "smi.txt".into(),
+                text: "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1)\n".into(),
+            }],
+            gpu_count: None,
+            turn_on_mig: false,
+        };
+        assert!(pack_leaving_out(&detected)
+            .unwrap()
+            .result
+            .unplaced
+            .is_empty());
+        let refused = pack_given_leaving_out(&detected).unwrap_err();
+        assert_eq!(
+            (refused.kind, refused.field.as_deref()),
+            (ErrorKind::Syntax, Some("cluster"))
+        );
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub use ledger::{
     record_pack, record_plan, release, summarise, Imported, Recording, SummaryRequest,
     SummaryResponse, MAX_UNIX_SECONDS,
 };
-pub use left_out::{pack_leaving_out, Fix, LeftOut};
+pub use left_out::{pack_given_leaving_out, pack_leaving_out, Fix, LeftOut};
 pub use pack::{
     pack, OptimizeReport, PackRequest, PackResponse, DEFAULT_OPTIMIZE_MS, MAX_OPTIMIZE_MS,
 };

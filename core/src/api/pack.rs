@@ -4,7 +4,7 @@ use super::cluster::{CapsFrom, Cluster};
 use crate::error::Result;
 use crate::pack::{bin_pack_with, optimize::Budget, PackOptions};
 use crate::parse::AskEntry;
-use crate::{FractionalAsk, PackResult};
+use crate::{ClusterGpuCaps, FractionalAsk, PackResult};
 
 /// The optimizer's default budget: 1,000 ms of a native release build, counted in search steps.
 pub const DEFAULT_OPTIMIZE_MS: u64 = 1000;
@@ -105,12 +105,20 @@ impl serde::Serialize for PackResponse {
 /// Caps the catalogue refuses, discovery errors, duplicate names, too many asks.
 pub fn pack(request: &PackRequest) -> Result<PackResponse> {
     let (caps, caps_from) = request.cluster.caps()?;
+    pack_on(&request.ask_list(), request.optimize_ms, &caps, caps_from)
+}
+
+/// [`pack`] of `asks` on caps already read (`caps_from` says from what, if detected).
+pub(super) fn pack_on(
+    asks: &[FractionalAsk],
+    optimize_ms: Option<u64>,
+    caps: &ClusterGpuCaps,
+    caps_from: Option<CapsFrom>,
+) -> Result<PackResponse> {
     let options = PackOptions {
-        optimize: request
-            .optimize_ms
-            .map(|ms| Budget::from_millis(ms.min(MAX_OPTIMIZE_MS))),
+        optimize: optimize_ms.map(|ms| Budget::from_millis(ms.min(MAX_OPTIMIZE_MS))),
     };
-    let packed = bin_pack_with(&request.ask_list(), &caps, &options)?;
+    let packed = bin_pack_with(asks, caps, &options)?;
     let optimize = options.optimize.map(|_| OptimizeReport {
         proven_optimal: packed.proven_optimal,
         lower_bound: packed.lower_bound,

@@ -52,8 +52,14 @@ pub struct Lighthouse {
 /// The page part: its timings, its wasm's (raw, gzipped) bytes and the first load.
 pub struct PageBench {
     pub timings: Vec<PageTiming>,
+    /// The WebAssembly the first plan loads (what `boot.js` fetches).
     pub wasm_bytes: u64,
     pub wasm_gzipped: u64,
+    /// The parts fetched as the panels after the first plan are built (`web/src/lazy.rs`): how
+    /// many, and their bytes and gzipped bytes summed.
+    pub parts: usize,
+    pub parts_bytes: u64,
+    pub parts_gzipped: u64,
     pub first_plans: Vec<FirstPlan>,
     /// The default (simulated) run first, then DevTools throttling.
     pub lighthouse: Vec<Lighthouse>,
@@ -71,6 +77,15 @@ pub fn run(root: &Path) -> Result<PageBench, String> {
         .find(|p| p.extension().is_some_and(|x| x == "wasm"))
         .ok_or("dist/ has no .wasm")?;
     let (wasm_bytes, wasm_gzipped) = crate::shell::sizes(&wasm);
+    let parts = split_parts(&dist.join("snippets"));
+    let (parts_bytes, parts_gzipped) = parts
+        .iter()
+        .map(|p| crate::shell::sizes(p))
+        .fold((0, 0), |(b, g), (pb, pg)| (b + pb, g + pg));
+    eprintln!(
+        "page: first load's wasm {wasm_gzipped} B gzipped; {} parts after the first plan, {parts_gzipped} B gzipped",
+        parts.len()
+    );
     let mut args = vec![
         root.join("tests/bench/page.mjs").display().to_string(),
         dist.display().to_string(),
@@ -117,9 +132,22 @@ pub fn run(root: &Path) -> Result<PageBench, String> {
         timings,
         wasm_bytes,
         wasm_gzipped,
+        parts: parts.len(),
+        parts_bytes,
+        parts_gzipped,
         first_plans,
         lighthouse,
     })
+}
+
+/// The `.wasm` files in the split's folders (`snippets/split-*/`, `xtask/src/split.rs`).
+fn split_parts(snippets: &Path) -> Vec<std::path::PathBuf> {
+    let dirs = std::fs::read_dir(snippets).into_iter().flatten().flatten();
+    dirs.filter(|d| d.file_name().to_string_lossy().starts_with("split-"))
+        .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten().flatten())
+        .map(|f| f.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "wasm"))
+        .collect()
 }
 
 fn json(line: &str, script: &str) -> Result<serde_json::Value, String> {

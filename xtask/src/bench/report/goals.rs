@@ -82,7 +82,7 @@ pub fn goals(s: &mut String, r: &Report) {
             " ms",
         ),
         (
-            "first load: the page's wasm, gzipped",
+            "first load: the page's wasm a first plan loads, gzipped",
             "≤ 400 KB",
             r.page.map(|p| kb(p.wasm_gzipped)),
             400.0,

@@ -37,12 +37,14 @@ cost more than the plan.\n"
 fn first_load(s: &mut String, p: &PageBench) {
     let _ = writeln!(
         s,
-        "\n### First load\n\nThe page's wasm: {} bytes, {} gzipped. A shared link opened in a new Chromium profile \
+        "\n### First load\n\nThe page's wasm that a first plan loads: {} bytes, {} gzipped; the panels built after the \
+first plan (sizing, discovery, fit, export, the ledger, the replay) come from {} more files of WebAssembly fetched as \
+they are built (`web/src/lazy.rs`, cut out by `xtask/src/split.rs`), {} bytes, {} gzipped, together. A shared link opened in a new Chromium profile \
 (nothing cached), the files served gzipped from 127.0.0.1 as a static host serves them, the CPU throttled 4× from \
 before the first byte (`tests/bench/first-load.mjs`), the last row also over a network slowed to Lighthouse's slow \
 4G (150 ms round trips, 1.6 Mbit/s); the time from navigation start to the packing diagram's first lane, by the \
 page's own clock; the median of the runs listed.\n",
-        p.wasm_bytes, p.wasm_gzipped
+        p.wasm_bytes, p.wasm_gzipped, p.parts, p.parts_bytes, p.parts_gzipped
     );
     let _ = writeln!(s, "| link | first plan drawn, ms | runs, ms |");
     let _ = writeln!(s, "|:--|--:|:--|");
