@@ -26,7 +26,7 @@ const PLACEHOLDER: &[u8] = b"__wasm_split_placeholder__";
 /// `path` with a folder holding our `wasm-bindgen` first: a script that runs this xtask binary's
 /// `split-bindgen`.
 pub fn path_with_shim(path: &OsString) -> Result<OsString, String> {
-    let dir = root().join("target/xtask/bindgen-shim");
+    let dir = shim_dir();
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let xtask = std::env::current_exe().map_err(|e| format!("cannot find xtask itself: {e}"))?;
     let script = format!(
@@ -39,6 +39,11 @@ pub fn path_with_shim(path: &OsString) -> Result<OsString, String> {
     let mut dirs = vec![dir];
     dirs.extend(std::env::split_paths(path));
     std::env::join_paths(dirs).map_err(|e| e.to_string())
+}
+
+/// Where the shim is written, in this checkout's `target/`.
+fn shim_dir() -> PathBuf {
+    root().join("target/xtask/bindgen-shim")
 }
 
 #[cfg(unix)]
@@ -115,25 +120,35 @@ fn split(wasm: &[u8], out_dir: &Path) -> Result<PathBuf, String> {
 /// Earlier builds' parts (the folder is named by the module's hash, so a page never fetches
 /// another build's parts from a cache).
 fn remove_earlier_splits(snippets: &Path) -> Result<(), String> {
-    let Ok(entries) = std::fs::read_dir(snippets) else {
-        return Ok(());
-    };
-    for entry in entries.flatten() {
-        if entry
-            .file_name()
-            .to_string_lossy()
-            .starts_with(SPLIT_PREFIX)
-        {
-            std::fs::remove_dir_all(entry.path())
-                .map_err(|e| format!("cannot remove {}: {e}", entry.path().display()))?;
-        }
+    for dir in split_dirs(snippets) {
+        std::fs::remove_dir_all(&dir)
+            .map_err(|e| format!("cannot remove {}: {e}", dir.display()))?;
     }
     Ok(())
 }
 
+/// The split's folders in a `snippets/` folder (none if it has none).
+fn split_dirs(snippets: &Path) -> Vec<PathBuf> {
+    let entries = std::fs::read_dir(snippets).into_iter().flatten().flatten();
+    entries
+        .filter(|e| e.file_name().to_string_lossy().starts_with(SPLIT_PREFIX))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// The parts of the page built in `dist`: the `.wasm` files a first plan does not load.
+pub fn parts(dist: &Path) -> Vec<PathBuf> {
+    let dirs = split_dirs(&dist.join(SNIPPETS));
+    dirs.iter()
+        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
+        .map(|f| f.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "wasm"))
+        .collect()
+}
+
 /// The `wasm-bindgen` on `PATH` after our shim's folder.
 fn real_wasm_bindgen() -> Result<PathBuf, String> {
-    let shim_dir = root().join("target/xtask/bindgen-shim");
+    let shim_dir = shim_dir();
     std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .filter(|dir| dir != &shim_dir)
         .map(|dir| dir.join("wasm-bindgen"))
@@ -197,11 +212,9 @@ fn main_module(staging: &Path) -> Result<PathBuf, String> {
 
 /// `snippets/split-*/__wasm_split.js`, if the page was split.
 fn find_loader(snippets: &Path) -> Option<PathBuf> {
-    std::fs::read_dir(snippets)
-        .ok()?
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with(SPLIT_PREFIX))
-        .map(|e| e.path().join(LOADER))
+    split_dirs(snippets)
+        .into_iter()
+        .map(|dir| dir.join(LOADER))
         .find(|p| p.is_file())
 }
 

@@ -8,7 +8,7 @@ use crate::caps::ResolvedCaps;
 use crate::catalog::{find_model, GpuModel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::parse::AskEntry;
-use crate::ClusterGpuCaps;
+use crate::{ClusterGpuCaps, FractionalAsk};
 
 /// An ask left out of the plan, with why and what would let it in. (The page's; the npm package
 /// and the CLI refuse such requests, so it has no TypeScript type.)
@@ -69,7 +69,7 @@ fn leaving_out(
     // not resolve fail the pack below with their own error.
     let resolved = caps.resolve(&[]).ok();
     let mut left_out = Vec::new();
-    let mut kept: Vec<AskEntry> = Vec::with_capacity(request.asks.len());
+    let mut kept: Vec<FractionalAsk> = Vec::with_capacity(request.asks.len());
     let mut names = std::collections::BTreeSet::new();
     for (index, entry) in request.asks.iter().enumerate() {
         let name = entry.ask.name();
@@ -89,11 +89,10 @@ fn leaving_out(
             }),
             None => {
                 names.insert(name);
-                kept.push(entry.clone());
+                kept.push(entry.ask.clone());
             }
         }
     }
-    let kept: Vec<_> = kept.into_iter().map(|entry| entry.ask).collect();
     let mut response = super::pack::pack_on(&kept, request.optimize_ms, caps, caps_from)?;
     response.left_out = left_out;
     Ok(response)

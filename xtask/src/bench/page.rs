@@ -77,7 +77,7 @@ pub fn run(root: &Path) -> Result<PageBench, String> {
         .find(|p| p.extension().is_some_and(|x| x == "wasm"))
         .ok_or("dist/ has no .wasm")?;
     let (wasm_bytes, wasm_gzipped) = crate::shell::sizes(&wasm);
-    let parts = split_parts(&dist.join("snippets"));
+    let parts = crate::split::parts(&dist);
     let (parts_bytes, parts_gzipped) = parts
         .iter()
         .map(|p| crate::shell::sizes(p))
@@ -138,16 +138,6 @@ pub fn run(root: &Path) -> Result<PageBench, String> {
         first_plans,
         lighthouse,
     })
-}
-
-/// The `.wasm` files in the split's folders (`snippets/split-*/`, `xtask/src/split.rs`).
-fn split_parts(snippets: &Path) -> Vec<std::path::PathBuf> {
-    let dirs = std::fs::read_dir(snippets).into_iter().flatten().flatten();
-    dirs.filter(|d| d.file_name().to_string_lossy().starts_with("split-"))
-        .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten().flatten())
-        .map(|f| f.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "wasm"))
-        .collect()
 }
 
 fn json(line: &str, script: &str) -> Result<serde_json::Value, String> {
