@@ -174,6 +174,39 @@ test("bad input throws typed errors naming the field, and the module stays usabl
   assert.equal(selectMechanism({ name: "ok", fraction: 0.5 }, { supportsTimeslicing: true }).mechanism, "timeslice");
 });
 
+test("a list's asks are read as one ask alone is: the same error, in field asks[i]", () => {
+  // binPack reads its list straight from the JSON text (wasm/src/asks.rs); selectMechanism reads
+  // one ask through a JSON value. Both must accept and refuse alike.
+  const caps = { supportsTimeslicing: true };
+  const good = { name: "g", fraction: 0.5 };
+  const bad = [1, "x", true, [1, 2], {}, { name: "a" }, { name: 1, fraction: 0.5 }, { name: "a", fraction: NaN },
+    { name: "a", fraction: 0.5, colour: "red", alpha: 1 }, { name: "a", fraction: 0.5, gpuCnt: 1 },
+    { name: "a", migProfile: 7 }, { name: "a", migProfile: "3g.20gb", memory: "1GiB" }, { name: "a", memory: "lots" },
+    { name: "a", fraction: "1/0" }, { name: "a", fraction: 0.5, profile: "1g.5gb" }, { name: "a\u0007", fraction: 0.5 }];
+  for (const ask of bad) {
+    const alone = (() => { try { selectMechanism(ask, caps); } catch (e) { return e; } })();
+    assert.ok(alone instanceof Error, `${JSON.stringify(ask)} alone was accepted`);
+    assert.throws(() => binPack([good, good, ask], null, caps), (e) => {
+      assert.equal(e.constructor, alone.constructor, JSON.stringify(ask));
+      const unfielded = (m) => m.replace(/^field "[^"]*": /, "");
+      assert.equal(unfielded(e.message), unfielded(alone.message), JSON.stringify(ask));
+      assert.equal(e.kind, alone.kind);
+      assert.equal(e.field, alone.field == null ? "asks[2]" : `asks[2].${alone.field}`);
+      return true;
+    });
+  }
+  assert.throws(() => binPack([good, null], null, caps), (e) => e.field === "asks[1]" && /must be an object/.test(e.message));
+  // Keys in camelCase or as the core names them, an escaped key, a key given twice (the last counts).
+  const asks = [{ name: "x", migProfile: "1g.5gb" }, { name: "y", mig_profile: "1g.5gb" }];
+  const packed = binPack(asks, null, { supportsMig: true, gpuModel: "A100-SXM4-40GB" });
+  assert.deepEqual(packed.choices.map((c) => c.migProfile), ["1g.5gb", "1g.5gb"]);
+  assert.equal(binPack(JSON.parse('[{"na\\u006de": "e", "fraction": 0.1, "fraction": 0.5}]'), null, caps).choices[0].requestedFraction, 0.5);
+  for (const notAList of [{}, { 0: good }, "asks", 3, true]) {
+    assert.throws(() => binPack(notAList, null, caps), (e) => e instanceof TypeError && e.field === "asks" && /array of asks/.test(e.message));
+  }
+  assert.throws(() => binPack(NaN, null, caps), (e) => e instanceof TypeError && /asks is missing/.test(e.message));
+});
+
 test("arbitrary JSON never crashes the module", () => {
   const junk = [undefined, null, 0, -1, 1e308, "", "x", [], {}, [[]], { name: {} }, { name: "a", fraction: {} },
     { name: "a", fraction: [] }, { name: "a".repeat(1000), fraction: 0.5 }, { name: "a", fraction: 1e9 },

@@ -7,6 +7,7 @@
 
 #[cfg(target_arch = "wasm32")]
 mod alloc;
+mod asks;
 mod bench;
 mod case;
 mod error;
@@ -94,8 +95,16 @@ const MAX_JSON_CHARS: u32 = 256 << 20;
 /// (Converting the same input value by value through serde-wasm-bindgen took a third of a
 /// 100,000-ask `binPack`: BENCHMARKS.md.)
 fn json_of(value: JsValue, what: &str) -> Result<Value, Error> {
+    match json_text(value, what)? {
+        None => Ok(Value::Null),
+        Some(text) => serde_json::from_str(&text).map_err(|e| too_deep(what, &e)),
+    }
+}
+
+/// The JSON text of `value` (`None` for `undefined` and `null`), as [`json_of`] reads it.
+fn json_text(value: JsValue, what: &str) -> Result<Option<String>, Error> {
     if value.is_undefined() || value.is_null() {
-        return Ok(Value::Null);
+        return Ok(None);
     }
     check_length(&value, what)?;
     let text = js_sys::JSON::stringify(&value).map_err(|e| {
@@ -126,18 +135,20 @@ fn json_of(value: JsValue, what: &str) -> Result<Value, Error> {
         )
         .in_field(what));
     }
-    // `JSON.stringify` writes valid JSON, so only serde_json's nesting limit (128) can refuse it.
     // Checked as UTF-8 (quick for ASCII) so the reader is serde_json's for text, as everywhere
     // else: its reader of bytes would be a second copy of the parser in the package.
-    let text = String::from_utf8(utf8(&text))
-        .map_err(|_| Error::new(ErrorKind::Syntax, "is not valid text").in_field(what))?;
-    serde_json::from_str(&text).map_err(|e| {
-        Error::new(
-            ErrorKind::Syntax,
-            format!("is nested too deeply to read ({e})"),
-        )
-        .in_field(what)
-    })
+    String::from_utf8(utf8(&text))
+        .map(Some)
+        .map_err(|_| Error::new(ErrorKind::Syntax, "is not valid text").in_field(what))
+}
+
+/// `JSON.stringify` writes valid JSON, so only serde_json's nesting limit (128) can refuse it.
+fn too_deep(what: &str, e: &serde_json::Error) -> Error {
+    Error::new(
+        ErrorKind::Syntax,
+        format!("is nested too deeply to read ({e})"),
+    )
+    .in_field(what)
 }
 
 fn input<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, Error> {
@@ -209,15 +220,7 @@ fn ask_of(value: JsValue) -> Result<FractionalAsk, Error> {
 }
 
 fn asks_of(value: JsValue) -> Result<Vec<FractionalAsk>, Error> {
-    match case::to_snake(json_of(value, "asks")?) {
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, a)| FractionalAsk::from_json(a).map_err(|e| e.in_field(format!("asks[{i}]"))))
-            .collect(),
-        Value::Null => Err(Error::new(ErrorKind::Syntax, "asks is missing").in_field("asks")),
-        _ => Err(Error::new(ErrorKind::Syntax, "must be an array of asks").in_field("asks")),
-    }
+    asks::read(json_text(value, "asks")?.as_deref())
 }
 
 /// Checks an ask (`{name, fraction}` or `{name, migProfile}`) and returns it normalised.
