@@ -171,7 +171,7 @@ fn add_memory(c: &mut Choice, caps: &ResolvedCaps, need: Need) {
                 c.allocated_memory_mib = Some(usable.mib);
                 c.notes.push(memory::mig_note(model, p, need));
                 if let Certainty::Uncertain(why) = usable.certainty {
-                    c.warnings.push(format!(
+                    c.warn(format!(
                         "{} memory of {} is{UNCERTAIN}{why}",
                         p.name, model.name
                     ));
@@ -193,8 +193,7 @@ fn add_memory(c: &mut Choice, caps: &ResolvedCaps, need: Need) {
                 model.memory_mib - usable.mib
             ));
             if let Certainty::Uncertain(why) = usable.certainty {
-                c.warnings
-                    .push(format!("{} reserved memory is{UNCERTAIN}{why}", model.name));
+                c.warn(format!("{} reserved memory is{UNCERTAIN}{why}", model.name));
             }
         }
         Mechanism::Whole => {
@@ -308,7 +307,7 @@ fn warn_of_waste(c: &mut Choice, caps: &ResolvedCaps) {
         "the cluster offers no cheaper mechanism".to_string()
     };
     let profile = c.mig_profile.as_deref().unwrap_or("the instance");
-    c.warnings.push(format!(
+    c.warn(format!(
         "{percent}% of {profile} wasted: the smallest allowed profile covering {} is {:.2} of the GPU; {cheaper}, with weaker isolation.",
         c.requested_fraction, c.allocated_fraction
     ));
@@ -322,7 +321,7 @@ fn warn_of_sms(c: &mut Choice, model: &GpuModel, profile: &MigProfile, fraction:
         return;
     };
     if let (Some(true), Some(gpu)) = (sms.below(fraction), sms.gpu) {
-        c.warnings.push(format!(
+        c.warn(format!(
             "{} has {} of {gpu} SMs ({:.2} of the GPU's SMs), less than the {fraction} asked; compute slices are not equal SM shares",
             profile.name,
             sms.sms,
@@ -373,16 +372,13 @@ fn mig_choice(
         ..
     }) = sms
     {
-        c.warnings
-            .push(format!("{} SM counts are{UNCERTAIN}{why}", model.name));
+        c.warn(format!("{} SM counts are{UNCERTAIN}{why}", model.name));
     }
     if let Certainty::Uncertain(why) = profile.certainty {
-        c.warnings
-            .push(format!("{} geometry is{UNCERTAIN}{why}", model.name));
+        c.warn(format!("{} geometry is{UNCERTAIN}{why}", model.name));
     }
     if let Certainty::Uncertain(why) = model.certainty {
-        c.warnings
-            .push(format!("{} catalogue entry is{UNCERTAIN}{why}", model.name));
+        c.warn(format!("{} catalogue entry is{UNCERTAIN}{why}", model.name));
     }
     c
 }
@@ -418,9 +414,7 @@ fn mps_choice(
     c.notes.push(format!(
         "MPS client limits: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE={percent}{memory}; the thread percentage is a ceiling, not a reservation (NVIDIA MPS docs)"
     ));
-    c.warnings.push(
-        "MPS has no error isolation: a fault in one client can end every client on the GPU".into(),
-    );
+    c.warn("MPS has no error isolation: a fault in one client can end every client on the GPU");
     c
 }
 
@@ -431,7 +425,7 @@ fn timeslice_choice(ask: &FractionalAsk, fraction: Share, model: Option<&GpuMode
     ));
     // Each process keeps its own context; what is missing is limits, shares and a separate fault
     // domain (docs/hardware-facts.md §2).
-    c.warnings.push("time-slicing sets no memory limit, compute share or fault isolation: each process keeps its own CUDA context and memory protection, but any one can take all GPU memory, all take turns on the whole GPU, and they share one fault domain (NVIDIA k8s-device-plugin docs)".into());
+    c.warn("time-slicing sets no memory limit, compute share or fault isolation: each process keeps its own CUDA context and memory protection, but any one can take all GPU memory, all take turns on the whole GPU, and they share one fault domain (NVIDIA k8s-device-plugin docs)");
     c
 }
 
@@ -448,7 +442,7 @@ fn whole_gpus(ask: &FractionalAsk, fraction: Share, model: Option<&GpuModel>) ->
             "{fraction} GPUs rounded up to {gpus} whole GPU{plural} ({} GPU, {percent}% wasted)",
             c.wasted_fraction
         ));
-        c.warnings.push(format!(
+        c.warn(format!(
             "{percent}% GPU capacity wasted by rounding up to whole GPUs."
         ));
     }
@@ -470,8 +464,7 @@ fn fallback(
         "{reason} — rounded {what} up to a whole GPU ({percent}% wasted)"
     ));
     if !c.wasted_fraction.is_zero() {
-        c.warnings
-            .push(format!("{percent}% GPU capacity wasted by this fallback."));
+        c.warn(format!("{percent}% GPU capacity wasted by this fallback."));
     }
     c
 }

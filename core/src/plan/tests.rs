@@ -277,7 +277,7 @@ fn mig_notes_give_the_boards_sms_and_warn_when_they_fall_short() {
         half.notes,
         ["4g.40gb on H100-80GB-HBM3: 4 of 7 compute slices, 4 of 8 memory slices = 0.5714 of the GPU (64 of 132 SMs), 0.0714 more than asked"]
     );
-    assert!(half.warnings.contains(&"4g.40gb has 64 of 132 SMs (0.48 of the GPU's SMs), less than the 0.5 asked; compute slices are not equal SM shares".to_string()), "{:?}", half.warnings);
+    assert!(half.warnings.contains(&"4g.40gb has 64 of 132 SMs (0.48 of the GPU's SMs), less than the 0.5 asked; compute slices are not equal SM shares".into()), "{:?}", half.warnings);
     // The same board's 3g.40gb, for an ask of 3/7 (0.4286): its 60 of 132 SMs (0.4545) cover it,
     // so no warning.
     //   |   0  MIG 3g.40gb        9     2/2        39.50      No     60     3     0   |

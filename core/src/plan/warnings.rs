@@ -33,14 +33,14 @@ pub fn warning_groups(choices: &[Choice]) -> Vec<WarningGroup> {
     let mut index = std::collections::HashMap::new();
     for c in choices {
         for w in &c.warnings {
-            let at = *index.entry(w.as_str()).or_insert_with(|| {
+            let at = *index.entry(w.as_ref()).or_insert_with(|| {
                 groups.push(WarningGroup {
                     kind: if w.contains(UNCERTAIN) {
                         WarningKind::EstimatedData
                     } else {
                         WarningKind::Plan
                     },
-                    text: w.clone(),
+                    text: w.to_string(),
                     asks: Vec::new(),
                 });
                 groups.len() - 1
