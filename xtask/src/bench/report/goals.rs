@@ -147,9 +147,10 @@ pub fn goals(s: &mut String, r: &Report) {
     if npm(1_000_000).is_some_and(|ratio| ratio > 1.5) {
         let _ = writeln!(
             s,
-            "\nWhere the time of a million-ask `binPack` goes beyond native's (`node --cpu-prof`, one run on 2026-12-05): \
-about a quarter of it is the engine collecting garbage while the result's millions of objects are built; most of \
-the rest is the core itself running slower in WebAssembly than natively, above all its allocator and the map of a \
+            "\nWhere the time of a million-ask `binPack` goes beyond native's (`node --cpu-prof`, one run on 2026-12-06): \
+about a quarter of it is the engine collecting garbage, half of that while the result's millions of objects are \
+built and a third at the growths of WebAssembly memory (V8 collects the whole JavaScript heap at each; the \
+WebAssembly memory reached 1.9 GB); most of the rest is the core itself running slower in WebAssembly than natively, above all its allocator and the map of a \
 million ask names it looks choices up in (WebAssembly compares strings a byte at a time)."
         );
     }
