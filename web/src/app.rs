@@ -68,12 +68,14 @@ pub fn Embed(planner: Signal<String>) -> impl IntoView {
                 <h1>"GPU sharing plan"</h1>
                 <a href=move || planner.get() target="_blank" rel="noopener">"Open in the gpu-share planner"</a>
             </header>
-            <Summary />
-            <Diagram />
-            <details class="embed-plan">
-                <summary>"Plan per ask"</summary>
-                <PlanTable />
-            </details>
+            <FirstPlan>
+                <Summary />
+                <Diagram />
+                <details class="embed-plan">
+                    <summary>"Plan per ask"</summary>
+                    <PlanTable />
+                </details>
+            </FirstPlan>
         </main>
     }
 }
@@ -106,14 +108,35 @@ pub fn Workspace() -> impl IntoView {
                 </Later>
             </div>
             <div class="answer">
-                <Summary />
-                <Diagram />
+                <FirstPlan>
+                    <Summary />
+                    <Diagram />
+                </FirstPlan>
                 <Later>
                     <PlanTable />
                 </Later>
             </div>
         </div>
     }
+}
+
+/// The first plan, built in the task after the rest of the first screen (which is built hidden
+/// under the static shell, `web/style.css`), taking the shell's place as it is drawn; then the
+/// panels that wait for it (`Later`) are built. One task for all of it held the main thread
+/// for one long task, much of it V8 compiling WebAssembly on first calls (BENCHMARKS.md, first
+/// load). Outside a browser it is built at once.
+#[component]
+fn FirstPlan(children: ChildrenFn) -> impl IntoView {
+    let shown = RwSignal::new(cfg!(not(target_arch = "wasm32")));
+    #[cfg(target_arch = "wasm32")]
+    set_timeout(move || shown.set(true), std::time::Duration::ZERO);
+    Effect::new(move |_| {
+        if shown.get() {
+            crate::remove_shell();
+            settle::first_plan_drawn();
+        }
+    });
+    view! { <Show when=move || shown.get()>{children()}</Show> }
 }
 
 /// Panels built in a task of their own after the first plan is drawn (`settle::later`):

@@ -67,19 +67,59 @@ pub fn when_idle(slot: Idle, asks: usize, work: impl FnOnce() + 'static) {
     }
 }
 
-/// A signal that turns true in a task after the current one, for parts of the page its first
-/// plan need not wait for: building the whole page in one task held the main thread for one long
-/// task (BENCHMARKS.md, first load). Outside a browser it is true at once.
+/// A signal that turns true in a task of its own once the first plan is drawn
+/// ([`first_plan_drawn`]), for parts of the page its first plan need not wait for: building the
+/// whole page in one task held the main thread for one long task (BENCHMARKS.md, first load).
+/// Outside a browser it is true at once.
 pub fn later() -> Signal<bool> {
     #[cfg(target_arch = "wasm32")]
     {
         let shown = RwSignal::new(false);
-        set_timeout(move || shown.set(true), std::time::Duration::ZERO);
+        after_first_plan(move || shown.set(true));
         shown.into()
     }
     #[cfg(not(target_arch = "wasm32"))]
     {
         Signal::derive(|| true)
+    }
+}
+
+/// Work queued for a task of its own.
+#[cfg(target_arch = "wasm32")]
+type Task = Box<dyn FnOnce()>;
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    /// What waits for the first plan, in the order asked; `None` once it is drawn.
+    static AFTER_FIRST_PLAN: std::cell::RefCell<Option<Vec<Task>>> =
+        std::cell::RefCell::new(Some(Vec::new()));
+}
+
+/// Runs `work` in a task of its own once the first plan is drawn (at once if it has been), after
+/// the work asked for before it.
+#[cfg(target_arch = "wasm32")]
+pub fn after_first_plan(work: impl FnOnce() + 'static) {
+    let work: Task = Box::new(work);
+    let now = AFTER_FIRST_PLAN.with(|queue| match queue.borrow_mut().as_mut() {
+        Some(waiting) => {
+            waiting.push(work);
+            None
+        }
+        None => Some(work),
+    });
+    if let Some(work) = now {
+        set_timeout(work, std::time::Duration::ZERO);
+    }
+}
+
+/// Says the first plan is drawn: what waits for it is queued, a task each, in order.
+pub fn first_plan_drawn() {
+    #[cfg(target_arch = "wasm32")]
+    for work in AFTER_FIRST_PLAN
+        .with(|queue| queue.borrow_mut().take())
+        .unwrap_or_default()
+    {
+        set_timeout(work, std::time::Duration::ZERO);
     }
 }
 

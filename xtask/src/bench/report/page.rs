@@ -58,8 +58,11 @@ page's own clock; the median of the runs listed.\n",
     let _ = writeln!(
         s,
         "\nThe page's text is painted from `index.html` before the WebAssembly arrives: a static shell of the page \
-(its header and an empty workspace, greyed and inert, `web/src/shell.rs`) with its style sheet inline, that the app \
-replaces, and the app builds the panels below the first screen in tasks after the first plan (`settle::later`). The \
+(its header and an empty workspace, greyed and inert, `web/src/shell.rs`) with its style sheet inline. The app is \
+built under it, hidden, and takes its place when the first plan is drawn, in a task after the rest of the first \
+screen (`app::FirstPlan`: in one task with it, a trace showed it held the main thread about 240 ms at 4× slower CPU, \
+about 140 of them V8 compiling WebAssembly on first calls); the panels below the first screen are built in tasks \
+after that (`settle::later`). The \
 default run loads the page at full speed and simulates slow 4G from that load, counting every request that finished \
 before a paint as holding that paint back: a WebAssembly preloaded from `<head>` often finished before the shell's \
 first paint on the fast load, and the largest contentful paint became its simulated arrival (about 4.4 s, score \
