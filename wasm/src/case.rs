@@ -47,7 +47,7 @@ pub fn camel(key: &str) -> String {
 }
 
 /// `value` with its keys renamed by `f`, in place: an object is rebuilt only when one of its keys
-/// `changes` (the asks of a large list, `{name, fraction}`, are read without copying them).
+/// `changes`. (An ask list does not come here: `asks.rs` renames its keys as it reads them.)
 fn rename(mut value: Value, f: &dyn Fn(&str) -> String, changes: &dyn Fn(&str) -> bool) -> Value {
     rename_in_place(&mut value, f, changes);
     value
