@@ -1,12 +1,10 @@
 //! A first-fit tree: a search tree over GPUs that finds the leftmost GPU satisfying a test in
-//! O(log n), eight children to a node.
+//! O(log n), a cache line of children to a node.
 
 use std::marker::PhantomData;
 
-/// Children per inner node. Eight `u64`s are one 64-byte cache line, so a step down the tree reads
-/// one line where a binary tree reads three levels' worth: at a million GPUs the binary tree's
-/// lower levels missed the cache on nearly every step (BENCHMARKS.md, growth).
-const ARITY: usize = 8;
+/// The most children an inner node has: sixteen `u32`s, one 64-byte cache line.
+const MAX_ARITY: usize = 16;
 
 /// How an inner node combines its children's values, chosen so that "some leaf below may pass"
 /// can be read off a node (the maximum free capacity, or the union of the profiles that still
@@ -25,8 +23,36 @@ impl<T: Ord> Combine<T> for Max {
     }
 }
 
-/// A complete eight-ary tree over `len` leaves, stored level by level; each inner node holds
-/// `C::combine` of its children.
+/// `C::combine` of a node's children (a power of two of them, at most [`MAX_ARITY`]) as a
+/// balanced tree: four steps deep for sixteen where a fold is fifteen, each step waiting on the
+/// one before. (With a fold of eight, refreshing the ancestors was a third of first-fit-decreasing's
+/// time at a million asks; balanced, the whole took a fifth less, at 100,000 asks too.)
+fn combine_children<T: Copy, C: Combine<T>>(children: &[T]) -> T {
+    let mut values = [children[0]; MAX_ARITY];
+    values[..children.len()].copy_from_slice(children);
+    let mut width = children.len();
+    while width > 1 {
+        width /= 2;
+        for i in 0..width {
+            values[i] = C::combine(values[2 * i], values[2 * i + 1]);
+        }
+    }
+    values[0]
+}
+
+/// The first of a node's children passing `test`: every child tested, without a branch, into a
+/// bit mask whose lowest set bit is the answer (the compiler makes a few vector comparisons of
+/// it, where stopping at the first that passes was a branch on each child).
+fn first_passing<T: Copy>(children: &[T], test: impl Fn(T) -> bool) -> Option<usize> {
+    let passing = children
+        .iter()
+        .enumerate()
+        .fold(0u32, |mask, (i, &v)| mask | u32::from(test(v)) << i);
+    (passing != 0).then(|| passing.trailing_zeros() as usize)
+}
+
+/// A complete tree over `len` leaves, stored level by level, [`Self::ARITY`] children to a node;
+/// each inner node holds `C::combine` of its children.
 #[derive(Clone, Debug)]
 pub(crate) struct FirstFitTree<T, C> {
     /// `levels[0]` are the leaves; each level holds one node per `ARITY` nodes of the level below
@@ -37,13 +63,24 @@ pub(crate) struct FirstFitTree<T, C> {
 }
 
 impl<T: Copy + PartialEq, C: Combine<T>> FirstFitTree<T, C> {
+    /// Children per inner node: sixteen for values of up to four bytes, which fill a 64-byte
+    /// cache line, else eight (eight `u64`s fill one). A step down the tree reads one line where a binary tree reads
+    /// three or four levels' worth: at a million GPUs the binary tree's lower levels missed the
+    /// cache on nearly every step; and with sixteen `u32`s, 100,000 and 1,000,000 leaves are both
+    /// five levels deep (with eight, six and seven: BENCHMARKS.md, growth).
+    const ARITY: usize = if std::mem::size_of::<T>() <= 4 {
+        MAX_ARITY
+    } else {
+        8
+    };
+
     /// A tree of `len` leaves, all `empty` (a value that passes no test).
     pub(crate) fn new(len: usize, empty: T) -> Self {
         let mut levels = Vec::new();
         let mut width = len.max(1);
         while width > 1 {
-            let parents = width.div_ceil(ARITY);
-            levels.push(vec![empty; parents * ARITY]);
+            let parents = width.div_ceil(Self::ARITY);
+            levels.push(vec![empty; parents * Self::ARITY]);
             width = parents;
         }
         levels.push(vec![empty]);
@@ -59,10 +96,10 @@ impl<T: Copy + PartialEq, C: Combine<T>> FirstFitTree<T, C> {
         self.levels[0][i] = value;
         let mut child = i;
         for level in 1..self.levels.len() {
-            let parent = child / ARITY;
-            let start = parent * ARITY;
-            let below = &self.levels[level - 1][start..start + ARITY];
-            let combined = below[1..].iter().fold(below[0], |a, &b| C::combine(a, b));
+            let parent = child / Self::ARITY;
+            let start = parent * Self::ARITY;
+            let combined =
+                combine_children::<T, C>(&self.levels[level - 1][start..start + Self::ARITY]);
             let node = &mut self.levels[level][parent];
             if *node == combined {
                 break;
@@ -80,8 +117,8 @@ impl<T: Copy + PartialEq, C: Combine<T>> FirstFitTree<T, C> {
         }
         let mut node = 0;
         for level in self.levels[..self.levels.len() - 1].iter().rev() {
-            let start = node * ARITY;
-            node = start + level[start..start + ARITY].iter().position(|&v| test(v))?;
+            let start = node * Self::ARITY;
+            node = start + first_passing(&level[start..start + Self::ARITY], &test)?;
         }
         Some(node)
     }
@@ -106,7 +143,7 @@ impl<T: Copy + PartialEq, C: Combine<T>> FirstFitTree<T, C> {
         // siblings (a tree over at most 2^64 leaves has fewer than 23 levels of eight).
         let (mut next, mut end) = ([0usize; 24], [0usize; 24]);
         let mut level = root - 1;
-        end[level] = ARITY;
+        end[level] = Self::ARITY;
         loop {
             if next[level] == end[level] {
                 level += 1;
@@ -128,8 +165,8 @@ impl<T: Copy + PartialEq, C: Combine<T>> FirstFitTree<T, C> {
                 continue;
             }
             level -= 1;
-            next[level] = node * ARITY;
-            end[level] = node * ARITY + ARITY;
+            next[level] = node * Self::ARITY;
+            end[level] = node * Self::ARITY + Self::ARITY;
         }
     }
 
@@ -191,7 +228,8 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Against a scan of the leaves, on trees of up to 1,024 leaves, after any updates.
+        /// Against a scan of the leaves, on trees of up to 700 leaves (three levels of sixteen,
+        /// four of eight), after any updates.
         #[test]
         fn finds_what_a_scan_finds(
             len in 1usize..700,
@@ -199,18 +237,23 @@ mod tests {
             needs in proptest::collection::vec((0u64..21, 0u64..21), 1..20),
         ) {
             let mut max = FirstFitTree::<u64, Max>::new(len, 0);
+            // Sixteen children to a node where eight `u64`s fill a cache line.
+            let mut max32 = FirstFitTree::<u32, Max>::new(len, 0);
             let mut pairs = FirstFitTree::<_, Both>::new(len, (0, 0));
             let mut leaves = vec![(0u64, 0u64); len];
             for (i, a, b) in sets {
                 let i = i % len;
                 leaves[i] = (a, b);
                 max.set(i, a);
+                max32.set(i, a as u32);
                 pairs.set(i, (a, b));
             }
             proptest::prop_assert_eq!(max.root(), leaves.iter().map(|l| l.0).max().unwrap_or(0));
+            proptest::prop_assert_eq!(u64::from(max32.root()), max.root());
             for (a, b) in needs {
                 let scan = leaves.iter().position(|l| l.0 >= a);
                 proptest::prop_assert_eq!(max.first(|v| v >= a), scan);
+                proptest::prop_assert_eq!(max32.first(|v| u64::from(v) >= a), scan);
                 let fits = |v: (u64, u64)| v.0 >= a && v.1 >= b;
                 let scan = leaves.iter().position(|&l| fits(l));
                 proptest::prop_assert_eq!(pairs.first_leaf(fits, fits), scan);
