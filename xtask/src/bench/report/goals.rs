@@ -68,7 +68,7 @@ pub fn goals(s: &mut String, r: &Report) {
             "×",
         ),
         (
-            "page: one keystroke in a 1,000-ask scenario, re-planned and drawn (4× CPU throttle)",
+            "page: one keystroke in a 1,000-ask scenario, re-planned and drawn (4× CPU throttle; median of 5 runs)",
             "< 100 ms",
             edit(1_000),
             100.0,

@@ -9,7 +9,8 @@ pub fn page(s: &mut String, p: &PageBench) {
         s,
         "\n## The page\n\n`cargo xtask dist`'s page in headless Debian Chromium (`tests/bench/page.mjs`): a list of asks \
 pasted and loaded, then, with the CPU throttled 4× (DevTools' mid-range laptop), one character typed at the end of \
-ask 50's fraction, and three more typed 100 ms apart. Times come from the page's own timeline: \"drawn\" runs from the \
+ask 50's fraction, and three more typed 100 ms apart; {runs} runs of each size, the sizes in turn, and the row is \
+the run whose one key was drawn in the median time (every run's in the last column). Times come from the page's own timeline: \"drawn\" runs from the \
 first key's event to the last change of the plan's DOM (plan, diagram, tables), \"longest key\" is the longest \
 Event Timing duration of a keystroke (input delay, handlers and the frame after them). Tables show 100 rows and the \
 diagram 100 lanes at a time; while an edit's plan takes over 50 ms of script (the plan and its changes to the page, \
@@ -19,15 +20,23 @@ loaded is planned at once and timed, as the load's plan also built the tables. \
 includes the paint of the key's frame. The export panel \
 makes its text only while it is in view (`web/src/in_view.rs`), and the address bar of a scenario of over 100 asks \
 is written once typing pauses for a second (`settle::when_idle`): Chromium's `history.replaceState` of a long link \
-cost more than the plan.\n"
+cost more than the plan.\n",
+        runs = crate::bench::page::RUNS
     );
-    let _ = writeln!(s, "| asks | one key: drawn ms | longest key ms | three keys: drawn ms | longest key ms | DOM elements |");
-    let _ = writeln!(s, "|--:|--:|--:|--:|--:|--:|");
+    let _ = writeln!(s, "| asks | one key: drawn ms | longest key ms | three keys: drawn ms | longest key ms | DOM elements | one key, every run, ms |");
+    let _ = writeln!(s, "|--:|--:|--:|--:|--:|--:|:--|");
     for t in &p.timings {
+        let runs: Vec<String> = t.edit_runs.iter().map(|ms| format!("{ms:.0}")).collect();
         let _ = writeln!(
             s,
-            "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {} |",
-            t.n, t.edit_ms, t.edit_key_ms, t.typing_ms, t.typing_key_ms, t.dom_nodes
+            "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {} | {} |",
+            t.n,
+            t.edit_ms,
+            t.edit_key_ms,
+            t.typing_ms,
+            t.typing_key_ms,
+            t.dom_nodes,
+            runs.join(", ")
         );
     }
     first_load(s, p);
