@@ -62,6 +62,26 @@ test('the shell and the app put the first screen\'s text in the same place', asy
   await assertClean(assert, page, watch);
 });
 
+test('while a shell is in the page, what follows it is hidden: the app is built under it', async (t) => {
+  // web/style.css hides every sibling after `#shell` (the app is mounted at the end of <body>),
+  // with a selector every browser has; put a shell back in front of the loaded app to see it work.
+  const { page, server, watch } = await start(t);
+  await page.goto(`${server.url}?ask=a:0.5&timeslice`);
+  await page.waitForSelector('html[data-ready] [data-testid="packing-diagram"]');
+  const shown = () => page.evaluate(() => getComputedStyle(document.querySelector('body > main')).display);
+  const before = await shown();
+  assert.notEqual(before, 'none');
+  await page.evaluate(() => {
+    const shell = document.createElement('div');
+    shell.id = 'shell';
+    document.body.prepend(shell);
+  });
+  assert.equal(await shown(), 'none', 'the app shows beside a shell');
+  await page.evaluate(() => document.getElementById('shell').remove());
+  assert.equal(await shown(), before);
+  await assertClean(assert, page, watch);
+});
+
 test("an embed's link shows the embed's shell, not the page's, until its app replaces it", async (t) => {
   const { page, server, watch } = await start(t, { viewport: { width: 800, height: 520 } });
   const release = await holdWasm(page);
