@@ -202,7 +202,6 @@ fn lighthouse(line: &str) -> Result<Lighthouse, String> {
     })
 }
 
-/// One line of page.mjs's output.
 /// The run with the median edit time (the higher of the two middle ones for an even count),
 /// with every run's edit time.
 fn median_run(mut runs: Vec<&PageTiming>) -> Result<PageTiming, String> {
@@ -217,6 +216,7 @@ fn median_run(mut runs: Vec<&PageTiming>) -> Result<PageTiming, String> {
     })
 }
 
+/// One line of page.mjs's output.
 fn timing(line: &str) -> Result<PageTiming, String> {
     let v = json(line, "page.mjs")?;
     let f = |a: &str, b: &str| v[a][b].as_f64().unwrap_or(f64::NAN);
