@@ -128,46 +128,37 @@ pub(crate) fn groups(items: &[usize], sizes: &[u64], out: &mut Vec<Group>) {
     }
 }
 
-/// A group of a bin, with where each member last came from and the step before which it may
-/// not go back (the rebalancer's tabu list, copied here when the bin's groups are made: a move
-/// refreshes both bins it changes, and only their items' entries change).
+/// What the scan reads of a group besides its size: how many items it has, and whether any of
+/// them has moved (only then can the tabu list forbid a move, and it is read for the group).
 #[derive(Clone, Copy)]
-struct Entry {
-    group: Group,
-    tabu: [(usize, u64); 2],
-}
-
-impl Entry {
-    /// Whether the group may move into `bin` at `step`.
-    fn may_enter(&self, bin: usize, step: u64) -> bool {
-        self.tabu[..self.group.len]
-            .iter()
-            .all(|&(from, until)| from != bin || until <= step)
-    }
+struct Shape {
+    len: u8,
+    moved: bool,
 }
 
 /// Every bin's groups, by size, in one array in bin order: the search scans all bins for each
-/// move, and with a `Vec` per bin, and the tabu list read by item, each bin was a cache miss at a
-/// million bins. The sizes are an array of their own beside the entries: the scan searches every
-/// bin's sizes and reads an entry only for a move as good as the best so far, and an entry is a
-/// cache line (the scan read four per bin, and a step took 16.4 ns at 100,000 asks, 20.7 ns at a
-/// million, where the table no longer stays in the processor's cache).
+/// move, and with a `Vec` per bin each bin was a cache miss at a million bins. The scan searches
+/// every bin's sizes, an array of their own, and checks a candidate by its [`Shape`], a third
+/// array, reading the group itself only for the move taken: nearly every bin offers a move as
+/// good as the best (ties are many), and reading a 64-byte entry (the group and its members' tabu
+/// entries) for each made a step read the whole table, 128 MB at a million asks, once per
+/// overfilled bin.
 #[derive(Default)]
 struct GroupTable {
-    entries: Vec<Entry>,
-    /// `entries[k].group.size`.
+    groups: Vec<Group>,
+    /// `groups[k].size`.
     sizes: Vec<u64>,
-    /// Where each bin's entries start, and how many there are.
+    shapes: Vec<Shape>,
+    /// Where each bin's groups start, and how many there are.
     spans: Vec<(usize, usize)>,
     /// Reused while a bin's groups are made.
     fresh: Vec<Group>,
-    fresh_entries: Vec<Entry>,
 }
 
 impl GroupTable {
-    fn of(&self, b: usize) -> &[Entry] {
+    fn of(&self, b: usize) -> &[Group] {
         let (start, len) = self.spans[b];
-        &self.entries[start..start + len]
+        &self.groups[start..start + len]
     }
 
     /// Bin `b`'s group sizes, in the order of [`of`](Self::of).
@@ -176,27 +167,45 @@ impl GroupTable {
         &self.sizes[start..start + len]
     }
 
-    /// Bin `b`'s entries are `new` (bins are stored first in order): in place where they fit,
+    /// Bin `b`'s group shapes, in the order of [`of`](Self::of).
+    fn shapes_of(&self, b: usize) -> &[Shape] {
+        let (start, len) = self.spans[b];
+        &self.shapes[start..start + len]
+    }
+
+    /// Bin `b`'s groups are `new` (bins are stored first in order): in place where they fit,
     /// else at the end (a move changes two bins, so the table grows slowly).
-    fn store(&mut self, b: usize, new: &[Entry]) {
+    fn store(&mut self, b: usize, new: &[Group], moved: impl Fn(&Group) -> bool) {
         if b == self.spans.len() {
-            self.spans.push((self.entries.len(), 0));
+            self.spans.push((self.groups.len(), 0));
         }
         let (start, len) = self.spans[b];
         let start = if new.len() <= len {
-            self.entries[start..start + new.len()].copy_from_slice(new);
+            self.groups[start..start + new.len()].copy_from_slice(new);
             start
         } else {
-            self.entries.extend_from_slice(new);
-            self.sizes.resize(self.entries.len(), 0);
-            self.entries.len() - new.len()
+            self.groups.extend_from_slice(new);
+            self.sizes.resize(self.groups.len(), 0);
+            let unset = Shape {
+                len: 0,
+                moved: false,
+            };
+            self.shapes.resize(self.groups.len(), unset);
+            self.groups.len() - new.len()
         };
-        for (size, entry) in self.sizes[start..].iter_mut().zip(new) {
-            *size = entry.group.size;
+        for (k, group) in new.iter().enumerate() {
+            self.sizes[start + k] = group.size;
+            self.shapes[start + k] = Shape {
+                len: group.len as u8,
+                moved: moved(group),
+            };
         }
         self.spans[b] = (start, new.len());
     }
 }
+
+/// The tabu entry of an item that has not moved: no bin it may not enter.
+const NOT_TABU: (usize, u64) = (usize::MAX, 0);
 
 /// One attempt to pack everything into `bins.len() − 1` bins.
 pub(crate) struct Rebalancer<'a> {
@@ -243,7 +252,7 @@ impl<'a> Rebalancer<'a> {
             problem,
             bins,
             load,
-            left: vec![(usize::MAX, 0); sizes.len()],
+            left: vec![NOT_TABU; sizes.len()],
             step: 0,
             rng: SplitMix::new(seed),
         })
@@ -260,7 +269,7 @@ impl<'a> Rebalancer<'a> {
     pub(crate) fn run(mut self, work: &mut Work) -> Option<Vec<Vec<usize>>> {
         let mut table = GroupTable::default();
         for b in 0..self.bins.len() {
-            self.refresh(b, &mut table);
+            self.refresh(b, &mut table, false);
         }
         // Overflowing bins, in increasing order.
         let mut over: Vec<usize> = (0..self.bins.len())
@@ -281,7 +290,7 @@ impl<'a> Rebalancer<'a> {
                 self.shift(i, m.q, m.p);
             }
             for b in [m.p, m.q] {
-                self.refresh(b, &mut table);
+                self.refresh(b, &mut table, true);
                 match (over.binary_search(&b), self.overflow(b) > 0) {
                     (Err(at), true) => over.insert(at, b),
                     (Ok(at), false) => {
@@ -294,24 +303,27 @@ impl<'a> Rebalancer<'a> {
         }
     }
 
-    /// Stores bin `b`'s groups, and the empty group, by size.
-    fn refresh(&self, b: usize, table: &mut GroupTable) {
+    /// Stores bin `b`'s groups, and the empty group, by size. Before the first move (`moved`
+    /// false) no item has moved, and the tabu list is not read: read by item, it was a cache miss
+    /// for nearly every item at a million asks.
+    fn refresh(&self, b: usize, table: &mut GroupTable, moved: bool) {
         let mut fresh = std::mem::take(&mut table.fresh);
         groups(&self.bins[b], self.problem.sizes, &mut fresh);
-        fresh.push(Group {
-            size: 0,
-            items: [0, 0],
-            len: 0,
-        });
+        fresh.push(Group::EMPTY);
         fresh.sort_by_key(|g| g.size);
-        let mut entries = std::mem::take(&mut table.fresh_entries);
-        entries.clear();
-        entries.extend(fresh.iter().map(|&group| Entry {
-            group,
-            tabu: group.items.map(|i| self.left[i]),
-        }));
-        table.store(b, &entries);
-        (table.fresh, table.fresh_entries) = (fresh, entries);
+        table.store(b, &fresh, |g| {
+            moved && g.members().iter().any(|&i| self.left[i] != NOT_TABU)
+        });
+        table.fresh = fresh;
+    }
+
+    /// Whether group `g` may move into `bin` now: none of its members left `bin` within its tabu
+    /// tenure.
+    fn may_enter(&self, g: &Group, bin: usize) -> bool {
+        g.members().iter().all(|&i| {
+            let (from, until) = self.left[i];
+            from != bin || until <= self.step
+        })
     }
 
     fn shift(&mut self, i: usize, from: usize, to: usize) {
@@ -332,7 +344,8 @@ impl<'a> Rebalancer<'a> {
         work: &mut Work,
     ) -> Option<Move> {
         let (cap, max) = (self.problem.capacity, self.problem.max_items);
-        let step = self.step;
+        // Without an item limit, the bins' item counts need not be read.
+        let limited = max != usize::MAX;
         // Keyed by the change in the total overflow.
         let mut best = Lowest::new();
         for &p in over {
@@ -349,12 +362,11 @@ impl<'a> Rebalancer<'a> {
                 // The ideal size difference d = a − g lowers p's overflow without raising q's:
                 // anything in [min(excess, room), max(excess, room)] does; look around both ends.
                 let (lo, hi) = (excess.min(room), excess.max(room));
-                for entry in groups_of.of(p) {
-                    let a = &entry.group;
-                    if a.len == 0 || !entry.may_enter(q, step) {
+                for (a, a_shape) in groups_of.of(p).iter().zip(groups_of.shapes_of(p)) {
+                    if a.len == 0 || (a_shape.moved && !self.may_enter(a, q)) {
                         continue;
                     }
-                    let sizes_q = groups_of.sizes_of(q);
+                    let (sizes_q, shapes_q) = (groups_of.sizes_of(q), groups_of.shapes_of(q));
                     // g in [a − hi, a − lo] is ideal; the nearest on either side are next best.
                     let first = sizes_q.partition_point(|&g| g < a.size.saturating_sub(hi));
                     let candidates = [
@@ -374,17 +386,17 @@ impl<'a> Rebalancer<'a> {
                         }
                         let d = i128::from(a.size) - i128::from(g_size);
                         let after = (lp - d - c).max(0) + (lq + d - c).max(0);
-                        // A move the best so far beats is never taken: its group is not worth
-                        // reading for it.
+                        // A move the best so far beats is never taken: not worth checking.
                         if !best.would_take(&(after - before)) {
                             continue;
                         }
-                        let other = &groups_of.of(q)[k];
-                        let g = &other.group;
-                        if (g.size == a.size && g.len == a.len)
-                            || self.bins[q].len() + a.len - g.len > max
-                            || self.bins[p].len() + g.len - a.len > max
-                            || !other.may_enter(p, step)
+                        let shape = shapes_q[k];
+                        let g_len = usize::from(shape.len);
+                        if (g_size == a.size && g_len == a.len)
+                            || (limited
+                                && (self.bins[q].len() + a.len - g_len > max
+                                    || self.bins[p].len() + g_len - a.len > max))
+                            || (shape.moved && !self.may_enter(&groups_of.of(q)[k], p))
                         {
                             continue;
                         }
@@ -392,7 +404,7 @@ impl<'a> Rebalancer<'a> {
                             p,
                             q,
                             a: *a,
-                            g: *g,
+                            g: groups_of.of(q)[k],
                         });
                     }
                 }
