@@ -282,6 +282,8 @@ impl GpuLayout {
     }
 }
 
+/// The shared slots of `tenants` (none for MIG and whole GPUs); used by [`GpuLayout::checked`].
+#[cfg(feature = "serde")]
 fn tenants_slots(tenants: &Tenants) -> &[SharedSlot] {
     match tenants {
         Tenants::Mps(s) | Tenants::Timeslice(s) => s,
