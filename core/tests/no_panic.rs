@@ -377,6 +377,32 @@ proptest! {
     }
 
     #[test]
+    fn columns_never_panic(
+        values in prop::collection::vec((
+            prop_oneof![6 => (1u32..3000).prop_map(|t| f64::from(t) / 1000.0), 1 => Just(0.0), 1 => any::<f64>()],
+            prop_oneof![6 => Just(0.0), 1 => any::<f64>(), 2 => (1u64..1 << 36).prop_map(|b| b as f64)],
+        ), 0..30),
+        extra in prop::option::weighted(0.1, any::<f64>()),
+        names in prop::option::of(prop::collection::vec(".{0,3}", 30)),
+        caps in caps(),
+    ) {
+        use gpu_share_core::api::{pack_columns, AskColumns, Cluster, PackColumnsRequest};
+        // Mostly sizes an ask can take, sometimes anything; a column one longer sometimes.
+        let mut fractions: Vec<f64> = values.iter().map(|&(f, _)| f).collect();
+        let memory: Vec<f64> = values.iter().map(|&(_, m)| m).collect();
+        fractions.extend(extra);
+        let names = names.map(|mut n| { n.truncate(values.len()); n });
+        if let Ok(asks) = AskColumns::new(names, Some(&fractions), Some(&memory)) {
+            let n = asks.len();
+            let request = PackColumnsRequest { asks, cluster: Cluster::Given(caps), optimize_ms: Some(5) };
+            if let Ok(c) = pack_columns(&request) {
+                prop_assert_eq!(c.asks.gpu.len(), n);
+                prop_assert_eq!(c.gpus.ask_start.len() as u64, c.summary.gpus_used + 1);
+            }
+        }
+    }
+
+    #[test]
     fn pack_results_read_back_and_edited_ones_never_panic(
         asks in prop::collection::vec(ask(), 0..20),
         caps in caps(),

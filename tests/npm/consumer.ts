@@ -4,6 +4,7 @@ import {
   ClusterGpuCaps,
   selectMechanism,
   binPack,
+  binPackColumns,
   fractionalGpuHours,
   gpuModels,
   Ledger,
@@ -40,6 +41,14 @@ const optimized = binPack([{ name: "o", fraction: 0.5 }], null, caps, { optimize
 const proven: boolean | undefined = optimized.optimize?.provenOptimal;
 const response: PackResponse = optimized;
 const slots: number[] = response.gpus.flatMap((g) => (g.slots ?? []).map((s) => s.share));
+// Many asks as columns: typed arrays in and out.
+const columns = binPackColumns({ fractions: new Float64Array([0.5, 0.25]), memory: [0, 2 ** 30] }, null, caps);
+const firstGpu: Int32Array = columns.asks.gpu;
+const columnMechanism: string = columns.mechanisms[columns.asks.mechanism[0]];
+const onGpu0: Uint32Array = columns.gpus.asks.subarray(columns.gpus.askStart[0], columns.gpus.askStart[1]);
+const carried: number = columns.warnings.reduce((n, w) => n + w.asks, 0);
+// @ts-expect-error: names are strings.
+binPackColumns({ fractions: [0.5], names: [1] });
 // The caps a class instance holds are the generated ClusterGpuCaps, read-only.
 const count: number | null = caps.gpuCount;
 // @ts-expect-error: a class instance's caps are read-only.

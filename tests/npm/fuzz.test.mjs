@@ -21,7 +21,8 @@ function rng(seed) {
 const KEYS = ["name", "fraction", "migProfile", "profile", "supportsMig", "supportsMps", "supportsTimeslicing",
   "gpuModel", "migProfiles", "gpuCount", "optimize", "timeLimitMs", "kind", "ask", "at", "startedAt", "seconds",
   "mechanism", "isolation", "requestedFraction", "allocatedFraction", "asks", "caps", "namespace", "image",
-  "configName", "migStrategy", "costPerGpuHour", "watts", "pue", "gridGCo2ePerKwh", "__proto__", "constructor", ""];
+  "configName", "migStrategy", "costPerGpuHour", "watts", "pue", "gridGCo2ePerKwh", "fractions", "memory", "names",
+  "__proto__", "constructor", ""];
 const STRINGS = ["", "a", "a:0.5", "1/3", "25%", "3g.20gb", "1g.5gb+me", "a100", "h100", "mig", "mps", "timeslice",
   "whole", "usage", "release", "🙂", "名前", "\u0000", "\u2028", "<img src=x>", "-1", "NaN", "1e9", "x".repeat(300),
   "a,0.5\nb,1/3", "ask=a:0.5&gpus=2&timeslice", "GPU 0: Tesla T4 (UUID: GPU-1)", "{\"v\":1}", "k8s", "slurm"];
@@ -33,6 +34,7 @@ function value(r, depth = 0) {
   if (depth > 4 || k < 0.35) return pick([...STRINGS, ...NUMBERS, true, false, null, undefined]);
   if (k < 0.6) return Array.from({ length: Math.floor(r() * 5) }, () => value(r, depth + 1));
   if (k < 0.62) return [pick([10n, Symbol.iterator, () => 1, new Date(0), new Map(), new Uint8Array(3)])];
+  if (k < 0.64) return pick([new Float64Array([0.5, NaN, -1, 0, 1e300]), new Float32Array(2), new BigInt64Array(1), new Int8Array([-1, 3])]);
   const o = {};
   for (let i = Math.floor(r() * 6); i > 0; i--) o[pick(KEYS)] = value(r, depth + 1);
   return o;

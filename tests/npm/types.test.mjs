@@ -15,6 +15,7 @@ import {
   ClusterGpuCaps,
   selectMechanism,
   binPack,
+  binPackColumns,
   gpuModels,
   parseAsks,
   parseScenario,
@@ -81,6 +82,10 @@ function results() {
   add("T.PackResponse", limited);
   add("T.PackResult", binPack([], null, {}));
   add("T.PackResponse", binPack([{ name: "n", fraction: 0.5 }], null, { supportsTimeslicing: true, nodes: [{ name: "a", gpus: 2 }] }));
+  const columns = binPackColumns({ names: ["m", "f", "w"], fractions: [0.4, 0.05, 2] }, null, a100, { optimize: true });
+  assert.ok(columns.optimize && columns.migProfiles.length > 0 && columns.warnings.length > 0, "optimized, MIG, warnings");
+  add("T.PackColumns", columns);
+  add("T.PackColumns", binPackColumns({ fractions: [0.75, 0.75] }, 1, { supportsTimeslicing: true, nodes: [{ name: "a", gpus: 1 }] }));
 
   const inventory = detect([fixture("linux-x86_64__nvidia-h100-mig__590.48.01.txt"), kubectlNode]);
   assert.ok(inventory.gpus.some((g) => g.migDevices.some((d) => d.computeInstances.length > 0)));
@@ -135,6 +140,15 @@ function results() {
   return out;
 }
 
+/** `value` as a TypeScript literal: its JSON, typed arrays as `new Int32Array([…])`. */
+function literal(value) {
+  if (ArrayBuffer.isView(value)) return `new ${value.constructor.name}(${JSON.stringify(Array.from(value))})`;
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "undefined";
+  if (Array.isArray(value)) return `[${value.map(literal).join(", ")}]`;
+  const fields = Object.entries(value).filter(([, v]) => v !== undefined);
+  return `{${fields.map(([k, v]) => `${JSON.stringify(k)}: ${literal(v)}`).join(", ")}}`;
+}
+
 /** Runs tsc over `source` (an ES module next to nothing but the package); its output, or null when clean. */
 function typeErrors(source) {
   const dir = mkdtempSync(join(tmpdir(), "gpu-sharing-types-"));
@@ -157,7 +171,7 @@ function typeErrors(source) {
 test("every result type-checks as its declared type", () => {
   const lines = [`import type * as T from ${JSON.stringify(join(pkg, "index.js"))};`];
   results().forEach(([type, value], i) => {
-    lines.push(`export const r${i}: ${type} = ${JSON.stringify(value)};`);
+    lines.push(`export const r${i}: ${type} = ${literal(value)};`);
   });
   // The check itself must bite: a key the core does not write, and an enum value it never uses.
   const choice = selectMechanism({ name: "a", fraction: 0.5 }, {});

@@ -26,6 +26,8 @@ export class ClusterGpuCaps {
 
 export const selectMechanism = (ask, caps) => raw.selectMechanism(ask, caps);
 export const binPack = (asks, gpuCount, caps, options) => raw.binPack(asks, gpuCount ?? null, caps, options);
+export const binPackColumns = (columns, gpuCount, caps, options) =>
+  raw.binPackColumns(columns, gpuCount ?? null, caps, options);
 export const fractionalGpuHours = (fraction, seconds) => raw.fractionalGpuHours(fraction, seconds);
 export const gpuModels = () => raw.gpuModels();
 export const parseAsks = (text) => raw.parseAsks(text);

@@ -21,6 +21,7 @@ import type {
   Imported,
   LedgerEntry,
   MigValidation,
+  PackColumnsSummary,
   PackResponse,
   PackResult,
   PlanResponse,
@@ -101,6 +102,62 @@ export declare function binPack(
   caps?: ClusterGpuCaps | CapsInit,
   options?: PackOptions,
 ): PackResponse;
+/** A column of numbers, one per ask: a Float64Array (no copy in JavaScript), another numeric typed array, or numbers. */
+export type NumberColumn = Float64Array | Float32Array | Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array | Uint8ClampedArray | ReadonlyArray<number>;
+
+/**
+ * Many asks as columns, for `binPackColumns`: ask `i` is `fractions[i]` of a GPU, `memory[i]` bytes of GPU
+ * memory, or both (0 in a column: not given for that ask). Every column given has one value per ask.
+ */
+export interface AskColumns {
+  fractions?: NumberColumn;
+  /** GPU memory in bytes (whole numbers). */
+  memory?: NumberColumn;
+  /** Names, unique; without them ask `i` is named `"i"`. */
+  names?: ReadonlyArray<string>;
+}
+
+/**
+ * The packing `binPack` gives for the same asks, by position: the summary (totals, unplaced asks, each distinct
+ * warning with how many asks carry it, the legends of the codes) and typed arrays; `-1` is "none". Left out:
+ * each ask's notes and each GPU's memory total (`binPack` gives them).
+ */
+export interface PackColumns extends PackColumnsSummary {
+  /** One value per ask, in input order. */
+  asks: {
+    /** The (first) GPU the ask is on; -1 when unplaced. */
+    gpu: Int32Array;
+    /** A code of `mechanisms`. */
+    mechanism: Uint8Array;
+    /** What the ask denies to others, as a share of one GPU: its MIG instance's share, its fraction, or whole GPUs. */
+    allocated: Float64Array;
+    /** The MIG instance's profile, a code of `migProfiles`; -1 for other mechanisms. */
+    migProfile: Int8Array;
+    /** The MIG instance's first memory slice; -1 for other mechanisms. */
+    migStart: Int8Array;
+  };
+  /** One value per GPU, in index order (`askStart` has one more). */
+  gpus: {
+    /** A code of `mechanisms`. */
+    mechanism: Uint8Array;
+    /** The share of the GPU its tenants take. */
+    used: Float64Array;
+    /** The asks on GPU `g` are `asks.subarray(askStart[g], askStart[g + 1])` (a multi-GPU ask on each of its GPUs). */
+    asks: Uint32Array;
+    askStart: Uint32Array;
+  };
+}
+
+/**
+ * `binPack` for many asks (a hundred thousand and more): columns of numbers in, typed arrays out, no object per ask.
+ * @throws {TypeError | RangeError} with `field` (`fractions[3]`, `names`) for a value or column that is wrong.
+ */
+export declare function binPackColumns(
+  columns: AskColumns,
+  gpuCount?: number | null,
+  caps?: ClusterGpuCaps | CapsInit,
+  options?: PackOptions,
+): PackColumns;
 export declare function fractionalGpuHours(fraction: FractionInput, seconds: number): number;
 export declare function gpuModels(): GpuModel[];
 export declare function parseAsks(text: string): AskEntry[];

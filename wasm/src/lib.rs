@@ -10,6 +10,7 @@ mod alloc;
 mod asks;
 mod bench;
 mod case;
+mod columns;
 mod error;
 mod ledger_undo;
 mod live;
@@ -259,6 +260,25 @@ pub fn bin_pack(asks: JsValue, gpu_count: JsValue, caps: JsValue, options: JsVal
     })())
 }
 
+/// `binPack` for many asks: columns of typed arrays in and out (`columns.rs`).
+#[wasm_bindgen(js_name = binPackColumns)]
+pub fn bin_pack_columns(
+    columns: JsValue,
+    gpu_count: JsValue,
+    caps: JsValue,
+    options: JsValue,
+) -> JsResult {
+    js((|| {
+        let options: PackOptionsJs = input_or_default(options, "options")?;
+        let request = api::PackColumnsRequest {
+            asks: columns::ask_columns(&columns)?,
+            cluster: Cluster::Given(caps_with_limit(gpu_count, caps)?),
+            optimize_ms: options.optimize_ms(),
+        };
+        columns::render(&api::pack_columns(&request)?)
+    })())
+}
+
 /// The request `binPack` and `exportPlan` pack: the asks, the caps with the GPU limit (when
 /// given, it overrides the caps' `gpuCount`) and the optimizer's budget.
 fn pack_request(
@@ -268,9 +288,7 @@ fn pack_request(
     options: &PackOptionsJs,
 ) -> Result<PackRequest, Error> {
     let asks = asks_of(asks)?;
-    let gpu_count = gpu_count_of(gpu_count)?;
-    let mut caps: ClusterGpuCaps = input_or_default(caps, "caps")?;
-    caps.gpu_count = gpu_count.or(caps.gpu_count);
+    let caps = caps_with_limit(gpu_count, caps)?;
     Ok(PackRequest {
         asks: asks
             .into_iter()
@@ -279,6 +297,14 @@ fn pack_request(
         cluster: Cluster::Given(caps),
         optimize_ms: options.optimize_ms(),
     })
+}
+
+/// The caps, with the GPU limit when one is given (it overrides the caps' `gpuCount`).
+fn caps_with_limit(gpu_count: JsValue, caps: JsValue) -> Result<ClusterGpuCaps, Error> {
+    let gpu_count = gpu_count_of(gpu_count)?;
+    let mut caps: ClusterGpuCaps = input_or_default(caps, "caps")?;
+    caps.gpu_count = gpu_count.or(caps.gpu_count);
+    Ok(caps)
 }
 
 /// A GPU limit from JavaScript: a whole number, or null/undefined for as many as needed.

@@ -1,12 +1,13 @@
 // `cargo xtask bench`, speed through the npm package as users call it: `binPack` of n asks given as
-// JavaScript objects (the sizes of the speed table, in millionths of a GPU), one JSON line. Usage:
-//   node api.mjs <target/npm dir> <n>
+// JavaScript objects (the sizes of the speed table, in millionths of a GPU), or with `columns`
+// `binPackColumns` of the same asks as a Float64Array of fractions; one JSON line. Usage:
+//   node api.mjs <target/npm dir> <n> [columns]
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 
-const [npmDir, nText] = process.argv.slice(2);
-const { binPack } = await import(pathToFileURL(join(npmDir, "node.js")).href);
+const [npmDir, nText, form = "objects"] = process.argv.slice(2);
+const { binPack, binPackColumns } = await import(pathToFileURL(join(npmDir, "node.js")).href);
 const n = Number(nText);
 
 // splitmix64 seeded with n, as xtask/src/bench/speed.rs draws the sizes.
@@ -25,15 +26,23 @@ function sizes(count) {
   return out;
 }
 
-const asks = sizes(n).map((s, i) => ({ name: `a${i}`, fraction: s / 1e6 }));
 const caps = { supportsTimeslicing: true };
-binPack(asks.slice(0, 1000), null, caps); // warm-up
+let pack;
+if (form === "columns") {
+  const fractions = Float64Array.from(sizes(n), (s) => s / 1e6);
+  binPackColumns({ fractions: fractions.subarray(0, 1000) }, null, caps); // warm-up
+  pack = () => binPackColumns({ fractions }, null, caps);
+} else {
+  const asks = sizes(n).map((s, i) => ({ name: `a${i}`, fraction: s / 1e6 }));
+  binPack(asks.slice(0, 1000), null, caps); // warm-up
+  pack = () => binPack(asks, null, caps);
+}
 const runs = n >= 1_000_000 ? 1 : 3;
 let best = Infinity;
 let gpus = 0;
 for (let r = 0; r < runs; r++) {
   const t = performance.now();
-  gpus = binPack(asks, null, caps).gpusUsed;
+  gpus = pack().gpusUsed;
   best = Math.min(best, performance.now() - t);
 }
 console.log(JSON.stringify({ n, gpus, ms: best }));

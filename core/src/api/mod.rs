@@ -7,6 +7,7 @@
 //! | --- | --- | --- |
 //! | plan one ask | [`plan`] | [`PlanResponse`] (the choice, where the caps came from) |
 //! | pack a scenario | [`pack`] | [`PackResponse`] (result, optimize report, where the caps came from) |
+//! | pack many asks as columns | [`pack_columns`] | [`PackColumns`] (the same packing by position: a summary, one array per field per ask and per GPU) |
 //! | pack what can be packed | [`pack_leaving_out`] | [`PackResponse`] with the asks left out, each with its error and fix |
 //! | detect | [`detect`] | [`DetectResponse`] (inventory, caps, summary) |
 //! | record, release, import | [`record_plan`], [`record_pack`], [`release`], [`import`] | ledger entries |
@@ -19,6 +20,7 @@
 //! | replay a cluster's workload online | [`replay()`] | [`crate::replay::Replay`] (allocation and fragmentation per percent of demand, per policy and seed; the bound) |
 
 mod cluster;
+mod columns;
 mod export;
 mod fit;
 mod ledger;
@@ -31,6 +33,10 @@ mod size;
 
 pub use crate::account::{already_recorded, remove_entries, AlreadyRecorded};
 pub use cluster::{caps_summary, detect, CapsFrom, Cluster, DetectInput, DetectResponse};
+pub use columns::{
+    pack_columns, AskColumns, AskPlacements, GpuColumns, PackColumns, PackColumnsRequest,
+    PackColumnsSummary, UnplacedAt, WarningCount,
+};
 pub use export::{export, gpu_ranges, ExportRequest, ExportResponse};
 pub use fit::{
     fit, Creatable, FitPlacement, FitRequest, FitResponse, FitUnplaced, GpuFit, LiveInstance,

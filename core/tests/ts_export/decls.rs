@@ -48,6 +48,7 @@ pub fn collect(cfg: &Config) -> BTreeMap<String, (String, String)> {
     };
     c.visit::<PlanResponse>(); // selectMechanism
     c.visit::<PackResponse>(); // binPack
+    c.visit::<gpu_share_core::api::PackColumnsSummary>(); // binPackColumns, beside its typed arrays
     c.visit::<DetectResponse>(); // detect
     c.visit::<FitResponse>(); // fit
     c.visit::<gpu_share_core::api::SizeResponse>(); // sizeModel

@@ -327,6 +327,26 @@ fn plans_and_packings_match_their_declarations() {
 }
 
 #[test]
+fn columns_match_their_declaration() {
+    use gpu_share_core::api::{AskColumns, PackColumnsRequest};
+    let caps = ClusterGpuCaps {
+        supports_timeslicing: true,
+        gpu_count: Some(1),
+        ..Default::default()
+    };
+    let asks = AskColumns::new(None, Some(&[0.75, 0.5]), None).unwrap();
+    let request = PackColumnsRequest {
+        asks,
+        cluster: Cluster::Given(caps),
+        optimize_ms: Some(20),
+    };
+    let packed = api::pack_columns(&request).unwrap();
+    check(&packed.summary);
+    check(&packed.summary.unplaced[0]);
+    check(&packed.summary.warnings[0]);
+}
+
+#[test]
 fn discovery_matches_its_declarations() {
     let response = api::detect(&[
         DetectInput {

@@ -1,8 +1,10 @@
 //! Speed where users call it: npm `binPack` in Node, the CLI's `pack --json` as a process, and the
-//! same request through the core natively — asks as objects, a whole response back.
+//! same request through the core natively — asks as objects, a whole response back; and npm
+//! `binPackColumns` against the core's `api::pack_columns` — asks as a column of fractions, the
+//! packing as columns back.
 
 use super::speed::{best_of, node, sizes};
-use gpu_share_core::api::{self, PackRequest};
+use gpu_share_core::api::{self, AskColumns, Cluster, PackColumnsRequest, PackRequest};
 use gpu_share_core::{ClusterGpuCaps, FractionalAsk, Share};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -38,6 +40,10 @@ pub struct ApiTiming {
     pub native_ms: f64,
     /// npm `binPack(asks, null, {supportsTimeslicing: true})` with asks as JavaScript objects.
     pub npm_ms: f64,
+    /// `AskColumns::new` of the fractions and `api::pack_columns`, from fractions already made.
+    pub native_columns_ms: f64,
+    /// npm `binPackColumns({fractions}, null, {supportsTimeslicing: true})`, a `Float64Array`.
+    pub npm_columns_ms: f64,
     /// `gpu-share pack --asks-file F --timeslice --json` as a process, output to a file.
     pub cli_json_ms: f64,
     /// The same without `--json`.
@@ -73,6 +79,27 @@ fn native(n: usize) -> Result<(f64, u64), String> {
     Ok((ms, out?))
 }
 
+/// The columns form natively: (milliseconds, GPUs).
+fn native_columns(n: usize) -> Result<(f64, u64), String> {
+    let fractions = fractions(n);
+    let caps = ClusterGpuCaps {
+        supports_timeslicing: true,
+        ..Default::default()
+    };
+    let runs = if n >= 1_000_000 { 1 } else { 3 };
+    let (ms, out) = best_of(runs, || -> Result<u64, String> {
+        let request = PackColumnsRequest {
+            asks: AskColumns::new(None, Some(&fractions), None).map_err(|e| e.to_string())?,
+            cluster: Cluster::Given(caps.clone()),
+            optimize_ms: None,
+        };
+        let packed = api::pack_columns(&request).map_err(|e| e.to_string())?;
+        std::hint::black_box(&packed.asks.gpu);
+        Ok(packed.summary.gpus_used)
+    });
+    Ok((ms, out?))
+}
+
 /// Wall milliseconds of the CLI packing `csv`, output written to a file (best of `runs`).
 fn cli(root: &Path, csv: &Path, json: bool, runs: usize) -> Result<f64, String> {
     let bin = root.join("target/release/gpu-share");
@@ -96,12 +123,14 @@ fn cli(root: &Path, csv: &Path, json: bool, runs: usize) -> Result<f64, String> 
     }
 }
 
-/// Times `binPack` of `n` asks through the npm package in `npm`: (GPUs, milliseconds).
-fn npm(root: &Path, npm: &Path, n: usize) -> Result<(u64, f64), String> {
+/// Times `binPack` of `n` asks (with `form` "columns", `binPackColumns`) through the npm package
+/// in `npm`: (GPUs, milliseconds).
+fn npm(root: &Path, npm: &Path, n: usize, form: &str) -> Result<(u64, f64), String> {
     let line = node(&[
         root.join("xtask/bench/api.mjs").display().to_string(),
         npm.display().to_string(),
         n.to_string(),
+        form.to_string(),
     ])?;
     let v: serde_json::Value = serde_json::from_str(line.trim()).map_err(|e| e.to_string())?;
     let gpus = v["gpus"].as_u64().ok_or("api.mjs printed no GPU count")?;
@@ -132,7 +161,7 @@ pub fn builds(root: &Path) -> Result<Vec<NpmBuild>, String> {
                 out
             };
             let (bytes, gzipped) = crate::shell::sizes(&out.join("gpu_share_wasm_bg.wasm"));
-            let (_, bin_pack_ms) = npm(root, &out, BUILD_ASKS)?;
+            let (_, bin_pack_ms) = npm(root, &out, BUILD_ASKS, "objects")?;
             eprintln!("api: npm opt-level {level:?} wasm-opt {wasm_opt}: {bytes} B, {gzipped} B gzipped, binPack {bin_pack_ms:.0} ms");
             Ok(NpmBuild {
                 opt_level: level.map_or(profile.to_string(), str::to_string),
@@ -167,20 +196,24 @@ pub fn run(root: &Path) -> Result<Vec<ApiTiming>, String> {
         let runs = if n >= 1_000_000 { 1 } else { 3 };
         let cli_json_ms = cli(root, &csv, true, runs)?;
         let cli_text_ms = cli(root, &csv, false, runs)?;
-        let (npm_gpus, npm_ms) = npm(root, &root.join("target/npm"), n)?;
-        if npm_gpus != gpus {
+        let (npm_gpus, npm_ms) = npm(root, &root.join("target/npm"), n, "objects")?;
+        let (native_columns_ms, columns_gpus) = native_columns(n)?;
+        let (npm_columns_gpus, npm_columns_ms) = npm(root, &root.join("target/npm"), n, "columns")?;
+        if [npm_gpus, columns_gpus, npm_columns_gpus] != [gpus; 3] {
             return Err(format!(
-                "npm binPack used {npm_gpus} GPUs at {n}, native {gpus}"
+                "at {n} asks: npm binPack used {npm_gpus} GPUs, pack_columns {columns_gpus}, binPackColumns {npm_columns_gpus}, native {gpus}"
             ));
         }
         eprintln!(
-            "api: {n} asks: native {native_ms:.0} ms, npm {npm_ms:.0} ms, cli --json {cli_json_ms:.0} ms, cli {cli_text_ms:.0} ms"
+            "api: {n} asks: native {native_ms:.0} ms, npm {npm_ms:.0} ms, columns native {native_columns_ms:.0} ms, npm {npm_columns_ms:.0} ms, cli --json {cli_json_ms:.0} ms, cli {cli_text_ms:.0} ms"
         );
         timings.push(ApiTiming {
             n,
             gpus,
             native_ms,
             npm_ms,
+            native_columns_ms,
+            npm_columns_ms,
             cli_json_ms,
             cli_text_ms,
         });

@@ -300,6 +300,40 @@ objects, the call's conversions both ways included; *CLI* is the `gpu-share pack
             );
         }
     }
+    columns(s, rows);
+}
+
+/// The compact form's table: `binPackColumns` against `api::pack_columns`.
+fn columns(s: &mut String, rows: &[ApiTiming]) {
+    let _ = writeln!(
+        s,
+        "\nThe same asks in the compact form for large inputs: *native* is `AskColumns::new` of the fractions and \
+`api::pack_columns` (the packing `api::pack` makes, as columns by position), from fractions already made; *npm* is \
+`binPackColumns({{fractions}}, null, {{supportsTimeslicing: true}})` in Node with the fractions as a `Float64Array`, \
+the columns back as typed arrays, the call's conversions both ways included. Best of 3 runs (1 at 1M), each form \
+in a Node process of its own.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| asks | GPUs | native ms | npm ms | npm / native | goal | met |"
+    );
+    let _ = writeln!(s, "|--:|--:|--:|--:|--:|--:|:-:|");
+    for t in rows {
+        let times = t.npm_columns_ms / t.native_columns_ms;
+        let (goal, met) = match npm_goal(t.n) {
+            Some(g) => (format!("≤ {g}×"), if times <= g { "yes" } else { "no" }),
+            None => ("—".into(), "—"),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.0} | {:.0} | {} | {goal} | {met} |",
+            t.n,
+            t.gpus,
+            t.native_columns_ms,
+            t.npm_columns_ms,
+            ratio(t.npm_columns_ms, t.native_columns_ms)
+        );
+    }
 }
 
 const READING: &str = "
