@@ -88,6 +88,7 @@ test("a bad column is refused in its field, and the module stays usable", () => 
   const cases = [
     [{}, TypeError, "fractions"],
     [[0.5], TypeError, "columns"],
+    [new Float64Array([0.5]), TypeError, "columns"],
     ["0.5", TypeError, "columns"],
     [null, TypeError, "columns"],
     [{ fractions: [0.5], size: [1] }, TypeError, "size"],

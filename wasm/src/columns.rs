@@ -20,12 +20,21 @@ const COLUMNS: [&str; 3] = ["fractions", "memory", "names"];
 
 /// Reads the columns of `value`.
 pub fn ask_columns(value: &JsValue) -> Result<AskColumns, Error> {
-    if !value.is_object() || Array::is_array(value) {
-        return Err(Error::new(
+    let not_columns = |why: &str| {
+        Err(Error::new(
             ErrorKind::Syntax,
-            "must be an object of columns: {fractions, memory, names}",
+            format!("must be an object of columns, {{fractions, memory, names}}{why}"),
         )
-        .in_field("columns"));
+        .in_field("columns"))
+    };
+    if js_sys::ArrayBuffer::is_view(value) {
+        return not_columns(": a typed array of fractions goes in fractions");
+    }
+    if Array::is_array(value) {
+        return not_columns(" (an array of asks as objects goes to binPack)");
+    }
+    if !value.is_object() {
+        return not_columns("");
     }
     for key in Object::keys(value.unchecked_ref::<Object>()).iter() {
         let key = key.as_string().unwrap_or_default();
