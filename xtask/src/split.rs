@@ -222,11 +222,14 @@ fn find_loader(snippets: &Path) -> Option<PathBuf> {
 mod tests {
     use super::*;
 
-    /// A staging folder with a main module and, when `split`, a loader importing the marker.
-    fn staging(name: &str, main: &str, split: bool) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("gpu-share-split-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+    /// A staging folder with a main module and, when `split`, a loader importing the marker;
+    /// removed when the returned guard drops.
+    fn staging(main: &str, split: bool) -> tempfile::TempDir {
+        let guard = tempfile::Builder::new()
+            .prefix("gpu-share-split-")
+            .tempdir()
+            .unwrap();
+        let dir = guard.path();
         std::fs::create_dir_all(dir.join("snippets/split-0123456789abcdef")).unwrap();
         std::fs::write(dir.join("boot.js"), "await import(tag.dataset.js);").unwrap();
         std::fs::write(dir.join("gpu-share-web-ab12.js"), main).unwrap();
@@ -238,17 +241,14 @@ mod tests {
             )
             .unwrap();
         }
-        dir
+        guard
     }
 
     #[test]
     fn the_loader_imports_the_main_module_by_its_hashed_name() {
-        let dir = staging(
-            "linked",
-            "export { initSync, __wbg_init as default };",
-            true,
-        );
-        link_in(&dir).unwrap();
+        let staged = staging("export { initSync, __wbg_init as default };", true);
+        let dir = staged.path();
+        link_in(dir).unwrap();
         let loader =
             std::fs::read_to_string(dir.join("snippets/split-0123456789abcdef").join(LOADER))
                 .unwrap();
@@ -257,7 +257,7 @@ mod tests {
             "import { initSync } from \"../../gpu-share-web-ab12.js\";\n"
         );
         // Linked once: a second run finds no marker and says so.
-        assert!(link_in(&dir)
+        assert!(link_in(dir)
             .unwrap_err()
             .contains("does not import the main module"));
     }
@@ -265,10 +265,12 @@ mod tests {
     #[test]
     fn a_page_built_without_the_split_is_refused_with_the_commands_that_split_it() {
         let main = "import * as import1 from \"__wasm_split_placeholder__\"; export { initSync };";
-        let dir = staging("unsplit", main, false);
-        assert!(link_in(&dir).unwrap_err().contains("cargo xtask dist"));
+        let unsplit = staging(main, false);
+        assert!(link_in(unsplit.path())
+            .unwrap_err()
+            .contains("cargo xtask dist"));
         // A page without split points needs nothing.
-        let plain = staging("plain", "export { initSync };", false);
-        assert_eq!(link_in(&plain), Ok(()));
+        let plain = staging("export { initSync };", false);
+        assert_eq!(link_in(plain.path()), Ok(()));
     }
 }
