@@ -1,10 +1,16 @@
 //! First-fit-decreasing over plain integer sizes in O(n log n), for shares and for benchmarks.
 
+use super::size_order::{Buckets, Low};
 use super::tree::{FirstFitTree, Max};
 
 /// Item indices by size, largest first; equal sizes keep their input order.
 pub fn decreasing_order(sizes: &[u64]) -> Vec<usize> {
-    by_size_decreasing(sizes).map(|(_, i)| i).collect()
+    let Some(mut buckets) = Buckets::new(sizes, Low::Index) else {
+        return sorted_pairs(sizes).into_iter().map(|(_, i)| i).collect();
+    };
+    let mut order = Vec::with_capacity(sizes.len());
+    buckets.sort_each(|bucket| order.extend(bucket.items().map(|(_, i)| i)));
+    order
 }
 
 /// `items` (indices into `sizes`) largest first, equal sizes in the order of `items`: the stable
@@ -12,37 +18,10 @@ pub fn decreasing_order(sizes: &[u64]) -> Vec<usize> {
 /// look-up at random was a visible part of a million-ask pack or optimizer run).
 pub fn largest_first(items: &[usize], sizes: &[u64]) -> Vec<usize> {
     let copied: Vec<u64> = items.iter().map(|&i| sizes[i]).collect();
-    by_size_decreasing(&copied).map(|(_, k)| items[k]).collect()
-}
-
-/// `(size, index)` of every item, largest first, equal sizes in input order.
-fn by_size_decreasing(sizes: &[u64]) -> impl Iterator<Item = (u64, usize)> {
-    let (keys, pairs) = match packed_keys(sizes) {
-        Some(keys) => (keys, Vec::new()),
-        None => (Vec::new(), sorted_pairs(sizes)),
-    };
-    keys.into_iter().map(unpack).chain(pairs)
-}
-
-/// Where sizes and indices fit in 32 bits, each item as one `u64` — the size's complement above
-/// the index — sorted, so largest first and equal sizes in input order. The sort orders the keys
-/// themselves, so that the sort and the packing loop read memory in order (sorting indices by
-/// `sizes[i]` looked sizes up at random), and a key is half a `(size, index)` pair: it sorts
-/// twice as fast and halves the memory the loop streams through (BENCHMARKS.md, growth).
-fn packed_keys(sizes: &[u64]) -> Option<Vec<u64>> {
-    if u32::try_from(sizes.len()).is_err() || sizes.iter().any(|&s| s > LOW) {
-        return None;
-    }
-    let mut keys: Vec<u64> = (0u64..)
-        .zip(sizes)
-        .map(|(i, &s)| (LOW - s) << 32 | i)
-        .collect();
-    sort_by_high_half(&mut keys);
-    Some(keys)
-}
-
-fn unpack(key: u64) -> (u64, usize) {
-    (LOW - (key >> 32), (key & LOW) as usize)
+    decreasing_order(&copied)
+        .into_iter()
+        .map(|k| items[k])
+        .collect()
 }
 
 /// `(size, index)` pairs, largest first, equal sizes in input order.
@@ -51,42 +30,6 @@ fn sorted_pairs(sizes: &[u64]) -> Vec<(u64, usize)> {
     // Indices are distinct, so an unstable sort on (size descending, index) is deterministic.
     pairs.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     pairs
-}
-
-/// The low 32 bits.
-const LOW: u64 = u32::MAX as u64;
-
-/// Sorts `keys` by their high 32 bits, stably: a least-significant-digit radix sort, a byte a
-/// pass, skipping a byte every key shares (sizes up to 10⁶ leave the top byte alone). The keys come
-/// in index order, so the stable order by size is the order of the whole keys. On the speed
-/// bench's sizes it took 56–61% of `sort_unstable`'s time at 100,000 and 1,000,000 keys, where
-/// that sort was over a quarter of first-fit-decreasing's.
-fn sort_by_high_half(keys: &mut Vec<u64>) {
-    let digit = |k: u64, pass: usize| (k >> (32 + 8 * pass)) as usize & 0xff;
-    let mut counts = [[0usize; 256]; 4];
-    for &k in keys.iter() {
-        for (pass, count) in counts.iter_mut().enumerate() {
-            count[digit(k, pass)] += 1;
-        }
-    }
-    let mut buffer = vec![0u64; keys.len()];
-    for (pass, count) in counts.iter().enumerate() {
-        if count.contains(&keys.len()) {
-            continue;
-        }
-        let mut next = [0usize; 256];
-        let mut start = 0;
-        for (n, c) in next.iter_mut().zip(count) {
-            *n = start;
-            start += c;
-        }
-        for &k in keys.iter() {
-            let d = digit(k, pass);
-            buffer[next[d]] = k;
-            next[d] += 1;
-        }
-        std::mem::swap(keys, &mut buffer);
-    }
 }
 
 /// Bin index per item (input order). Items larger than `capacity` get a bin of their own.
@@ -98,36 +41,34 @@ pub fn first_fit_decreasing(sizes: &[u64], capacity: u64) -> Vec<usize> {
 }
 
 /// First fit of every item, largest first, with free capacities held as `F` (which holds
-/// `capacity`). Two things keep a million asks in the processor's cache: a tree of `u32`s is half
-/// the memory of `u64`s, and each bin is written over its item's sorted key, in order, and only
-/// then scattered to the items' places — writing each item's bin at its input position, at
-/// random, inside the loop cost a third of the time at a million asks (BENCHMARKS.md, growth).
-/// (The keys' buffer holding the bins, rather than a copy of the order and a list of bins beside
-/// it, is a third of the memory a million asks touched.)
+/// `capacity`; a tree of `u32`s is half the memory of `u64`s), a bucket of sizes at a time
+/// ([`Buckets`]): each bucket's bins are written over its keys at the items' ranks, and read back
+/// in input order at the end.
 fn place_all<F>(sizes: &[u64], capacity: F) -> Vec<usize>
 where
     F: Copy + Ord + Into<u64> + TryFrom<u64> + std::ops::Sub<Output = F> + Default,
 {
     let mut fit = FirstFit::new(sizes.len(), capacity);
-    let mut bin_of = vec![usize::MAX; sizes.len()];
-    match packed_keys(sizes) {
-        Some(mut keys) => {
-            for key in keys.iter_mut() {
-                let (size, i) = unpack(*key);
-                // A bin index is below the number of items, so it fits in the key's high half.
-                *key = (fit.place(size) as u64) << 32 | i as u64;
-            }
-            for key in keys {
-                bin_of[(key & LOW) as usize] = (key >> 32) as usize;
-            }
+    let Some(mut buckets) = Buckets::new(sizes, Low::Rank) else {
+        let mut bin_of = vec![0; sizes.len()];
+        for (size, i) in sorted_pairs(sizes) {
+            bin_of[i] = fit.place(size);
         }
-        None => {
-            for (size, i) in sorted_pairs(sizes) {
-                bin_of[i] = fit.place(size);
-            }
+        return bin_of;
+    };
+    let mut placed: Vec<(usize, u32)> = Vec::new();
+    buckets.sort_each(|bucket| {
+        placed.clear();
+        // A bin is below the number of items, which fits in 32 bits where there are buckets.
+        for (size, rank) in bucket.items() {
+            placed.push((rank, fit.place(size) as u32));
         }
-    }
-    bin_of
+        let slots = bucket.slots();
+        for &(rank, bin) in &placed {
+            slots[rank] = bin;
+        }
+    });
+    buckets.in_input_order(sizes)
 }
 
 /// Bins opened one after another, each item into the first with room (a tree of the bins' free
@@ -178,6 +119,8 @@ mod tests {
     use crate::pack::reference::reference_ffd;
     use proptest::prelude::*;
 
+    const LOW: u64 = u32::MAX as u64;
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
         #[test]
@@ -200,6 +143,32 @@ mod tests {
             stable_subset.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
             prop_assert_eq!(largest_first(&every_other, &sizes), stable_subset);
             prop_assert_eq!(first_fit_decreasing(&sizes, capacity), reference_ffd(&sizes, capacity));
+        }
+    }
+
+    /// Thousands of shares, as the speed bench packs: crowded buckets sorted by radix passes.
+    #[test]
+    fn many_shares_agree_with_the_reference() {
+        let mut x = 7u64;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let uniform: Vec<u64> = (0..4000).map(|_| 1 + next() % 1_000_000).collect();
+        // Most near a quarter of a GPU, a few anywhere.
+        let crowded: Vec<u64> = (0..4000)
+            .map(|_| match next() % 10 {
+                0 => 1 + next() % 1_000_000,
+                _ => 250_000 + next() % 3000,
+            })
+            .collect();
+        for sizes in [uniform, crowded] {
+            assert_eq!(
+                first_fit_decreasing(&sizes, 1_000_000),
+                reference_ffd(&sizes, 1_000_000)
+            );
         }
     }
 

@@ -13,6 +13,7 @@ mod options;
 #[cfg(feature = "serde")]
 mod read;
 mod reference;
+mod size_order;
 mod tree;
 
 pub use bounds::{dff_l2, l1, l2};
