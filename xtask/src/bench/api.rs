@@ -9,6 +9,11 @@ use gpu_share_core::{ClusterGpuCaps, FractionalAsk, Share};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+/// Rounds of the native and npm timings, each round all four in turn, the best of each kept: a
+/// ratio of two times taken a minute apart follows this host's swings (`binPack` / native at 100k
+/// asks read 2.2× in one bench and 1.8× in the next, the same code, on 2026-12-06).
+pub const ROUNDS: usize = 3;
+
 /// Ask counts timed through the API: 1,000,000 asks make a response of about 690 MB of JSON.
 pub const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
 
@@ -185,7 +190,6 @@ pub fn run(root: &Path) -> Result<Vec<ApiTiming>, String> {
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let mut timings = Vec::new();
     for n in SIZES {
-        let (native_ms, gpus) = native(n)?;
         let csv = dir.join(format!("api-{n}.csv"));
         let text: String = fractions(n)
             .iter()
@@ -196,14 +200,26 @@ pub fn run(root: &Path) -> Result<Vec<ApiTiming>, String> {
         let runs = if n >= 1_000_000 { 1 } else { 3 };
         let cli_json_ms = cli(root, &csv, true, runs)?;
         let cli_text_ms = cli(root, &csv, false, runs)?;
-        let (npm_gpus, npm_ms) = npm(root, &root.join("target/npm"), n, "objects")?;
-        let (native_columns_ms, columns_gpus) = native_columns(n)?;
-        let (npm_columns_gpus, npm_columns_ms) = npm(root, &root.join("target/npm"), n, "columns")?;
-        if [npm_gpus, columns_gpus, npm_columns_gpus] != [gpus; 3] {
-            return Err(format!(
-                "at {n} asks: npm binPack used {npm_gpus} GPUs, pack_columns {columns_gpus}, binPackColumns {npm_columns_gpus}, native {gpus}"
-            ));
+        let mut best = [f64::INFINITY; 4];
+        let mut gpus = 0;
+        for _ in 0..ROUNDS {
+            let (native_ms, native_gpus) = native(n)?;
+            let (npm_gpus, npm_ms) = npm(root, &root.join("target/npm"), n, "objects")?;
+            let (native_columns_ms, columns_gpus) = native_columns(n)?;
+            let (npm_columns_gpus, npm_columns_ms) =
+                npm(root, &root.join("target/npm"), n, "columns")?;
+            if [npm_gpus, columns_gpus, npm_columns_gpus] != [native_gpus; 3] {
+                return Err(format!(
+                    "at {n} asks: npm binPack used {npm_gpus} GPUs, pack_columns {columns_gpus}, binPackColumns {npm_columns_gpus}, native {native_gpus}"
+                ));
+            }
+            gpus = native_gpus;
+            let round = [native_ms, npm_ms, native_columns_ms, npm_columns_ms];
+            for (b, ms) in best.iter_mut().zip(round) {
+                *b = b.min(ms);
+            }
         }
+        let [native_ms, npm_ms, native_columns_ms, npm_columns_ms] = best;
         eprintln!(
             "api: {n} asks: native {native_ms:.0} ms, npm {npm_ms:.0} ms, columns native {native_columns_ms:.0} ms, npm {npm_columns_ms:.0} ms, cli --json {cli_json_ms:.0} ms, cli {cli_text_ms:.0} ms"
         );

@@ -1,6 +1,6 @@
 //! BENCHMARKS.md: the machine, the date, the command, the tables, and what they do and do not show.
 
-use super::api::{ApiTiming, NpmBuild, BUILD_ASKS};
+use super::api::{ApiTiming, NpmBuild, BUILD_ASKS, ROUNDS};
 use super::memory_quality::MemoryRow;
 use super::mig_quality::MigRow;
 use super::quality::{summarise, Row};
@@ -275,7 +275,10 @@ n fraction asks (the speed table's sizes as fractions of a GPU, names `a0`…), 
 response built: *native* is `api::pack` and `serde_json::to_string` of its response in this process, from asks \
 already read; *npm* is `binPack(asks, null, {{supportsTimeslicing: true}})` in Node with the asks as JavaScript \
 objects, the call's conversions both ways included; *CLI* is the `gpu-share pack --timeslice --asks-file F` process \
-(reading the CSV, packing, writing the report to a file), with and without `--json`. Best of 3 runs (1 at 1M).\n"
+(reading the CSV, packing, writing the report to a file), with and without `--json`. Best of 3 runs (1 at 1M); \
+the native and npm times, here and in the next table, the best of {ROUNDS} rounds of those runs, each round timing \
+the four (native, npm, then the compact form's native and npm) in turn, so that both sides of a ratio meet the same \
+spells of a noisy host.\n"
     );
     let _ = writeln!(s, "| asks | GPUs | native ms | npm ms | npm / native | goal | met | CLI --json ms | CLI text ms |");
     let _ = writeln!(s, "|--:|--:|--:|--:|--:|--:|:-:|--:|--:|");
@@ -317,7 +320,7 @@ fn columns(s: &mut String, rows: &[ApiTiming]) {
         "\nThe same asks in the compact form for large inputs: *native* is `AskColumns::new` of the fractions and \
 `api::pack_columns` (the packing `api::pack` makes, as columns by position), from fractions already made; *npm* is \
 `binPackColumns({{fractions}}, null, {{supportsTimeslicing: true}})` in Node with the fractions as a `Float64Array`, \
-the columns back as typed arrays, the call's conversions both ways included. Best of 3 runs (1 at 1M), each form \
+the columns back as typed arrays, the call's conversions both ways included. Runs and rounds as above, each form \
 in a Node process of its own.\n"
     );
     let _ = writeln!(
