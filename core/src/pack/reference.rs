@@ -6,7 +6,7 @@ pub fn reference_ffd(sizes: &[u64], capacity: u64) -> Vec<usize> {
     let mut bin_of = vec![usize::MAX; sizes.len()];
     // The plain stable sort, not the packer's own order: the yardstick shares no code with it.
     let mut order: Vec<usize> = (0..sizes.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+    crate::sort::sort_by_key(&mut order, |&i| std::cmp::Reverse(sizes[i]));
     for i in order {
         let size = sizes[i].min(capacity);
         let bin = match free.iter().position(|&f| f >= size) {

@@ -36,6 +36,8 @@ pub(super) struct Buckets {
     shift: u32,
     /// The bits of a key below the size: its index or rank.
     low_bits: u32,
+    /// How many items the fullest bucket holds.
+    largest: usize,
 }
 
 /// Buckets aimed at for many items: 256, so that sizes up to 10⁶ (20 bits) come in buckets of
@@ -93,13 +95,13 @@ impl Buckets {
             max,
             shift,
             low_bits,
+            largest,
         })
     }
 
     /// Sorts each bucket, largest sizes first, and hands it to `each`.
     pub(super) fn sort_each(&mut self, mut each: impl FnMut(Bucket<'_>)) {
-        let largest = self.starts.windows(2).map(|w| w[1] - w[0]).max();
-        let mut spare = vec![0; largest.unwrap_or(0)];
+        let mut spare = vec![0; self.largest];
         for b in 0..self.starts.len() - 1 {
             let keys = &mut self.keys[self.starts[b]..self.starts[b + 1]];
             if keys.is_empty() {
