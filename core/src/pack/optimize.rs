@@ -14,6 +14,7 @@
 //! on a 2-core 2020s server in release mode (`cargo xtask bench` reports the real times), so the
 //! same input and budget always give the same packing, on any machine and in WebAssembly.
 
+mod by_bin;
 mod cns;
 mod completion;
 mod lp;
@@ -23,6 +24,7 @@ mod vector;
 
 use super::bounds::{dff_l2, l2};
 use super::ffd::first_fit_decreasing;
+use by_bin::{group, Renumbered};
 use completion::Outcome;
 pub use search::Problem;
 use search::Rebalancer;
@@ -195,6 +197,14 @@ pub fn improve(problem: &Problem, bin_of: &[usize], budget: Budget) -> Optimized
         });
         bound = bound.max(lp.unwrap_or(0));
     }
+    // The searches read each bin's sizes again and again: numbered bin by bin, a bin's items are
+    // adjacent (see `by_bin`).
+    let renumbered = Renumbered::new(sizes, &mut bins);
+    let numbered = Problem {
+        sizes: &renumbered.sizes,
+        ..*problem
+    };
+    let number = |i: usize| renumbered.original[i];
     let mut attempt = 0u64;
     while bins.len() as u64 > bound && work.left > 0 {
         let seed = 0x6770_752d_7368_6172 ^ (sizes.len() as u64) ^ attempt.rotate_left(32);
@@ -203,15 +213,16 @@ pub fn improve(problem: &Problem, bin_of: &[usize], budget: Budget) -> Optimized
         // misses), so the consistent one gets half of what is left and the overflow one the rest.
         let half = work.left / 2;
         let attempt = work
-            .slice(half, |w| cns::one_fewer(problem, &bins, seed, w))
+            .slice(half, |w| cns::one_fewer(&numbered, &bins, number, seed, w))
             .or_else(|| {
-                Rebalancer::new(problem, bins.clone(), seed).and_then(|r| r.run(&mut work))
+                Rebalancer::new(&numbered, bins.clone(), seed).and_then(|r| r.run(&mut work))
             });
         match attempt {
             Some(better) => bins = better.into_iter().filter(|b| !b.is_empty()).collect(),
             None => break,
         }
     }
+    renumbered.restore(&mut bins);
     bins.extend(big.iter().map(|&i| vec![i]));
     for &i in &zero {
         match bins.iter_mut().find(|b| b.len() < problem.max_items) {
@@ -236,25 +247,6 @@ pub fn improve(problem: &Problem, bin_of: &[usize], budget: Budget) -> Optimized
         proven_optimal: total as u64 == lower_bound,
         work: budget.work - work.left,
     }
-}
-
-/// The items of `bin_of` restricted to `items`, grouped by bin, bins renumbered in order of first
-/// use. The renumbering is a table indexed by bin, as bin numbers are dense (`bin_of` numbers
-/// bins from 0, as first-fit-decreasing does): a search tree of bin numbers made this 28× slower
-/// at a million asks than at 100,000: 372 ms of the 601 before the searches (BENCHMARKS.md, growth).
-fn group(items: &[usize], bin_of: &[usize]) -> Vec<Vec<usize>> {
-    let top = items.iter().map(|&i| bin_of[i] + 1).max().unwrap_or(0);
-    let mut renumber = vec![usize::MAX; top];
-    let mut bins: Vec<Vec<usize>> = Vec::new();
-    for &i in items {
-        let b = &mut renumber[bin_of[i]];
-        if *b == usize::MAX {
-            *b = bins.len();
-            bins.push(Vec::new());
-        }
-        bins[*b].push(i);
-    }
-    bins
 }
 
 #[cfg(test)]

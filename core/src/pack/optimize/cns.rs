@@ -31,14 +31,17 @@ const FIT_NODES: u64 = 10_000;
 const SCAN: usize = 6;
 
 /// Packs the items of `bins` (a feasible packing) into at least one bin fewer; `None` when the
-/// budget runs out first or there are fewer than two bins.
+/// budget runs out first or there are fewer than two bins. `number(i)` is item `i`'s number in the
+/// caller's numbering, which orders the bins the search keeps (the optimizer renumbers the items
+/// for the cache, and the search takes the same path as on the caller's numbers).
 pub(crate) fn one_fewer(
     problem: &Problem,
     bins: &[Vec<usize>],
+    number: impl Fn(usize) -> usize,
     seed: u64,
     work: &mut Work,
 ) -> Option<Vec<Vec<usize>>> {
-    let mut search = Cns::new(problem, bins, seed)?;
+    let mut search = Cns::new(problem, bins, number, seed)?;
     loop {
         if let Some(done) = search.finish(work) {
             return Some(done);
@@ -71,7 +74,12 @@ struct Move {
 }
 
 impl<'a> Cns<'a> {
-    fn new(problem: &'a Problem<'a>, bins: &[Vec<usize>], seed: u64) -> Option<Self> {
+    fn new(
+        problem: &'a Problem<'a>,
+        bins: &[Vec<usize>],
+        number: impl Fn(usize) -> usize,
+        seed: u64,
+    ) -> Option<Self> {
         let sizes = problem.sizes;
         let target = bins.len().checked_sub(1).filter(|&t| t > 0)?;
         let spare = SPARE.min(target);
@@ -92,12 +100,12 @@ impl<'a> Cns<'a> {
             .iter()
             .flat_map(|&(_, Reverse(b))| bins[b].iter().copied())
             .collect();
-        // A fixed order (by first item) for the kept bins, rather than the order of their loads;
-        // equal keys (empty bins) keep the order of their loads.
+        // A fixed order (by first item, as the caller numbers items) for the kept bins, rather
+        // than the order of their loads; equal keys (empty bins) keep the order of their loads.
         let mut kept: Vec<(Option<usize>, usize, usize)> = kept
             .iter()
             .enumerate()
-            .map(|(at, &(_, Reverse(b)))| (bins[b].first().copied(), at, b))
+            .map(|(at, &(_, Reverse(b)))| (bins[b].first().map(|&i| number(i)), at, b))
             .collect();
         kept.sort_unstable();
         Some(Cns {
@@ -477,7 +485,7 @@ mod tests {
         };
         let start = first_fit(&sizes, 100, usize::MAX);
         assert_eq!(start.len(), 7);
-        let better = one_fewer(&problem, &start, 1, &mut Work { left: 1_000_000 }).unwrap();
+        let better = one_fewer(&problem, &start, |i| i, 1, &mut Work { left: 1_000_000 }).unwrap();
         assert_eq!(better.len(), 6, "six bins are full: none can go");
         check(&problem, &better);
     }
@@ -493,9 +501,9 @@ mod tests {
         };
         let start = first_fit(&sizes, 100, usize::MAX);
         let mut work = Work { left: 50_000 };
-        assert!(one_fewer(&problem, &start, 1, &mut work).is_none());
+        assert!(one_fewer(&problem, &start, |i| i, 1, &mut work).is_none());
         assert_eq!(work.left, 0);
-        assert!(one_fewer(&problem, &start[..1], 1, &mut Work { left: 1000 }).is_none());
+        assert!(one_fewer(&problem, &start[..1], |i| i, 1, &mut Work { left: 1000 }).is_none());
     }
 
     proptest! {
@@ -509,7 +517,7 @@ mod tests {
         ) {
             let problem = Problem { sizes: &sizes, capacity: 100, max_items };
             let start = first_fit(&sizes, 100, max_items);
-            let run = || one_fewer(&problem, &start, seed, &mut Work { left: 20_000 });
+            let run = || one_fewer(&problem, &start, |i| i, seed, &mut Work { left: 20_000 });
             let result = run();
             if let Some(bins) = &result {
                 prop_assert!(bins.len() < start.len());

@@ -73,6 +73,11 @@ impl<K: Ord, T> Lowest<K, T> {
         self.best.as_ref().is_none_or(|(k, _)| key <= k)
     }
 
+    /// The best key offered so far.
+    pub(crate) fn key(&self) -> Option<&K> {
+        self.best.as_ref().map(|(k, _)| k)
+    }
+
     pub(crate) fn into_best(self) -> Option<T> {
         self.best.map(|(_, t)| t)
     }
@@ -202,6 +207,25 @@ impl GroupTable {
         }
         self.spans[b] = (start, new.len());
     }
+}
+
+/// Whether `sizes` (a bin's group sizes) hold some g that a group of size `a` could be swapped
+/// for with a change in the total overflow no worse than `best`, where `(lo, hi)` are the least
+/// and the most of one bin's excess and the other's room. With d = a − g, the change is
+/// −min(d, lo) up to d = hi and d − hi − lo beyond, so it is at most K for d in
+/// [max(0, −K), hi + lo + K] (when K ≥ −lo, which the caller has checked). Without a g there,
+/// no move offered for `a` could be taken: in a step where no move lowers the overflow (K = 0),
+/// most groups are passed over so, where each cost four candidates' arithmetic.
+fn any_may_do(a: u64, sizes: &[u64], (lo, hi): (u64, u64), best: Option<&i128>) -> bool {
+    let Some(&k) = best else {
+        return true;
+    };
+    let (a, lo, hi) = (i128::from(a), i128::from(lo), i128::from(hi));
+    let (least_d, most_d) = ((-k).max(0), hi + lo + k);
+    let (least_g, most_g) = (a - most_d, a - least_d);
+    sizes
+        .iter()
+        .any(|&g| least_g <= i128::from(g) && i128::from(g) <= most_g)
 }
 
 /// The tabu entry of an item that has not moved: no bin it may not enter.
@@ -343,73 +367,135 @@ impl<'a> Rebalancer<'a> {
         groups_of: &GroupTable,
         work: &mut Work,
     ) -> Option<Move> {
-        let (cap, max) = (self.problem.capacity, self.problem.max_items);
-        // Without an item limit, the bins' item counts need not be read.
-        let limited = max != usize::MAX;
+        let cap = self.problem.capacity;
         // Keyed by the change in the total overflow.
         let mut best = Lowest::new();
         for &p in over {
             let excess = self.load[p] - cap;
+            // Every other bin costs p's group count, whether its groups are read or passed over.
+            let others = (self.bins.len() as u64).saturating_sub(1);
+            work.spend(others.saturating_mul(groups_of.of(p).len() as u64));
             for q in 0..self.bins.len() {
-                if q == p {
-                    continue;
-                }
-                work.spend(groups_of.of(p).len() as u64);
-                let (lp, lq) = (i128::from(self.load[p]), i128::from(self.load[q]));
-                let c = i128::from(cap);
-                let before = (lp - c).max(0) + (lq - c).max(0);
+                // No move between p and q lowers the total overflow by more than min(excess,
+                // room): where the best so far beats that, no move with q would be taken (nor
+                // draw a random number), and q's groups need not be read. While the overflow is
+                // large, most bins are passed over so.
                 let room = cap.saturating_sub(self.load[q]);
-                // The ideal size difference d = a − g lowers p's overflow without raising q's:
-                // anything in [min(excess, room), max(excess, room)] does; look around both ends.
-                let (lo, hi) = (excess.min(room), excess.max(room));
-                for (a, a_shape) in groups_of.of(p).iter().zip(groups_of.shapes_of(p)) {
-                    if a.len == 0 || (a_shape.moved && !self.may_enter(a, q)) {
-                        continue;
-                    }
-                    let (sizes_q, shapes_q) = (groups_of.sizes_of(q), groups_of.shapes_of(q));
-                    // g in [a − hi, a − lo] is ideal; the nearest on either side are next best.
-                    let first = sizes_q.partition_point(|&g| g < a.size.saturating_sub(hi));
-                    let candidates = [
-                        first.wrapping_sub(1),
-                        first,
-                        first + 1,
-                        sizes_q
-                            .partition_point(|&g| g <= a.size.saturating_sub(lo))
-                            .wrapping_sub(1),
-                    ];
-                    for &k in &candidates {
-                        let Some(&g_size) = sizes_q.get(k) else {
-                            continue;
-                        };
-                        if g_size > a.size {
-                            continue;
-                        }
-                        let d = i128::from(a.size) - i128::from(g_size);
-                        let after = (lp - d - c).max(0) + (lq + d - c).max(0);
-                        // A move the best so far beats is never taken: not worth checking.
-                        if !best.would_take(&(after - before)) {
-                            continue;
-                        }
-                        let shape = shapes_q[k];
-                        let g_len = usize::from(shape.len);
-                        if (g_size == a.size && g_len == a.len)
-                            || (limited
-                                && (self.bins[q].len() + a.len - g_len > max
-                                    || self.bins[p].len() + g_len - a.len > max))
-                            || (shape.moved && !self.may_enter(&groups_of.of(q)[k], p))
-                        {
-                            continue;
-                        }
-                        best.offer(after - before, &mut self.rng, || Move {
-                            p,
-                            q,
-                            a: *a,
-                            g: groups_of.of(q)[k],
-                        });
-                    }
+                if q != p && best.would_take(&-i128::from(excess.min(room))) {
+                    self.offer_moves(p, q, groups_of, &mut best);
                 }
             }
         }
         best.into_best()
+    }
+
+    /// Offers `best` the moves between overfilled bin `p` and bin `q` that could be the best.
+    fn offer_moves(
+        &mut self,
+        p: usize,
+        q: usize,
+        groups_of: &GroupTable,
+        best: &mut Lowest<i128, Move>,
+    ) {
+        let (cap, max) = (self.problem.capacity, self.problem.max_items);
+        // Without an item limit, the bins' item counts need not be read.
+        let limited = max != usize::MAX;
+        let excess = self.load[p] - cap;
+        let room = cap.saturating_sub(self.load[q]);
+        let (lp, lq) = (i128::from(self.load[p]), i128::from(self.load[q]));
+        let c = i128::from(cap);
+        let before = (lp - c).max(0) + (lq - c).max(0);
+        // The ideal size difference d = a − g lowers p's overflow without raising q's:
+        // anything in [min(excess, room), max(excess, room)] does; look around both ends.
+        let (lo, hi) = (excess.min(room), excess.max(room));
+        let (sizes_q, shapes_q) = (groups_of.sizes_of(q), groups_of.shapes_of(q));
+        for (a, a_shape) in groups_of.of(p).iter().zip(groups_of.shapes_of(p)) {
+            if a.len == 0
+                || (a_shape.moved && !self.may_enter(a, q))
+                || !any_may_do(a.size, sizes_q, (lo, hi), best.key())
+            {
+                continue;
+            }
+            // g in [a − hi, a − lo] is ideal; the nearest on either side are next best.
+            // Counted rather than binary-searched (a bin has a handful of groups): the same
+            // positions, as the sizes are in order, without a branch per probe.
+            let (below_hi, below_lo) = (a.size.saturating_sub(hi), a.size.saturating_sub(lo));
+            let first = sizes_q.iter().filter(|&&g| g < below_hi).count();
+            let candidates = [
+                first.wrapping_sub(1),
+                first,
+                first + 1,
+                sizes_q
+                    .iter()
+                    .filter(|&&g| g <= below_lo)
+                    .count()
+                    .wrapping_sub(1),
+            ];
+            for &k in &candidates {
+                let Some(&g_size) = sizes_q.get(k) else {
+                    continue;
+                };
+                if g_size > a.size {
+                    continue;
+                }
+                let d = i128::from(a.size) - i128::from(g_size);
+                let after = (lp - d - c).max(0) + (lq + d - c).max(0);
+                // A move the best so far beats is never taken: not worth checking.
+                if !best.would_take(&(after - before)) {
+                    continue;
+                }
+                let shape = shapes_q[k];
+                let g_len = usize::from(shape.len);
+                if (g_size == a.size && g_len == a.len)
+                    || (limited
+                        && (self.bins[q].len() + a.len - g_len > max
+                            || self.bins[p].len() + g_len - a.len > max))
+                    || (shape.moved && !self.may_enter(&groups_of.of(q)[k], p))
+                {
+                    continue;
+                }
+                best.offer(after - before, &mut self.rng, || Move {
+                    p,
+                    q,
+                    a: *a,
+                    g: groups_of.of(q)[k],
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Where `any_may_do` says no, every swap of `a` for a group no larger changes the
+        /// overflow by more than the best: computed as `offer_moves` computes it.
+        #[test]
+        fn any_may_do_misses_no_move_the_best_allows(
+            capacity in 1u64..100,
+            excess in 1u64..30,
+            q_load in 0u64..200,
+            a in 0u64..200,
+            // Sizes near `a`, where the window's ends are.
+            below_a in proptest::collection::vec(-5i64..60, 0..8),
+            best in -30i128..30,
+        ) {
+            let sizes: Vec<u64> = below_a.iter().map(|&d| a.saturating_add_signed(-d)).collect();
+            let room = capacity.saturating_sub(q_load);
+            let (lo, hi) = (excess.min(room), excess.max(room));
+            prop_assume!(best >= -i128::from(lo));
+            let (lp, lq, c) = (i128::from(capacity + excess), i128::from(q_load), i128::from(capacity));
+            let before = (lp - c).max(0) + (lq - c).max(0);
+            let change = |g: u64| {
+                let d = i128::from(a) - i128::from(g);
+                (lp - d - c).max(0) + (lq + d - c).max(0) - before
+            };
+            let allowed = sizes.iter().any(|&g| g <= a && change(g) <= best);
+            prop_assert!(!allowed || any_may_do(a, &sizes, (lo, hi), Some(&best)));
+            prop_assert!(any_may_do(a, &sizes, (lo, hi), None));
+        }
     }
 }
