@@ -222,10 +222,12 @@ fn any_may_do(a: u64, sizes: &[u64], (lo, hi): (u64, u64), best: Option<&i128>) 
     };
     let (a, lo, hi) = (i128::from(a), i128::from(lo), i128::from(hi));
     let (least_d, most_d) = ((-k).max(0), hi + lo + k);
-    let (least_g, most_g) = (a - most_d, a - least_d);
-    sizes
-        .iter()
-        .any(|&g| least_g <= i128::from(g) && i128::from(g) <= most_g)
+    let Ok(most_g) = u64::try_from(a - least_d) else {
+        return false;
+    };
+    // Compared as u64 (a few vector comparisons), not i128.
+    let least_g = u64::try_from((a - most_d).max(0)).unwrap_or(u64::MAX);
+    sizes.iter().any(|&g| least_g <= g && g <= most_g)
 }
 
 /// The tabu entry of an item that has not moved: no bin it may not enter.
