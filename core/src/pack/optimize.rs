@@ -197,32 +197,9 @@ pub fn improve(problem: &Problem, bin_of: &[usize], budget: Budget) -> Optimized
         });
         bound = bound.max(lp.unwrap_or(0));
     }
-    // The searches read each bin's sizes again and again: numbered bin by bin, a bin's items are
-    // adjacent (see `by_bin`).
-    let renumbered = Renumbered::new(sizes, &mut bins);
-    let numbered = Problem {
-        sizes: &renumbered.sizes,
-        ..*problem
-    };
-    let number = |i: usize| renumbered.original[i];
-    let mut attempt = 0u64;
-    while bins.len() as u64 > bound && work.left > 0 {
-        let seed = 0x6770_752d_7368_6172 ^ (sizes.len() as u64) ^ attempt.rotate_left(32);
-        attempt += 1;
-        // The two searches find different packings (each solves benchmark instances the other
-        // misses), so the consistent one gets half of what is left and the overflow one the rest.
-        let half = work.left / 2;
-        let attempt = work
-            .slice(half, |w| cns::one_fewer(&numbered, &bins, number, seed, w))
-            .or_else(|| {
-                Rebalancer::new(&numbered, bins.clone(), seed).and_then(|r| r.run(&mut work))
-            });
-        match attempt {
-            Some(better) => bins = better.into_iter().filter(|b| !b.is_empty()).collect(),
-            None => break,
-        }
+    if bins.len() as u64 > bound && work.left > 0 {
+        bins = remove_bins(problem, bins, bound, &mut work);
     }
-    renumbered.restore(&mut bins);
     bins.extend(big.iter().map(|&i| vec![i]));
     for &i in &zero {
         match bins.iter_mut().find(|b| b.len() < problem.max_items) {
@@ -247,6 +224,40 @@ pub fn improve(problem: &Problem, bin_of: &[usize], budget: Budget) -> Optimized
         proven_optimal: total as u64 == lower_bound,
         work: budget.work - work.left,
     }
+}
+
+/// The local searches, one bin fewer at a time while the packing is above `bound` and `work` is
+/// left. They read each bin's sizes again and again: they work on the items numbered bin by bin
+/// (see `by_bin`), and only when they run (a packing already at its bound is not renumbered).
+fn remove_bins(
+    problem: &Problem,
+    mut bins: Vec<Vec<usize>>,
+    bound: u64,
+    work: &mut Work,
+) -> Vec<Vec<usize>> {
+    let renumbered = Renumbered::new(problem.sizes, &mut bins);
+    let numbered = Problem {
+        sizes: &renumbered.sizes,
+        ..*problem
+    };
+    let number = |i: usize| renumbered.original[i];
+    let mut attempt = 0u64;
+    while bins.len() as u64 > bound && work.left > 0 {
+        let seed = 0x6770_752d_7368_6172 ^ (problem.sizes.len() as u64) ^ attempt.rotate_left(32);
+        attempt += 1;
+        // The two searches find different packings (each solves benchmark instances the other
+        // misses), so the consistent one gets half of what is left and the overflow one the rest.
+        let half = work.left / 2;
+        let attempt = work
+            .slice(half, |w| cns::one_fewer(&numbered, &bins, number, seed, w))
+            .or_else(|| Rebalancer::new(&numbered, bins.clone(), seed).and_then(|r| r.run(work)));
+        match attempt {
+            Some(better) => bins = better.into_iter().filter(|b| !b.is_empty()).collect(),
+            None => break,
+        }
+    }
+    renumbered.restore(&mut bins);
+    bins
 }
 
 #[cfg(test)]

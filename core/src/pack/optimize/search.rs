@@ -384,26 +384,25 @@ impl<'a> Rebalancer<'a> {
                 // large, most bins are passed over so.
                 let room = cap.saturating_sub(self.load[q]);
                 if q != p && best.would_take(&-i128::from(excess.min(room))) {
-                    self.offer_moves(p, q, groups_of, &mut best);
+                    self.offer_moves((p, excess), (q, room), groups_of, &mut best);
                 }
             }
         }
         best.into_best()
     }
 
-    /// Offers `best` the moves between overfilled bin `p` and bin `q` that could be the best.
+    /// Offers `best` the moves between overfilled bin `p` (over capacity by `excess`) and bin `q`
+    /// (`room` below it) that could be the best.
     fn offer_moves(
         &mut self,
-        p: usize,
-        q: usize,
+        (p, excess): (usize, u64),
+        (q, room): (usize, u64),
         groups_of: &GroupTable,
         best: &mut Lowest<i128, Move>,
     ) {
         let (cap, max) = (self.problem.capacity, self.problem.max_items);
         // Without an item limit, the bins' item counts need not be read.
         let limited = max != usize::MAX;
-        let excess = self.load[p] - cap;
-        let room = cap.saturating_sub(self.load[q]);
         let (lp, lq) = (i128::from(self.load[p]), i128::from(self.load[q]));
         let c = i128::from(cap);
         let before = (lp - c).max(0) + (lq - c).max(0);
