@@ -4,6 +4,9 @@
 // page is the app's alone; without JavaScript it is hidden.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, assertClean, dist, start } from './harness.mjs';
 import { serve } from './serve.mjs';
@@ -132,4 +135,47 @@ test('without JavaScript the shell stays hidden and the page says it needs JavaS
   // The <noscript> style that hides it is allowed by its hash in the CSP: blocked, the shell would show.
   assert.equal(await page.isVisible('#shell'), false, 'the shell says "loading" for ever');
   assert.match(await page.textContent('body'), /needs JavaScript and WebAssembly/);
+});
+
+test("no frame shows part of the shell: at a phone's width nothing moves as the rest of the HTML comes", async (t) => {
+  // index.html sent in two parts half a second apart, the second from the shell's summary on: at a
+  // phone's width the summary is drawn above the asks (`order: -1`), so a frame of the first part
+  // alone (a layout shift of 0.126 in a Lighthouse run; BENCHMARKS.md, first load) would have moved
+  // the asks down when it came. `<link rel="expect">` in index.html holds frames back until then.
+  const files = await serve(dist);
+  const html = await readFile(join(dist, 'index.html'), 'utf8');
+  const cut = html.indexOf('class="card summary"');
+  assert.ok(cut > html.indexOf('id="shell"'), "the shell's summary");
+  const slow = createServer(async (req, res) => {
+    if (new URL(req.url, 'http://x').pathname === '/') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.write(html.slice(0, cut));
+      setTimeout(() => res.end(html.slice(cut)), 500);
+      return;
+    }
+    const file = await fetch(files.origin + req.url);
+    res.writeHead(file.status, { 'content-type': file.headers.get('content-type') ?? 'text/plain' });
+    res.end(Buffer.from(await file.arrayBuffer()));
+  });
+  await new Promise((ok) => slow.listen(0, '127.0.0.1', ok));
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+  t.after(async () => {
+    await browser.close();
+    await new Promise((ok) => slow.close(ok));
+    await files.close();
+  });
+  const page = await browser.newPage({ viewport: { width: 412, height: 823 } });
+  await page.addInitScript(() => {
+    window.__shifts = [];
+    new PerformanceObserver((list) => window.__shifts.push(...list.getEntries().map((e) => e.value)))
+      .observe({ type: 'layout-shift', buffered: true });
+    requestAnimationFrame(() => {
+      window.__firstFrame = { summary: document.querySelectorAll('#shell .summary').length };
+    });
+  });
+  await page.goto(`http://127.0.0.1:${slow.address().port}/?ask=a:0.5&ask=b:0.3&timeslice`);
+  await page.waitForSelector('html[data-ready] [data-testid="packing-diagram"]', { timeout: 20000 });
+  const seen = await page.evaluate(() => ({ first: window.__firstFrame, shifts: window.__shifts }));
+  assert.deepEqual(seen.first, { summary: 1 }, "the first frame drawn has the shell's summary");
+  assert.deepEqual(seen.shifts, [], 'nothing on the page moved');
 });

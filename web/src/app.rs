@@ -16,6 +16,9 @@ pub fn App() -> impl IntoView {
     let embed = url::is_embed(&query);
     let state = AppState::new(&query);
     provide_context(state);
+    // The first plan is made in a task of its own, before the asks and the plan's first drawing
+    // read it, each in a task of its own too (`Soon`, `FirstPlan`): queued in that order.
+    settle::in_own_task(move || state.plan.with_untracked(|_| ()));
 
     // The address bar follows the scenario (after the first edit, so a link that failed to
     // parse stays visible until the user changes something), as the plan does: once edits
@@ -46,12 +49,10 @@ pub fn App() -> impl IntoView {
             <Top />
             <main class="full">
                 <Workspace />
-                <Later>
-                    {lazy::panel("GPUs as they are", lazy::fit_box())}
-                    {lazy::panel("Export", lazy::export_panel())}
-                    {lazy::panel("Accounting", lazy::ledger())}
-                    {lazy::panel("Replay a cluster's workload", lazy::replay_box())}
-                </Later>
+                <Later>{lazy::panel("GPUs as they are", lazy::fit_box())}</Later>
+                <Later>{lazy::panel("Export", lazy::export_panel())}</Later>
+                <Later>{lazy::panel("Accounting", lazy::ledger())}</Later>
+                <Later>{lazy::panel("Replay a cluster's workload", lazy::replay_box())}</Later>
             </main>
         }
         .into_any()
@@ -92,18 +93,22 @@ pub fn Top() -> impl IntoView {
 }
 
 /// The asks and the cluster beside the plan: what a first look at the page shows. The asks,
-/// summary and diagram are built first; the panels after them in the next tasks, each at the end
-/// of its column, so nothing above them moves when they come.
+/// summary and diagram are built first, in tasks of their own; the panels after them in the next
+/// tasks, a task each, each at the end of its column, so nothing above them moves when they come.
 #[component]
 pub fn Workspace() -> impl IntoView {
     view! {
         <div class="workspace">
             <div class="inputs">
-                <AsksTable />
+                <Soon>
+                    <AsksTable />
+                </Soon>
+                <Later>{lazy::panel("Size from a model", lazy::size_box())}</Later>
                 <Later>
-                    {lazy::panel("Size from a model", lazy::size_box())}
                     <CapsForm />
-                    {lazy::panel("Fill from your GPUs", lazy::detect_box())}
+                </Later>
+                <Later>{lazy::panel("Fill from your GPUs", lazy::detect_box())}</Later>
+                <Later>
                     <ShareBar />
                 </Later>
             </div>
@@ -120,22 +125,28 @@ pub fn Workspace() -> impl IntoView {
     }
 }
 
-/// The first plan, built in the task after the rest of the first screen (which is built hidden
+/// The first plan, built in a task after the rest of the first screen (which is built hidden
 /// under the static shell, `web/style.css`), taking the shell's place as it is drawn; then the
 /// panels that wait for it (`Later`) are built. One task for all of it held the main thread
 /// for one long task, much of it V8 compiling WebAssembly on first calls (BENCHMARKS.md, first
 /// load). Outside a browser it is built at once.
 #[component]
 fn FirstPlan(children: ChildrenFn) -> impl IntoView {
-    let shown = RwSignal::new(cfg!(not(target_arch = "wasm32")));
-    #[cfg(target_arch = "wasm32")]
-    set_timeout(move || shown.set(true), std::time::Duration::ZERO);
+    let shown = settle::soon();
     Effect::new(move |_| {
         if shown.get() {
             crate::remove_shell();
             settle::first_plan_drawn();
         }
     });
+    view! { <Show when=move || shown.get()>{children()}</Show> }
+}
+
+/// A part of the first screen built in a task of its own (`settle::soon`), hidden under the
+/// shell until the first plan is drawn.
+#[component]
+fn Soon(children: ChildrenFn) -> impl IntoView {
+    let shown = settle::soon();
     view! { <Show when=move || shown.get()>{children()}</Show> }
 }
 

@@ -67,6 +67,32 @@ pub fn when_idle(slot: Idle, asks: usize, work: impl FnOnce() + 'static) {
     }
 }
 
+/// Runs `work` in a task of its own, after the tasks queued before it: the first screen is built
+/// in several tasks (the plan, the asks, the first plan drawn), as one task for all of it held
+/// the main thread long enough to delay input (BENCHMARKS.md, first load). Outside a browser, at
+/// once.
+pub fn in_own_task(work: impl FnOnce() + 'static) {
+    #[cfg(target_arch = "wasm32")]
+    set_timeout(work, std::time::Duration::ZERO);
+    #[cfg(not(target_arch = "wasm32"))]
+    work();
+}
+
+/// A signal that turns true in a task of its own ([`in_own_task`]), for a part of the first
+/// screen. Outside a browser it is true at once.
+pub fn soon() -> Signal<bool> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let shown = RwSignal::new(false);
+        in_own_task(move || shown.set(true));
+        shown.into()
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        Signal::derive(|| true)
+    }
+}
+
 /// A signal that turns true in a task of its own once the first plan is drawn
 /// ([`first_plan_drawn`]), for parts of the page its first plan need not wait for: building the
 /// whole page in one task held the main thread for one long task (BENCHMARKS.md, first load).
@@ -108,7 +134,7 @@ pub fn after_first_plan(work: impl FnOnce() + 'static) {
         None => Some(work),
     });
     if let Some(work) = now {
-        set_timeout(work, std::time::Duration::ZERO);
+        in_own_task(work);
     }
 }
 
@@ -119,7 +145,7 @@ pub fn first_plan_drawn() {
         .with(|queue| queue.borrow_mut().take())
         .unwrap_or_default()
     {
-        set_timeout(work, std::time::Duration::ZERO);
+        in_own_task(work);
     }
 }
 

@@ -357,11 +357,13 @@ impl AppState {
         });
         // The edits that change the request, tracked one by one; the request itself (another
         // copy of every ask) is made once they settle, not on every keystroke.
+        // Read, not only tracked: a memo first computed after this effect's first run (by the
+        // first plan, made in a task of its own: `app::App`) would have counted as an edit.
         let settled = crate::settle::after_edits(move || {
-            gpu_count_error.track();
-            nodes_error.track();
-            context_overhead_error.track();
-            caps.track();
+            gpu_count_error.with(|_| ());
+            nodes_error.with(|_| ());
+            context_overhead_error.with(|_| ());
+            caps.with(|_| ());
             optimize.track();
             asks.with(Vec::len)
         });
