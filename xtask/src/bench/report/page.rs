@@ -68,10 +68,14 @@ page's own clock; the median of the runs listed.\n",
         s,
         "\nThe page's text is painted from `index.html` before the WebAssembly arrives: a static shell of the page \
 (its header and an empty workspace, greyed and inert, `web/src/shell.rs`) with its style sheet inline. The app is \
-built under it, hidden, and takes its place when the first plan is drawn, in a task after the rest of the first \
-screen (`app::FirstPlan`: in one task with it, a trace showed it held the main thread about 240 ms at 4× slower CPU, \
-about 140 of them V8 compiling WebAssembly on first calls); the panels below the first screen are built in tasks \
-after that (`settle::later`). The \
+built under it, hidden, a part per task (`settle::in_own_task`): the mount, the first plan (the core's), the asks \
+table, then the first plan drawn, which takes the shell's place (`app::FirstPlan`), then each panel below the first \
+screen (`settle::later`). In one task the first screen had held the main thread about 240 ms at 4× slower CPU (about \
+140 of them V8 compiling WebAssembly on first calls); in two (the first plan drawn apart) the default run on this \
+host counted 291–449 ms of blocking time in 5 runs, a part per task 50–169 ms (2026-12-06, runs by hand, not this \
+bench). No frame is drawn before the whole shell is parsed (`<link rel=\"expect\">` in `index.html`): at a \
+phone's width the summary, later in the HTML, is drawn above the asks, and a frame of part of the shell moved them \
+down when the rest came (a layout shift of 0.126 in about one run of five, scored 0.83 of 1 on that metric). The \
 default run loads the page at full speed and simulates slow 4G from that load, counting every request that finished \
 before a paint as holding that paint back: a WebAssembly preloaded from `<head>` often finished before the shell's \
 first paint on the fast load, and the largest contentful paint became its simulated arrival (about 4.4 s, score \
