@@ -81,33 +81,22 @@ pub fn in_own_task(work: impl FnOnce() + 'static) {
 /// A signal that turns true in a task of its own ([`in_own_task`]), for a part of the first
 /// screen. Outside a browser it is true at once.
 pub fn soon() -> Signal<bool> {
-    #[cfg(target_arch = "wasm32")]
-    {
-        let shown = RwSignal::new(false);
-        in_own_task(move || shown.set(true));
-        shown.into()
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        Signal::derive(|| true)
-    }
+    turns_true(in_own_task)
 }
 
 /// A signal that turns true in a task of its own once the first plan is drawn
-/// ([`first_plan_drawn`]), for parts of the page its first plan need not wait for: building the
+/// ([`after_first_plan`]), for parts of the page its first plan need not wait for: building the
 /// whole page in one task held the main thread for one long task (BENCHMARKS.md, first load).
 /// Outside a browser it is true at once.
 pub fn later() -> Signal<bool> {
-    #[cfg(target_arch = "wasm32")]
-    {
-        let shown = RwSignal::new(false);
-        after_first_plan(move || shown.set(true));
-        shown.into()
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        Signal::derive(|| true)
-    }
+    turns_true(after_first_plan)
+}
+
+/// A signal that turns true when `schedule` runs the work it is given.
+fn turns_true(schedule: impl FnOnce(Box<dyn FnOnce()>)) -> Signal<bool> {
+    let shown = RwSignal::new(false);
+    schedule(Box::new(move || shown.set(true)));
+    shown.into()
 }
 
 /// Work queued for a task of its own.
@@ -122,19 +111,23 @@ thread_local! {
 }
 
 /// Runs `work` in a task of its own once the first plan is drawn (at once if it has been), after
-/// the work asked for before it.
-#[cfg(target_arch = "wasm32")]
+/// the work asked for before it. Outside a browser, at once.
 pub fn after_first_plan(work: impl FnOnce() + 'static) {
-    let work: Task = Box::new(work);
-    let now = AFTER_FIRST_PLAN.with(|queue| match queue.borrow_mut().as_mut() {
-        Some(waiting) => {
-            waiting.push(work);
-            None
+    #[cfg(not(target_arch = "wasm32"))]
+    work();
+    #[cfg(target_arch = "wasm32")]
+    {
+        let work: Task = Box::new(work);
+        let now = AFTER_FIRST_PLAN.with(|queue| match queue.borrow_mut().as_mut() {
+            Some(waiting) => {
+                waiting.push(work);
+                None
+            }
+            None => Some(work),
+        });
+        if let Some(work) = now {
+            in_own_task(work);
         }
-        None => Some(work),
-    });
-    if let Some(work) = now {
-        in_own_task(work);
     }
 }
 
