@@ -102,11 +102,29 @@ async fn tick() {
     sleep(50).await;
 }
 
+/// Waits until the page has built every panel (`<html data-ready>`, set by `start` once the
+/// first screen's tasks and the panels after it have run), for at most ten seconds.
+async fn ready() {
+    let html = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .document_element()
+        .unwrap();
+    for _ in 0..500 {
+        if html.has_attribute("data-ready") {
+            return;
+        }
+        sleep(20).await;
+    }
+    panic!("the page never said it was ready (data-ready)");
+}
+
 #[wasm_bindgen_test]
 async fn the_page_mounts_and_draws_the_default_plan() {
     url::replace_query("ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice");
     gpu_share_web::start();
-    tick().await;
+    ready().await;
     let doc = web_sys::window().unwrap().document().unwrap();
     let text = |sel: &str| {
         doc.query_selector(sel)
