@@ -13,7 +13,7 @@
 
 use super::{GpuHours, Usage};
 use crate::catalog::{self, GpuModel};
-use crate::pack::mig::FitCache;
+use crate::pack::fit_cache::FitCache;
 use crate::plan::Mechanism;
 use crate::units::UNITS_PER_GPU;
 use std::collections::BTreeMap;

@@ -373,7 +373,7 @@ fn placements(
             for instance in instances {
                 let i = positions.of(&instance.ask) as usize;
                 if i < n {
-                    asks.mig_profile[i] = Some(code(mig_profiles, &instance.profile));
+                    asks.mig_profile[i] = Some(code(mig_profiles, instance.profile));
                     asks.mig_start[i] = Some(instance.start);
                 }
             }

@@ -165,7 +165,7 @@ fn workload(
         Mechanism::Mig => {
             let profile = ask
                 .instance
-                .map(|i| i.profile.as_str())
+                .map(|i| i.profile)
                 .or(c.mig_profile.as_deref())
                 .unwrap_or_default();
             match ask.instance {

@@ -508,11 +508,7 @@ impl<'a> Plan<'a> {
 /// GPU `k`'s MIG layout, re-checked against `model`'s placement rules: the packer only makes valid
 /// ones, so this guards the one thing a caller can still change, the result's GPU model.
 fn checked_layout(model: &GpuModel, g: &GpuLayout, k: usize) -> Result<MigValidation> {
-    let layout: Vec<(&str, u8)> = g
-        .instances()
-        .iter()
-        .map(|i| (i.profile.as_str(), i.start))
-        .collect();
+    let layout: Vec<(&str, u8)> = g.instances().iter().map(|i| (i.profile, i.start)).collect();
     let validation = validate_placements(model, &layout)
         .map_err(|e| e.in_field(format!("gpus[{k}].instances")))?;
     if !validation.valid {

@@ -283,7 +283,7 @@ pub(crate) fn slurm(plan: &Plan) -> String {
             Mechanism::Mig => {
                 let profile = a
                     .instance
-                    .map(|i| i.profile.as_str())
+                    .map(|i| i.profile)
                     .or(c.mig_profile.as_deref())
                     .unwrap_or_default();
                 match plan

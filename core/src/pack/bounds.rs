@@ -1,6 +1,12 @@
 //! Lower bounds on the GPUs a packing needs: L1 (total size), Martello–Toth L2 and dual feasible
 //! functions for shares, slice and count bounds for MIG.
 
+use super::items::Item;
+use super::MPS_CLIENTS_PER_GPU;
+use crate::catalog::{GpuModel, MigProfile, ProfileClass};
+use crate::plan::Mechanism;
+use crate::units::Share;
+
 /// ⌈Σ sizes / capacity⌉.
 pub fn l1(sizes: &[u64], capacity: u64) -> u64 {
     let total: u128 = sizes.iter().map(|&s| u128::from(s)).sum();
@@ -79,6 +85,79 @@ pub fn dff_l2(sizes: &[u64], capacity: u64, k_max: u64) -> u64 {
         best = best.max(l2(&mapped, scaled));
     }
     best
+}
+
+/// The bound for the asks of one shared mechanism (MPS or time-slicing): the larger of L2 of
+/// their shares and L2 of the memory they hold (each dimension alone must fit), and for MPS the
+/// client limit per GPU.
+pub(super) fn shared_bound(items: &[Item], mechanism: Mechanism, model: Option<&GpuModel>) -> u64 {
+    let of = || items.iter().filter(|c| c.mechanism == mechanism);
+    let sizes: Vec<u64> = of().map(|c| c.size).collect();
+    let by_size = l2(&sizes, Share::ONE.units());
+    let by_memory = match model.map(|m| m.usable_memory().mib) {
+        Some(budget) if budget > 0 => {
+            let held: Vec<u64> = of().filter_map(|c| c.held_mib).collect();
+            l2(&held, budget)
+        }
+        _ => 0,
+    };
+    let bound = by_size.max(by_memory);
+    match mechanism {
+        Mechanism::Mps => bound.max((sizes.len() as u64).div_ceil(MPS_CLIENTS_PER_GPU.into())),
+        _ => bound,
+    }
+}
+
+/// A bound per mechanism (GPUs are never shared across mechanisms), summed. `model` is the MIG
+/// model the items' profiles index; `memory_model` budgets shared GPUs' memory.
+pub(super) fn lower_bound(
+    items: &[Item],
+    model: Option<&GpuModel>,
+    memory_model: Option<&GpuModel>,
+) -> u64 {
+    let whole: u64 = items
+        .iter()
+        .filter(|c| c.mechanism == Mechanism::Whole)
+        .map(|c| c.gpus)
+        .sum();
+    let timeslice = shared_bound(items, Mechanism::Timeslice, memory_model);
+    let mps = shared_bound(items, Mechanism::Mps, memory_model);
+    let mig = model.map_or(0, |m| mig_bound(items, m));
+    whole + timeslice + mps + mig
+}
+
+/// MIG GPUs needed for the items' profiles: by compute slices, by memory slices, by each
+/// profile's most instances per GPU, and by media extensions (one per GPU).
+fn mig_bound(items: &[Item], model: &GpuModel) -> u64 {
+    let Some(g) = model.mig else {
+        return 0;
+    };
+    let mut counts = vec![0u64; model.profiles.len()];
+    for item in items.iter().filter(|c| c.mechanism == Mechanism::Mig) {
+        if let Some(n) = item.profile.and_then(|p| counts.get_mut(usize::from(p))) {
+            *n += 1;
+        }
+    }
+    let asked = || model.profiles.iter().zip(counts.iter().copied());
+    let sum = |f: fn(&MigProfile) -> u8| -> u64 { asked().map(|(p, n)| u64::from(f(p)) * n).sum() };
+    let media: u64 = asked()
+        .filter(|(p, _)| {
+            matches!(
+                p.class,
+                ProfileClass::MediaExtensions | ProfileClass::AllMediaEngines
+            )
+        })
+        .map(|(_, n)| n)
+        .sum();
+    let per_profile = asked()
+        .map(|(p, n)| n.div_ceil(p.max_count.into()))
+        .max()
+        .unwrap_or(0);
+    sum(|p| p.compute_slices)
+        .div_ceil(g.compute_slices.into())
+        .max(sum(|p| p.memory_slices).div_ceil(g.memory_slices.into()))
+        .max(per_profile)
+        .max(media)
 }
 
 #[cfg(test)]

@@ -181,10 +181,7 @@ fn chosen(options: &[Vec<Choice>], level: &[usize]) -> Vec<Choice> {
 
 /// First-fit-decreasing of fixed choices.
 pub(super) fn run(choices: Vec<Choice>, caps: &ResolvedCaps) -> PackResult {
-    let order = super::order(&choices);
     let mut builder = Builder::new(choices, caps);
-    for i in order {
-        builder.place(i);
-    }
+    builder.place_all();
     builder.finish()
 }

@@ -75,34 +75,37 @@ impl SharedSlot {
 #[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct MigInstance {
     pub ask: String,
-    pub profile: String,
+    /// The catalogue's name of the profile (borrowed: a copy per instance was a million small
+    /// allocations in a large packing).
+    pub profile: &'static str,
     pub start: u8,
     pub memory_slices: u8,
     pub compute_slices: u8,
 }
 
 impl GpuLayout {
-    /// A MIG GPU of `model` with `placed` (placements the fit cache proved valid), each given to the
-    /// next of `asks_of[profile]`, by start. Its use is the larger of compute and memory slices.
+    /// A MIG GPU of `model` with instances at `placed` (placements the fit cache proved valid,
+    /// by start), each given to the first of `asks` (profile index, name; in the order placed)
+    /// of its profile not yet given one. Its use is the larger of compute and memory slices.
     pub(crate) fn mig(
         index: u64,
         model: &GpuModel,
-        mut placed: Vec<Placed>,
-        mut asks_of: Vec<Vec<String>>,
+        placed: &[Placed],
+        mut asks: Vec<(usize, String)>,
     ) -> Self {
-        crate::sort::sort_by_key(&mut placed, |p| p.start);
         let (mut compute, mut memory) = (0u64, 0u64);
         let mut instances = Vec::with_capacity(placed.len());
         for slot in placed {
             let profile = &model.profiles[slot.profile];
-            let Some(ask) = asks_of.get_mut(slot.profile).and_then(Vec::pop) else {
+            let Some(k) = asks.iter().position(|(p, _)| *p == slot.profile) else {
                 continue;
             };
+            let (_, ask) = asks.remove(k);
             compute += u64::from(profile.compute_slices);
             memory += u64::from(profile.memory_slices);
             instances.push(MigInstance {
                 ask,
-                profile: profile.name.to_string(),
+                profile: profile.name,
                 start: slot.start,
                 memory_slices: profile.memory_slices,
                 compute_slices: profile.compute_slices,

@@ -1,12 +1,13 @@
 //! The packer's state while placing asks, and the `PackResult` it hands back.
 
-use super::bounds::l2;
+use super::bounds::lower_bound;
+use super::fit_cache::FitCache;
 use super::gpu_layout::{GpuLayout, SharedSlot};
-use super::mig::{layout, Counts, FitCache};
+use super::items::{items, order, Item};
 use super::tree::{Combine, FirstFitTree};
 use super::MPS_CLIENTS_PER_GPU;
 use crate::caps::{ResolvedCaps, MAX_GPU_COUNT};
-use crate::catalog::{GpuModel, ProfileClass};
+use crate::catalog::GpuModel;
 use crate::memory::mib_text;
 use crate::nodes::NodeLayout;
 use crate::plan::{Choice, Mechanism};
@@ -115,14 +116,17 @@ impl serde::Serialize for PackResult {
     }
 }
 
-/// A GPU while packing.
+/// A GPU while packing. (Its tenants are in `Builder::placements`: a vector per GPU was two heap
+/// allocations per GPU, hundreds of thousands of them in a large packing.)
 struct Gpu {
     mechanism: Mechanism,
-    members: Vec<usize>,
+    /// How many tenants it has.
+    tenants: u32,
     used: Share,
     /// MiB held by its tenants that asked for memory.
     memory: u64,
-    counts: Counts,
+    /// A MIG GPU's set of instances, by its id in the `FitCache`.
+    state: u32,
 }
 
 /// A shared GPU's room: free compute units and free memory MiB (`u64::MAX` when the model, and
@@ -157,9 +161,16 @@ struct Pool<T, C> {
 
 pub(super) struct Builder {
     choices: Vec<Choice>,
+    /// What placing reads of each choice (`items.rs`).
+    items: Vec<Item>,
     model: Option<&'static GpuModel>,
     limit: Option<u64>,
     gpus: Vec<Gpu>,
+    /// The choices in placing order, with their items (`place_all`).
+    ordered: Vec<(usize, Item)>,
+    /// `(GPU, k)` for each ask placed, in the order placed, `k` its position in `ordered` (an ask
+    /// on n whole GPUs n times).
+    placements: Vec<(u32, u32)>,
     unplaced: Vec<(usize, String)>,
     fits: Option<FitCache<'static>>,
     mig: Pool<u32, Union>,
@@ -172,7 +183,9 @@ pub(super) struct Builder {
 
 impl Builder {
     pub(super) fn new(choices: Vec<Choice>, caps: &ResolvedCaps) -> Self {
-        let count = |m: Mechanism| choices.iter().filter(|c| c.mechanism == m).count();
+        let model = caps.model.filter(|m| m.is_mig_capable());
+        let items = items(&choices, model);
+        let count = |m: Mechanism| items.iter().filter(|c| c.mechanism == m).count();
         let shared = |m: Mechanism| Pool {
             tree: FirstFitTree::new(count(m), (0, 0)),
             gpus: Vec::new(),
@@ -182,12 +195,15 @@ impl Builder {
             gpus: Vec::new(),
         };
         let (mps, timeslice) = (shared(Mechanism::Mps), shared(Mechanism::Timeslice));
-        let model = caps.model.filter(|m| m.is_mig_capable());
+        let placements = Vec::with_capacity(items.len());
         Builder {
             choices,
+            items,
             model,
             limit: caps.gpu_count,
             gpus: Vec::new(),
+            ordered: Vec::new(),
+            placements,
             unplaced: Vec::new(),
             fits: model.map(FitCache::new),
             mig,
@@ -198,13 +214,27 @@ impl Builder {
         }
     }
 
-    /// Places choice `i` on the first GPU of its mechanism with room, or a new GPU, or nowhere.
-    pub(super) fn place(&mut self, i: usize) {
-        let c = &self.choices[i];
-        match c.mechanism {
-            Mechanism::Whole => self.place_whole(i, c.gpus),
-            Mechanism::Mig => self.place_mig(i),
-            Mechanism::Mps | Mechanism::Timeslice => self.place_shared(i),
+    /// Places every choice, largest first ([`order`]).
+    pub(super) fn place_all(&mut self) {
+        // Gathered in that order first: read one at a time between placements, a million items
+        // at scattered places cost a cache miss each (the most sampled instruction of placing).
+        self.ordered = order(&self.items)
+            .into_iter()
+            .map(|i| (i, self.items[i]))
+            .collect();
+        for k in 0..self.ordered.len() {
+            self.place(k);
+        }
+    }
+
+    /// Places the `k`th choice in placing order on the first GPU of its mechanism with room, or
+    /// a new GPU, or nowhere.
+    fn place(&mut self, k: usize) {
+        let item = self.ordered[k].1;
+        match item.mechanism {
+            Mechanism::Whole => self.place_whole(k, item.gpus),
+            Mechanism::Mig => self.place_mig(k, item.profile),
+            Mechanism::Mps | Mechanism::Timeslice => self.place_shared(k, item),
         }
     }
 
@@ -225,18 +255,28 @@ impl Builder {
         }
     }
 
-    fn open(&mut self, mechanism: Mechanism, counts: Counts) -> usize {
+    fn open(&mut self, mechanism: Mechanism) -> usize {
         self.gpus.push(Gpu {
             mechanism,
-            members: Vec::new(),
+            tenants: 0,
             used: Share::ZERO,
             memory: 0,
-            counts,
+            state: FitCache::EMPTY,
         });
         self.gpus.len() - 1
     }
 
-    fn place_whole(&mut self, i: usize, n: u64) {
+    /// Puts the `k`th choice in placing order on GPU `g`. (GPUs stop at [`MAX_GPU_COUNT`] and
+    /// asks at `MAX_ASKS`, so both fit in 32 bits.)
+    fn add(&mut self, g: usize, k: usize) -> &mut Gpu {
+        self.placements.push((g as u32, k as u32));
+        let gpu = &mut self.gpus[g];
+        gpu.tenants += 1;
+        gpu
+    }
+
+    fn place_whole(&mut self, k: usize, n: u64) {
+        let i = self.ordered[k].0;
         if !self.room_for(n) {
             let plural = if n == 1 { "" } else { "s" };
             self.unplaced
@@ -244,21 +284,21 @@ impl Builder {
             return;
         }
         for _ in 0..n {
-            let g = self.open(Mechanism::Whole, Vec::new());
-            self.gpus[g].members.push(i);
-            self.gpus[g].used = Share::ONE;
+            let g = self.open(Mechanism::Whole);
+            self.add(g, k).used = Share::ONE;
         }
     }
 
-    fn place_mig(&mut self, i: usize) {
+    fn place_mig(&mut self, k: usize, profile: Option<u8>) {
+        let i = self.ordered[k].0;
         let Some(model) = self.model else {
             self.unplaced.push((i, "no MIG-capable GPU model".into()));
             return;
         };
-        let profile_name = self.choices[i].mig_profile.as_deref().unwrap_or_default();
-        let Some(p) = model.profiles.iter().position(|p| p.name == profile_name) else {
-            self.unplaced
-                .push((i, format!("{} has no profile {profile_name}", model.name)));
+        let profile_name = || self.choices[i].mig_profile.as_deref().unwrap_or_default();
+        let Some(p) = profile.map(usize::from) else {
+            let reason = format!("{} has no profile {}", model.name, profile_name());
+            self.unplaced.push((i, reason));
             return;
         };
         let bit = 1u32 << p;
@@ -266,24 +306,26 @@ impl Builder {
         let local = match self.mig.tree.first(|m| m & bit != 0) {
             Some(local) if local < opened => local,
             _ if self.room_for(1) => {
-                let g = self.open(Mechanism::Mig, vec![0; model.profiles.len()]);
+                let g = self.open(Mechanism::Mig);
                 self.mig.gpus.push(g);
                 opened
             }
             _ => {
                 let reason = format!(
-                    "no MIG GPU in use has a free placement for {profile_name}; {}",
+                    "no MIG GPU in use has a free placement for {}; {}",
+                    profile_name(),
                     self.left()
                 );
                 self.unplaced.push((i, reason));
                 return;
             }
         };
-        let gpu = &mut self.gpus[self.mig.gpus[local]];
-        gpu.counts[p] += 1;
-        gpu.members.push(i);
+        let g = self.mig.gpus[local];
+        let state = self.add(g, k).state;
         if let Some(fits) = self.fits.as_mut() {
-            self.mig.tree.set(local, fits.fits(&gpu.counts));
+            let state = fits.add(state, p);
+            self.gpus[g].state = state;
+            self.mig.tree.set(local, fits.fits_state(state));
         }
     }
 
@@ -295,17 +337,16 @@ impl Builder {
         }
     }
 
-    fn place_shared(&mut self, i: usize) {
-        let c = &self.choices[i];
-        let (mechanism, share) = (c.mechanism, c.allocated_fraction);
-        let (size, memory) = (share.units(), c.held_memory_mib.unwrap_or(0));
+    fn place_shared(&mut self, k: usize, c: Item) {
+        let i = self.ordered[k].0;
+        let (mechanism, size, memory) = (c.mechanism, c.size, c.held_mib.unwrap_or(0));
         let fits = move |room: Room| room.0 >= size && room.1 >= memory;
         let pool = self.pool(mechanism);
         let opened = pool.gpus.len();
         let local = match pool.tree.first_leaf(fits, fits) {
             Some(local) if local < opened => local,
             _ if self.room_for(1) => {
-                let g = self.open(mechanism, Vec::new());
+                let g = self.open(mechanism);
                 self.pool(mechanism).gpus.push(g);
                 opened
             }
@@ -317,11 +358,10 @@ impl Builder {
         };
         let budget = self.memory_budget;
         let g = self.pool(mechanism).gpus[local];
-        let gpu = &mut self.gpus[g];
-        gpu.members.push(i);
+        let gpu = self.add(g, k);
         gpu.used = Share::from_units(gpu.used.units() + size);
         gpu.memory += memory;
-        let full = mechanism == Mechanism::Mps && gpu.members.len() as u32 >= MPS_CLIENTS_PER_GPU;
+        let full = mechanism == Mechanism::Mps && gpu.tenants >= MPS_CLIENTS_PER_GPU;
         let room = if full {
             (0, 0)
         } else {
@@ -380,20 +420,32 @@ impl Builder {
         format!("{}; {left}", out.join("; "))
     }
 
-    pub(super) fn finish(self) -> PackResult {
+    pub(super) fn finish(mut self) -> PackResult {
         let (model, choices, budget) = (self.model, self.choices, self.memory_budget);
-        let memory_model = self.memory_model;
+        let (items, memory_model) = (self.items, self.memory_model);
+        let (starts, members) = by_gpu(&self.placements, self.gpus.len());
+        // The names copied in one pass over the choices: copied GPU by GPU, each read a choice
+        // at random (cache misses, a million of them in a large packing).
+        let mut names: Vec<String> = choices.iter().map(|c| c.name.clone()).collect();
         let gpus: Vec<GpuLayout> = self
             .gpus
             .iter()
             .enumerate()
-            .map(|(index, gpu)| describe(index as u64, gpu, &choices, model, budget))
+            .map(|(g, gpu)| {
+                let on = Members {
+                    members: &members[starts[g]..starts[g + 1]],
+                    items: &self.ordered,
+                    names: &mut names,
+                };
+                describe(g as u64, gpu, on, model.zip(self.fits.as_mut()), budget)
+            })
             .collect();
+        let lb = lower_bound(&items, model, memory_model);
         let mut unplaced = self.unplaced;
         crate::sort::sort_by_key(&mut unplaced, |(i, _)| *i);
         PackResult {
             gpus_used: gpus.len() as u64,
-            lower_bound: lower_bound(&choices, model, memory_model),
+            lower_bound: lb,
             gpu_count: self.limit,
             gpu_model: choices.iter().find_map(|c| c.gpu_model.clone()),
             gpus,
@@ -412,34 +464,68 @@ impl Builder {
     }
 }
 
+/// Each GPU's tenants in the order they were placed, by a counting sort of the placements:
+/// GPU `g`'s are `members[starts[g]..starts[g + 1]]`.
+fn by_gpu(placements: &[(u32, u32)], gpus: usize) -> (Vec<usize>, Vec<usize>) {
+    let mut starts = vec![0usize; gpus + 1];
+    for &(g, _) in placements {
+        starts[g as usize + 1] += 1;
+    }
+    for g in 0..gpus {
+        starts[g + 1] += starts[g];
+    }
+    let mut next = starts.clone();
+    let mut members = vec![0usize; placements.len()];
+    for &(g, i) in placements {
+        members[next[g as usize]] = i as usize;
+        next[g as usize] += 1;
+    }
+    (starts, members)
+}
+
+/// One GPU's tenants (positions in placing order, in the order placed), with the choices in
+/// placing order (index and item) and their names.
+struct Members<'a> {
+    members: &'a [usize],
+    items: &'a [(usize, Item)],
+    names: &'a mut [String],
+}
+
+impl Members<'_> {
+    /// The name of tenant `k`, moved out: only whole asks are on several GPUs.
+    fn take_name(&mut self, k: usize) -> String {
+        match self.items[k].1.mechanism {
+            Mechanism::Whole => self.names[self.items[k].0].clone(),
+            _ => std::mem::take(&mut self.names[self.items[k].0]),
+        }
+    }
+}
+
 fn describe(
     index: u64,
     gpu: &Gpu,
-    choices: &[Choice],
-    model: Option<&GpuModel>,
+    mut on: Members<'_>,
+    mig: Option<(&GpuModel, &mut FitCache<'_>)>,
     memory_budget: Option<u64>,
 ) -> GpuLayout {
-    let name = |i: usize| choices[i].name.clone();
-    match (gpu.mechanism, model) {
-        (Mechanism::Mig, Some(model)) => {
+    let members = on.members;
+    match (gpu.mechanism, mig) {
+        (Mechanism::Mig, Some((model, fits))) => {
             // The packer only ever adds an instance the fit cache proved placeable.
-            let placed = layout(model, &gpu.counts).unwrap_or_default();
-            let mut asks_of: Vec<Vec<String>> = vec![Vec::new(); model.profiles.len()];
-            for &i in gpu.members.iter().rev() {
-                let profile = choices[i].mig_profile.as_deref().unwrap_or_default();
-                if let Some(p) = model.profiles.iter().position(|p| p.name == profile) {
-                    asks_of[p].push(name(i));
-                }
-            }
-            GpuLayout::mig(index, model, placed, asks_of)
+            let placed = fits.placed(gpu.state).unwrap_or_default();
+            let asks = members
+                .iter()
+                .filter_map(|&k| Some((usize::from(on.items[k].1.profile?), on.take_name(k))))
+                .collect();
+            GpuLayout::mig(index, model, placed, asks)
         }
         (Mechanism::Mps | Mechanism::Timeslice, _) => {
-            let slots = gpu
-                .members
+            let slots = members
                 .iter()
-                .map(|&i| {
-                    let c = &choices[i];
-                    SharedSlot::new(name(i), c.allocated_fraction, c.held_memory_mib)
+                .map(|&k| {
+                    let item = on.items[k].1;
+                    let share = Share::from_units(item.size);
+                    SharedSlot::new(on.take_name(k), share, item.held_mib)
                 })
                 .collect();
             GpuLayout::shared(index, gpu.mechanism, slots, memory_budget)
@@ -447,92 +533,10 @@ fn describe(
         // A whole GPU has one member; MIG without a model is never opened.
         _ => GpuLayout::whole(
             index,
-            gpu.members.first().map(|&i| name(i)).unwrap_or_default(),
+            members
+                .first()
+                .map(|&k| on.take_name(k))
+                .unwrap_or_default(),
         ),
     }
-}
-
-/// The bound for the asks of one shared mechanism (MPS or time-slicing): the larger of L2 of
-/// their shares and L2 of the memory they hold (each dimension alone must fit), and for MPS the
-/// client limit per GPU.
-pub(crate) fn shared_bound(
-    choices: &[Choice],
-    mechanism: Mechanism,
-    model: Option<&GpuModel>,
-) -> u64 {
-    let of = || choices.iter().filter(|c| c.mechanism == mechanism);
-    let sizes: Vec<u64> = of().map(|c| c.allocated_fraction.units()).collect();
-    let by_size = l2(&sizes, Share::ONE.units());
-    let by_memory = match model.map(|m| m.usable_memory().mib) {
-        Some(budget) if budget > 0 => {
-            let held: Vec<u64> = of().filter_map(|c| c.held_memory_mib).collect();
-            l2(&held, budget)
-        }
-        _ => 0,
-    };
-    let bound = by_size.max(by_memory);
-    match mechanism {
-        Mechanism::Mps => bound.max((sizes.len() as u64).div_ceil(MPS_CLIENTS_PER_GPU.into())),
-        _ => bound,
-    }
-}
-
-/// A bound per mechanism (GPUs are never shared across mechanisms), summed.
-fn lower_bound(
-    choices: &[Choice],
-    model: Option<&GpuModel>,
-    memory_model: Option<&GpuModel>,
-) -> u64 {
-    let of = |m: Mechanism| choices.iter().filter(move |c| c.mechanism == m);
-    let whole: u64 = of(Mechanism::Whole).map(|c| c.gpus).sum();
-    let timeslice = shared_bound(choices, Mechanism::Timeslice, memory_model);
-    let mps = shared_bound(choices, Mechanism::Mps, memory_model);
-    let mig = match model.and_then(|m| m.mig.map(|g| (m, g))) {
-        Some((model, g)) => {
-            let mut counts = vec![0u64; model.profiles.len()];
-            for c in of(Mechanism::Mig) {
-                if let Some(p) = model
-                    .profiles
-                    .iter()
-                    .position(|p| Some(p.name) == c.mig_profile.as_deref())
-                {
-                    counts[p] += 1;
-                }
-            }
-            let sum = |f: fn(&crate::catalog::MigProfile) -> u8| -> u64 {
-                model
-                    .profiles
-                    .iter()
-                    .zip(&counts)
-                    .map(|(p, &n)| u64::from(f(p)) * n)
-                    .sum()
-            };
-            let media: u64 = model
-                .profiles
-                .iter()
-                .zip(&counts)
-                .filter(|(p, _)| {
-                    matches!(
-                        p.class,
-                        ProfileClass::MediaExtensions | ProfileClass::AllMediaEngines
-                    )
-                })
-                .map(|(_, &n)| n)
-                .sum();
-            let per_profile = model
-                .profiles
-                .iter()
-                .zip(&counts)
-                .map(|(p, &n)| n.div_ceil(p.max_count.into()))
-                .max()
-                .unwrap_or(0);
-            sum(|p| p.compute_slices)
-                .div_ceil(g.compute_slices.into())
-                .max(sum(|p| p.memory_slices).div_ceil(g.memory_slices.into()))
-                .max(per_profile)
-                .max(media)
-        }
-        None => 0,
-    };
-    whole + timeslice + mps + mig
 }

@@ -6,7 +6,6 @@
 //! media extensions, and `+me.all` only beside `-me` profiles.
 
 use crate::catalog::{GpuModel, MigProfile, ProfileClass};
-use std::collections::BTreeMap;
 
 /// How many instances of each of the model's profiles a GPU holds (indexed like `model.profiles`).
 pub(crate) type Counts = Vec<u8>;
@@ -277,40 +276,6 @@ fn place(
     false
 }
 
-/// Remembers, per set of instances, which profiles could still be added: the packer asks the same
-/// question for many GPUs in the same state.
-pub(crate) struct FitCache<'m> {
-    model: &'m GpuModel,
-    fits: BTreeMap<Counts, u32>,
-}
-
-impl<'m> FitCache<'m> {
-    pub(crate) fn new(model: &'m GpuModel) -> Self {
-        FitCache {
-            model,
-            fits: BTreeMap::new(),
-        }
-    }
-
-    /// Bit `i` is set when profile `i` can join a GPU holding `counts`.
-    pub(crate) fn fits(&mut self, counts: &Counts) -> u32 {
-        if let Some(&mask) = self.fits.get(counts) {
-            return mask;
-        }
-        let mut mask = 0;
-        let mut next = counts.clone();
-        for i in 0..self.model.profiles.len().min(32) {
-            next[i] += 1;
-            if layout(self.model, &next).is_some() {
-                mask |= 1 << i;
-            }
-            next[i] -= 1;
-        }
-        self.fits.insert(counts.clone(), mask);
-        mask
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,24 +354,5 @@ mod tests {
         let rtx = find_model("rtx-pro-6000").unwrap();
         assert!(layout(rtx, &counts(rtx, &["2g.48gb+me.all", "1g.24gb-me"])).is_some());
         assert!(layout(rtx, &counts(rtx, &["2g.48gb+me.all", "1g.24gb"])).is_none());
-    }
-
-    #[test]
-    fn fit_cache_agrees_with_layout() {
-        let a100 = find_model("a100-40gb").unwrap();
-        let mut cache = FitCache::new(a100);
-        let state = counts(a100, &["3g.20gb", "3g.20gb"]);
-        let mask = cache.fits(&state);
-        assert_eq!(mask, 0, "two 3g.20gb fill every memory slice");
-        let state = counts(a100, &["4g.20gb"]);
-        let mask = cache.fits(&state);
-        let names: Vec<&str> = (0..a100.profiles.len())
-            .filter(|i| mask & (1 << i) != 0)
-            .map(|i| a100.profiles[i].name)
-            .collect();
-        assert_eq!(
-            names,
-            ["1g.5gb", "1g.5gb+me", "1g.10gb", "2g.10gb", "3g.20gb"]
-        );
     }
 }

@@ -2,7 +2,8 @@
 
 mod mig;
 
-use super::layout::shared_bound;
+use super::bounds::shared_bound;
+use super::items::items;
 use super::optimize::{improve, improve_vector, Budget, Problem, VectorProblem};
 use super::{first_fit, GpuLayout, PackResult, SharedSlot, MPS_CLIENTS_PER_GPU};
 use crate::ask::FractionalAsk;
@@ -87,7 +88,7 @@ fn optimized(
                 // no packing into that many). GPUs are never shared across mechanisms, so the
                 // pool's bound replaces its term in the sum.
                 let model = result.memory_model();
-                let base = shared_bound(&result.choices, mechanism, model);
+                let base = shared_bound(&items(&result.choices, None), mechanism, model);
                 result.lower_bound += proven.saturating_sub(base);
             }
         }

@@ -296,10 +296,7 @@ fn read_instances(
     if instances.windows(2).any(|w| w[0].start >= w[1].start) {
         return Err(range("instances are listed by start, one per start").in_field("instances"));
     }
-    let layout: Vec<(&str, u8)> = instances
-        .iter()
-        .map(|i| (i.profile.as_str(), i.start))
-        .collect();
+    let layout: Vec<(&str, u8)> = instances.iter().map(|i| (i.profile, i.start)).collect();
     let validation = crate::validate_mig::validate_placements(model, &layout)
         .map_err(|e| Error { field: None, ..e }.in_field("instances"))?;
     match validation.reason {
@@ -336,7 +333,7 @@ fn read_instance(v: &Value, model: &GpuModel) -> Result<MigInstance> {
     }
     Ok(MigInstance {
         ask: ask_name(get(map, "ask")?).map_err(|e| e.in_field("ask"))?,
-        profile: profile.name.to_string(),
+        profile: profile.name,
         start: small("start")?,
         memory_slices: memory,
         compute_slices: compute,

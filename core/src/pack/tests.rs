@@ -1,6 +1,7 @@
 //! Packing: the seed's examples, MIG geometry, limits, and properties over random inputs.
 
 use super::*;
+use crate::plan::{Choice, Mechanism};
 use crate::units::Share;
 use proptest::prelude::*;
 
@@ -141,6 +142,38 @@ fn rejects_duplicate_names_and_bad_counts() {
     assert!(bin_pack(&asks(&["a:9g.9gb"]), &mig()).is_err());
 }
 
+proptest! {
+    /// The duplicate found (and so the error's words) is the one a plain sort of the names
+    /// finds: the first repeated name in byte order, at its first two asks. Names share long
+    /// prefixes around the 16 bytes the check compares as a number first.
+    #[test]
+    fn a_duplicate_is_found_as_a_sort_of_the_names_finds_it(
+        picks in prop::collection::vec((0usize..4, 0usize..6), 0..40),
+    ) {
+        let stems = ["", "abcdefghijklmno", "abcdefghijklmnop", "abcdefghijklmnopq-"];
+        let names: Vec<String> = picks
+            .iter()
+            .map(|&(stem, tail)| format!("{}{}", stems[stem], "xy".repeat(tail)))
+            .filter(|n| !n.is_empty())
+            .collect();
+        let asks: Vec<FractionalAsk> = names
+            .iter()
+            .map(|n| FractionalAsk::fraction(n, Share::from_units(1)).unwrap())
+            .collect();
+        let mut sorted: Vec<(&str, usize)> = names.iter().map(String::as_str).zip(0..).collect();
+        sorted.sort_unstable();
+        let expected = sorted
+            .windows(2)
+            .find(|p| p[0].0 == p[1].0)
+            .map(|p| (p[0].1 + 1, p[1].1 + 1, p[0].0));
+        let found = check_unique_names(&asks).err().map(|e| e.message);
+        let expected = expected.map(|(a, b, name)| {
+            format!("asks {a} and {b} are both named {name:?}; names must be unique")
+        });
+        prop_assert_eq!(found, expected);
+    }
+}
+
 #[test]
 fn absurd_sizes_are_refused_or_unplaced_not_planned() {
     assert!(FractionalAsk::parse_spec("huge:100001").is_err());
@@ -226,7 +259,7 @@ proptest! {
             let mut used = 0u16;
             for inst in g.instances() {
                 let a100 = crate::catalog::find_model("a100-40gb").unwrap();
-                let p = a100.profile(&inst.profile).unwrap();
+                let p = a100.profile(inst.profile).unwrap();
                 prop_assert!(p.valid_start(inst.start));
                 prop_assert_eq!(used & p.mask_at(inst.start), 0, "instances overlap");
                 used |= p.mask_at(inst.start);
@@ -426,6 +459,6 @@ proptest! {
             let whole = choices[i].mechanism == Mechanism::Whole;
             (!whole, std::cmp::Reverse(choices[i].allocated_fraction))
         });
-        prop_assert_eq!(super::order(&choices), stable);
+        prop_assert_eq!(super::items::order(&super::items::items(&choices, None)), stable);
     }
 }

@@ -82,7 +82,7 @@ fn agrees(c: &PackColumns, r: &PackResult, asks: &[FractionalAsk]) {
             let profile = c.asks.mig_profile[i].map(|p| s.mig_profiles[p as usize].as_str());
             assert_eq!(
                 (profile, c.asks.mig_start[i]),
-                (Some(instance.profile.as_str()), Some(instance.start))
+                (Some(instance.profile), Some(instance.start))
             );
         }
     }

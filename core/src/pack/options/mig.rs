@@ -33,7 +33,7 @@ pub(super) fn optimize_mig(result: &mut PackResult, mut work: u64) -> u64 {
             let instances = g
                 .instances()
                 .iter()
-                .filter_map(|i| Some((i.ask.clone(), profile_index(model, &i.profile)?)))
+                .filter_map(|i| Some((i.ask.clone(), profile_index(model, i.profile)?)))
                 .collect();
             (at, instances)
         })
@@ -155,10 +155,8 @@ fn counts_of(model: &GpuModel, instances: &[(String, usize)]) -> Counts {
 
 /// A MIG GPU's layout for a set of instances that [`layout`] has already shown placeable.
 fn mig_gpu(model: &GpuModel, instances: &[(String, usize)]) -> GpuLayout {
-    let placed = layout(model, &counts_of(model, instances)).unwrap_or_default();
-    let mut asks_of: Vec<Vec<String>> = vec![Vec::new(); model.profiles.len()];
-    for (ask, p) in instances.iter().rev() {
-        asks_of[*p].push(ask.clone());
-    }
-    GpuLayout::mig(0, model, placed, asks_of)
+    let mut placed = layout(model, &counts_of(model, instances)).unwrap_or_default();
+    crate::sort::sort_by_key(&mut placed, |p| p.start);
+    let asks = instances.iter().map(|(ask, p)| (*p, ask.clone())).collect();
+    GpuLayout::mig(0, model, &placed, asks)
 }

@@ -163,7 +163,7 @@ fn check_mig_layouts(p: &crate::pack::PackResult) {
     for g in p.gpus.iter().filter(|g| g.mechanism() == Mechanism::Mig) {
         let mut used = 0u16;
         for i in g.instances() {
-            let prof = a100.profile(&i.profile).unwrap();
+            let prof = a100.profile(i.profile).unwrap();
             assert!(prof.valid_start(i.start), "{} at {}", i.profile, i.start);
             assert_eq!(used & prof.mask_at(i.start), 0, "GPU {} overlaps", g.index);
             used |= prof.mask_at(i.start);

@@ -146,7 +146,7 @@ fn tenants_match(gpu: &GpuLayout, choices: &BTreeMap<&str, &Choice>) -> Result<(
     for (i, inst) in gpu.instances().iter().enumerate() {
         let field = format!("instances[{i}]");
         let c = choice(&inst.ask, field.clone())?;
-        if c.mig_profile.as_deref() != Some(inst.profile.as_str()) {
+        if c.mig_profile.as_deref() != Some(inst.profile) {
             return Err(range(format!("{:?} chose another profile", inst.ask)).in_field(field));
         }
     }
