@@ -110,16 +110,9 @@ impl<'m> FitCache<'m> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::mig::counts;
     use super::*;
     use crate::catalog::find_model;
-
-    fn counts(model: &GpuModel, names: &[&str]) -> Counts {
-        let mut c = vec![0; model.profiles.len()];
-        for n in names {
-            c[model.profiles.iter().position(|p| p.name == *n).unwrap()] += 1;
-        }
-        c
-    }
 
     #[test]
     fn fit_cache_agrees_with_layout() {

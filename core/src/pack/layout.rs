@@ -4,6 +4,7 @@ use super::bounds::lower_bound;
 use super::fit_cache::FitCache;
 use super::gpu_layout::{GpuLayout, SharedSlot};
 use super::items::{items, order, Item};
+use super::names;
 use super::tree::{Combine, FirstFitTree};
 use super::MPS_CLIENTS_PER_GPU;
 use crate::caps::{ResolvedCaps, MAX_GPU_COUNT};
@@ -61,20 +62,26 @@ impl PackResult {
         if self.gpus_used == 0 {
             return Share::ZERO;
         }
-        // A hash map: a tree of a million names cost more than the packing (BENCHMARKS.md).
-        let choices: std::collections::HashMap<&str, &Choice> =
-            self.choices.iter().map(|c| (c.name.as_str(), c)).collect();
-        let total: u128 = self
-            .gpus
-            .iter()
-            .map(|g| {
-                let requested: u128 = g
-                    .asks()
-                    .filter_map(|a| choices.get(a))
-                    .map(|c| u128::from(c.requested_fraction.units()) / u128::from(c.gpus.max(1)))
-                    .sum();
-                requested.min(u128::from(g.used_fraction().units()))
-            })
+        // Each GPU's asks found among the choices by a merge of both lists sorted by name.
+        let choices = names::sorted(self.choices.iter().map(|c| c.name.as_str()).zip(0..));
+        let held = names::sorted(
+            (self.gpus.iter().enumerate()).flat_map(|(g, gpu)| gpu.asks().map(move |a| (a, g))),
+        );
+        let mut requested = vec![0u128; self.gpus.len()];
+        let mut j = 0;
+        for &(key, name, g) in &held {
+            while choices.get(j).is_some_and(|c| (c.0, c.1) < (key, name)) {
+                j += 1;
+            }
+            if let Some(&(_, found, i)) = choices.get(j).filter(|c| (c.0, c.1) == (key, name)) {
+                debug_assert_eq!(found, name);
+                let c = &self.choices[i];
+                requested[g] +=
+                    u128::from(c.requested_fraction.units()) / u128::from(c.gpus.max(1));
+            }
+        }
+        let total: u128 = (self.gpus.iter().zip(requested))
+            .map(|(g, r)| r.min(u128::from(g.used_fraction().units())))
             .sum();
         Share::from_units((total / u128::from(self.gpus_used)) as u64)
     }

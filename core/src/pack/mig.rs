@@ -276,18 +276,20 @@ fn place(
     false
 }
 
+/// The counts of instances with these profile names (tests name instances by profile).
+#[cfg(test)]
+pub(crate) fn counts(model: &GpuModel, names: &[&str]) -> Counts {
+    let mut c = vec![0; model.profiles.len()];
+    for n in names {
+        c[model.profiles.iter().position(|p| p.name == *n).unwrap()] += 1;
+    }
+    c
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::catalog::find_model;
-
-    fn counts(model: &GpuModel, names: &[&str]) -> Counts {
-        let mut c = vec![0; model.profiles.len()];
-        for n in names {
-            c[model.profiles.iter().position(|p| p.name == *n).unwrap()] += 1;
-        }
-        c
-    }
 
     #[test]
     fn order_dependent_layout_is_found() {

@@ -10,6 +10,7 @@ mod gpu_layout;
 mod items;
 mod layout;
 pub(crate) mod mig;
+mod names;
 pub mod optimize;
 mod options;
 #[cfg(feature = "serde")]
@@ -91,15 +92,7 @@ fn distinct_profiles(asks: &[FractionalAsk]) -> Vec<&str> {
 }
 
 pub(crate) fn check_unique_names(asks: &[FractionalAsk]) -> Result<()> {
-    // Sorted by each name's first 16 bytes as a number, the names compared only where those tie:
-    // a sort of the names themselves followed a pointer per comparison, and grew faster than the
-    // asks (a tenth of packing a million MIG asks).
-    let mut names: Vec<(u128, &str, usize)> = asks
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (prefix(a.name()), a.name(), i))
-        .collect();
-    names.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| (a.1, a.2).cmp(&(b.1, b.2))));
+    let names = names::sorted(asks.iter().map(FractionalAsk::name).zip(0..));
     for pair in names.windows(2) {
         if pair[0].1 == pair[1].1 {
             return Err(Error::new(
@@ -115,15 +108,6 @@ pub(crate) fn check_unique_names(asks: &[FractionalAsk]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// A name's first 16 bytes (padded with zeros) as a big-endian number: names in that order are
-/// in byte order, except that names equal there may be in either.
-fn prefix(name: &str) -> u128 {
-    let mut bytes = [0u8; 16];
-    let n = name.len().min(16);
-    bytes[..n].copy_from_slice(&name.as_bytes()[..n]);
-    u128::from_be_bytes(bytes)
 }
 
 #[cfg(test)]

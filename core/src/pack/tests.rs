@@ -201,6 +201,26 @@ fn arb_ask() -> impl Strategy<Value = (u8, u64)> {
     prop_oneof![(Just(0u8), 1u64..2500), (Just(1u8), 0u64..7)]
 }
 
+/// What `PackResult::utilisation` stands for, each ask's choice found by a scan.
+fn utilisation_by_lookup(r: &PackResult) -> Share {
+    if r.gpus_used == 0 {
+        return Share::ZERO;
+    }
+    let total: u128 = r
+        .gpus
+        .iter()
+        .map(|g| {
+            let requested: u128 = g
+                .asks()
+                .filter_map(|a| r.choices.iter().find(|c| c.name == a))
+                .map(|c| u128::from(c.requested_fraction.units()) / u128::from(c.gpus.max(1)))
+                .sum();
+            requested.min(u128::from(g.used_fraction().units()))
+        })
+        .sum();
+    Share::from_units((total / u128::from(r.gpus_used)) as u64)
+}
+
 fn build(raw: &[(u8, u64)]) -> Vec<FractionalAsk> {
     let a100 = crate::catalog::find_model("a100-40gb").unwrap();
     raw.iter()
@@ -245,6 +265,7 @@ proptest! {
         prop_assert_eq!(seen, names);
         prop_assert!(limit.is_none_or(|n| r.gpus_used <= n));
         prop_assert!(r.utilisation() <= Share::ONE);
+        prop_assert_eq!(r.utilisation(), utilisation_by_lookup(&r));
         if r.unplaced.is_empty() {
             prop_assert!(r.gpus_used >= r.lower_bound);
         }
