@@ -171,8 +171,9 @@ inputs."
             "\nWhere the time of a million-ask `binPack` of objects goes beyond native's (`node --cpu-prof`, one run on 2026-12-06): \
 about a quarter of it is the engine collecting garbage, half of that while the result's millions of objects are \
 built and a third at the growths of WebAssembly memory (V8 collects the whole JavaScript heap at each; the \
-WebAssembly memory reached 1.9 GB); most of the rest is the core itself running slower in WebAssembly than natively, above all its allocator and the map of a \
-million ask names it looks choices up in (WebAssembly compares strings a byte at a time)."
+WebAssembly memory reached 1.9 GB); most of the rest is the core itself running slower in WebAssembly than natively, above all its allocator and, in that \
+profile, a hash map of a million ask names the utilisation looked choices up in (WebAssembly compares strings a byte at a time), which a merge \
+of the names sorted has replaced since (2026-12-07)."
         );
     }
 }
