@@ -268,11 +268,8 @@ pub fn check_pack(asks: &[FractionalAsk], limit: Option<u64>, r: &PackResult) {
                     .as_deref()
                     .and_then(catalog::find_model)
                     .expect("a MIG GPU has a catalogue model");
-                let placed: Vec<(&str, u8)> = g
-                    .instances()
-                    .iter()
-                    .map(|m| (m.profile.as_str(), m.start))
-                    .collect();
+                let placed: Vec<(&str, u8)> =
+                    g.instances().iter().map(|m| (m.profile, m.start)).collect();
                 let v = validate_placements(model, &placed).expect("catalogue profiles");
                 assert!(v.valid, "GPU {i}: {:?}", v.reason);
             }
