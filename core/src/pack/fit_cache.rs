@@ -6,7 +6,7 @@
 //! (a GPU's own counts, a map keyed by them, and the backtracking layout of every GPU had grown
 //! faster than the asks: BENCHMARKS.md, MIG growth).
 
-use super::mig::{layout, Counts, Placed};
+use super::mig::{layout, layout_by_start, Counts, Placed};
 use crate::catalog::GpuModel;
 use std::collections::BTreeMap;
 
@@ -74,10 +74,7 @@ impl<'m> FitCache<'m> {
     pub(crate) fn placed(&mut self, id: u32) -> Option<&[Placed]> {
         let state = &mut self.states[id as usize];
         if state.placed.is_none() {
-            state.placed = layout(self.model, &state.counts).map(|mut placed| {
-                crate::sort::sort_by_key(&mut placed, |p| p.start);
-                placed
-            });
+            state.placed = layout_by_start(self.model, &state.counts);
         }
         state.placed.as_deref()
     }

@@ -96,6 +96,13 @@ pub(crate) fn layout(model: &GpuModel, counts: &[u8]) -> Option<Vec<Placed>> {
     diagnose(model, counts).ok()
 }
 
+/// [`layout`]'s placements by start, the order a GPU's instances are listed in.
+pub(crate) fn layout_by_start(model: &GpuModel, counts: &[u8]) -> Option<Vec<Placed>> {
+    let mut placed = layout(model, counts)?;
+    crate::sort::sort_by_key(&mut placed, |p| p.start);
+    Some(placed)
+}
+
 /// Like [`layout`], but says which rule a set of instances breaks.
 pub(crate) fn diagnose(model: &GpuModel, counts: &[u8]) -> Result<Vec<Placed>, Violation> {
     check_counts(model, counts)?;

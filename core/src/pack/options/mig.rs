@@ -7,7 +7,7 @@
 //! least-used MIG GPU, moves every instance to the first other GPU whose set stays placeable,
 //! and drops the GPU if all moved; it repeats until no GPU can be emptied or the budget is spent.
 
-use super::super::mig::{layout, Counts};
+use super::super::mig::{layout, layout_by_start, Counts};
 use super::super::{GpuLayout, PackResult};
 use crate::catalog::{self, GpuModel};
 use crate::plan::Mechanism;
@@ -155,8 +155,7 @@ fn counts_of(model: &GpuModel, instances: &[(String, usize)]) -> Counts {
 
 /// A MIG GPU's layout for a set of instances that [`layout`] has already shown placeable.
 fn mig_gpu(model: &GpuModel, instances: &[(String, usize)]) -> GpuLayout {
-    let mut placed = layout(model, &counts_of(model, instances)).unwrap_or_default();
-    crate::sort::sort_by_key(&mut placed, |p| p.start);
+    let placed = layout_by_start(model, &counts_of(model, instances)).unwrap_or_default();
     let asks = instances.iter().map(|(ask, p)| (*p, ask.clone())).collect();
     GpuLayout::mig(0, model, &placed, asks)
 }
