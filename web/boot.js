@@ -28,9 +28,21 @@ const wasm = new Promise((ready) => {
   requestAnimationFrame(ready);
   setTimeout(ready, 1000);
 }).then(() => fetch(tag.dataset.wasm));
+// Compiled as it arrives, while the app's JavaScript module loads and the shell's paint is awaited:
+// handed to init only after both, the bytes of a cold load at 4× slower CPU sat about 200 ms
+// before compiling began (a Chromium trace, BENCHMARKS.md, first load). Should streaming fail (a
+// host serving .wasm without its MIME type), init gets the response and falls back as it would.
+const compiled = wasm.then(async (response) => {
+  if (!response.ok) return response;
+  try {
+    return await WebAssembly.compileStreaming(response.clone());
+  } catch {
+    return response;
+  }
+});
 const { default: init } = await import(tag.dataset.js);
 await shown;
-await init({ module_or_path: await wasm });
+await init({ module_or_path: await compiled });
 
 // Embedded (`&embed`) in another page's iframe: tell the parent how tall the content is, now and
 // whenever it changes, so docs can size the iframe (README, "Embed it in docs"). The message is
