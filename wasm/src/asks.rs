@@ -2,13 +2,47 @@
 //! camelCase as they are met: reading it into a `serde_json::Value` first built a map for every
 //! ask, and a million asks spent more time allocating those than packing (BENCHMARKS.md, speed
 //! where users call it). The errors are those of the core's `FractionalAsk::from_json`, in field
-//! `asks[i]`.
+//! `asks[i]`. A list of plain `{name, fraction}` objects, the common shape, skips the JSON: it
+//! crosses as two columns ([`fraction_list`]).
 
 use crate::case;
+use gpu_share_core::api::AskColumns;
 use gpu_share_core::ask::AskReader;
 use gpu_share_core::{Error, ErrorKind, FractionalAsk};
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/js/transfer.js")]
+extern "C" {
+    /// A list's names and fractions when every ask is a plain `{name, fraction}`.
+    type FractionColumns;
+
+    #[wasm_bindgen(js_name = fractionColumns)]
+    fn fraction_columns(asks: &JsValue) -> Option<FractionColumns>;
+
+    /// The names as a JSON array.
+    #[wasm_bindgen(method, getter)]
+    fn names(this: &FractionColumns) -> js_sys::JsString;
+
+    #[wasm_bindgen(method, getter)]
+    fn fractions(this: &FractionColumns) -> Vec<f64>;
+}
+
+/// The asks of a list of plain `{name, fraction}` objects, read as columns (the core's
+/// [`AskColumns`], which makes each ask as the JSON reader would: `FractionalAsk::fraction` of
+/// the name and `Share::from_f64` of the number); `None` for any other list and for one with an
+/// ask that is wrong, which [`read`] then reads from its JSON and whose error it names as for
+/// any list.
+pub fn fraction_list(asks: &JsValue) -> Option<Vec<FractionalAsk>> {
+    let columns = fraction_columns(asks)?;
+    let names = String::from_utf8(crate::utf8(&columns.names())).ok()?;
+    let names: Vec<String> = serde_json::from_str(&names).ok()?;
+    let fractions = columns.fractions();
+    AskColumns::new(Some(names), Some(&fractions), None)
+        .ok()
+        .map(AskColumns::into_asks)
+}
 
 /// The asks of `text`, the JSON of the `asks` argument (`None`: not given).
 pub fn read(text: Option<&str>) -> Result<Vec<FractionalAsk>, Error> {

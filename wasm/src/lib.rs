@@ -221,6 +221,10 @@ fn ask_of(value: JsValue) -> Result<FractionalAsk, Error> {
 }
 
 fn asks_of(value: JsValue) -> Result<Vec<FractionalAsk>, Error> {
+    check_length(&value, "asks")?;
+    if let Some(asks) = asks::fraction_list(&value) {
+        return Ok(asks);
+    }
     asks::read(json_text(value, "asks")?.as_deref())
 }
 

@@ -73,6 +73,11 @@ impl AskColumns {
         &self.asks
     }
 
+    /// The asks, in order, to pack as a list ([`PackRequest`](super::PackRequest)).
+    pub fn into_asks(self) -> Vec<FractionalAsk> {
+        self.asks
+    }
+
     pub fn len(&self) -> usize {
         self.asks.len()
     }
