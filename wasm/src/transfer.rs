@@ -47,6 +47,10 @@ pub struct Encoded {
     recent: Vec<(u64, u32)>,
     /// Struct field names by address and length, renamed and interned once each.
     fields: HashMap<(usize, usize), u32, Mixed>,
+    /// The last field names and unit variants met, by address: a struct's keys and an enum's
+    /// names are the same few `&'static str`s, met millions of times in a large result.
+    recent_fields: StaticIds,
+    recent_variants: StaticIds,
     /// The keys of the objects open so far, the innermost's last.
     keys: Vec<u32>,
     /// Each shape's keys, and its number.
@@ -159,21 +163,68 @@ impl Encoded {
 
     /// The string id of a struct's field name, in camelCase.
     fn field_id(&mut self, name: &'static str) -> Result<u32, Error> {
+        if let Some(id) = self.recent_fields.get(name) {
+            return Ok(id);
+        }
         let address = (name.as_ptr() as usize, name.len());
-        match self.fields.get(&address) {
-            Some(&id) => Ok(id),
+        let id = match self.fields.get(&address) {
+            Some(&id) => id,
             None => {
                 let id = self.intern(&case::camel(name))?;
                 self.fields.insert(address, id);
-                Ok(id)
+                id
             }
-        }
+        };
+        self.recent_fields.put(name, id);
+        Ok(id)
+    }
+
+    /// Writes a unit variant's name (a value: not renamed).
+    fn variant_name(&mut self, name: &'static str) -> Result<(), Error> {
+        let id = match self.recent_variants.get(name) {
+            Some(id) => id,
+            None => {
+                let id = self.intern(name)?;
+                self.recent_variants.put(name, id);
+                id
+            }
+        };
+        self.ops.extend([STRING, id]);
+        Ok(())
     }
 
     /// Writes a key of the innermost open object.
     fn key(&mut self, id: u32) {
         self.ops.push(id);
         self.keys.push(id);
+    }
+}
+
+/// Ids of `&'static str`s by address and length, one per slot: a look-up is a multiply and a
+/// compare, where the map's is a hash of two words and a probe.
+struct StaticIds([(usize, usize, u32); STATIC_SLOTS]);
+
+const STATIC_SLOTS: usize = 64;
+
+impl Default for StaticIds {
+    fn default() -> Self {
+        StaticIds([(0, 0, NONE); STATIC_SLOTS])
+    }
+}
+
+impl StaticIds {
+    fn slot(text: &'static str) -> usize {
+        let address = text.as_ptr() as usize as u64;
+        (address.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize
+    }
+
+    fn get(&self, text: &'static str) -> Option<u32> {
+        let (address, len, id) = self.0[Self::slot(text)];
+        (address == text.as_ptr() as usize && len == text.len() && id != NONE).then_some(id)
+    }
+
+    fn put(&mut self, text: &'static str, id: u32) {
+        self.0[Self::slot(text)] = (text.as_ptr() as usize, text.len(), id);
     }
 }
 
@@ -376,7 +427,7 @@ impl<'a> ser::Serializer for &'a mut Encoded {
         _: u32,
         variant: &'static str,
     ) -> Result<(), Error> {
-        self.string(variant)
+        self.variant_name(variant)
     }
 
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
