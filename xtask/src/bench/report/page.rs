@@ -83,7 +83,10 @@ first paint on the fast load, and the largest contentful paint became its simula
 first frame is drawn (an animation frame's callback, just before that paint), which the inline style sheet makes \
 come with the HTML alone; over slow 4G (the last row above) the first plan came about 0.2 s later than with the \
 preload (medians of 5 on 2026-12-05: 4.2 s → 4.4 s), and with the style sheet still a file of its own it had come \
-about 1.1 s later (4.6 s → 5.7 s)."
+about 1.1 s later (4.6 s → 5.7 s). It is compiled as it arrives (`WebAssembly.compileStreaming`), while the app's \
+JavaScript module loads and the shell's paint is awaited: handed to the app's `init` only after both, the bytes of \
+a cold load at 4× slower CPU had waited about 200 ms before compiling began (a Chromium trace, 2026-12-07; the seed \
+link's first plan by hand, the dists before and after in turn, 6 loads each: median 944 → 906 ms)."
     );
 }
 
