@@ -40,7 +40,11 @@ impl FractionalAsk {
     /// # Errors
     /// `Syntax` for an empty or unprintable name, `OutOfRange` for a zero fraction.
     pub fn fraction(name: &str, fraction: Share) -> Result<Self> {
-        let name = validate_name(name)?;
+        FractionalAsk::fraction_named(validate_name(name)?, fraction)
+    }
+
+    /// [`FractionalAsk::fraction`] of a name already checked.
+    fn fraction_named(name: String, fraction: Share) -> Result<Self> {
         if fraction.is_zero() {
             return Err(
                 Error::new(ErrorKind::OutOfRange, "must be greater than 0").in_field("fraction")
@@ -90,13 +94,51 @@ impl FractionalAsk {
         })
     }
 
+    /// An ask for a fraction, memory or both (not neither) named by a name of its own, kept
+    /// without a copy when it needs none: a list of asks read as columns owns its names.
+    ///
+    /// # Errors
+    /// As [`FractionalAsk::fraction`], [`FractionalAsk::memory_only`] and
+    /// [`FractionalAsk::fraction_and_memory`]; `OutOfRange` naming `fraction` for neither.
+    pub(crate) fn sized(
+        name: String,
+        fraction: Option<Share>,
+        memory: Option<Memory>,
+    ) -> Result<Self> {
+        let Some(size) = (match (fraction, memory) {
+            (Some(f), None) => Some(AskSize::Fraction(f)),
+            (None, Some(m)) => Some(AskSize::Memory(m)),
+            (Some(f), Some(m)) => Some(AskSize::FractionAndMemory(f, m)),
+            (None, None) => None,
+        }) else {
+            return Err(Error::new(
+                ErrorKind::OutOfRange,
+                "an ask needs a fraction or memory (0 in both columns)",
+            )
+            .in_field("fraction"));
+        };
+        let name = validate_owned_name(name)?;
+        match size {
+            AskSize::Fraction(f) => FractionalAsk::fraction_named(name, f),
+            AskSize::FractionAndMemory(f, m) => {
+                FractionalAsk::fraction_and_memory_named(name, f, m)
+            }
+            size => Ok(FractionalAsk { name, size }),
+        }
+    }
+
     /// An ask for `fraction` of one GPU and `memory` on it. A fraction of 1 or more is whole GPUs,
     /// whose memory is the GPUs' own: give the memory alone or the GPUs alone.
     ///
     /// # Errors
     /// As [`FractionalAsk::fraction`]; `OutOfRange` naming `fraction` for whole GPUs with memory.
     pub fn fraction_and_memory(name: &str, fraction: Share, memory: Memory) -> Result<Self> {
-        let ask = FractionalAsk::fraction(name, fraction)?;
+        FractionalAsk::fraction_and_memory_named(validate_name(name)?, fraction, memory)
+    }
+
+    /// [`FractionalAsk::fraction_and_memory`] of a name already checked.
+    fn fraction_and_memory_named(name: String, fraction: Share, memory: Memory) -> Result<Self> {
+        let ask = FractionalAsk::fraction_named(name, fraction)?;
         if fraction >= Share::ONE {
             return Err(Error::new(
                 ErrorKind::OutOfRange,
@@ -272,7 +314,21 @@ pub fn looks_like_profile(text: &str) -> bool {
 /// # Errors
 /// `Syntax` naming the `name` field.
 pub fn validate_name(name: &str) -> Result<String> {
-    let name = name.trim();
+    check_name(name.trim()).map(str::to_string)
+}
+
+/// [`validate_name`] of a name already owned: the same name back, without a copy when it needs
+/// no trimming.
+fn validate_owned_name(name: String) -> Result<String> {
+    if name.trim().len() != name.len() {
+        return validate_name(&name);
+    }
+    check_name(&name)?;
+    Ok(name)
+}
+
+/// `name` (trimmed) when it is a name.
+fn check_name(name: &str) -> Result<&str> {
     let err = |m: String| Err(Error::new(ErrorKind::Syntax, m).in_field("name"));
     if name.is_empty() {
         return err("an ask needs a name".into());
@@ -283,7 +339,7 @@ pub fn validate_name(name: &str) -> Result<String> {
     if let Some(c) = name.chars().find(|c| c.is_control()) {
         return err(format!("contains the control character {c:?}"));
     }
-    Ok(name.to_string())
+    Ok(name)
 }
 
 #[cfg(feature = "serde")]

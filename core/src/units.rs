@@ -147,7 +147,11 @@ impl Share {
             }
         }
         // Not a float image of any unit boundary: read its shortest decimal exactly, rounding up.
-        Share::parse(&value.to_string())
+        let mut digits = ShortDecimal::default();
+        match std::fmt::Write::write_fmt(&mut digits, format_args!("{value}")) {
+            Ok(()) => Share::parse(digits.as_str()),
+            Err(_) => Share::parse(&value.to_string()),
+        }
     }
 
     /// The nearest `f64`, for display and JavaScript.
@@ -345,6 +349,40 @@ pub(crate) fn gcd(mut a: u64, mut b: u64) -> u64 {
     a
 }
 
+/// A float's decimal written on the stack: [`Share::from_f64`] reads one for each ask whose float
+/// is not a unit boundary (a fraction such as 0.123457), and a string on the heap for each was
+/// an allocation per ask. A longer decimal than fits (a tiny float's `0.000…`) is refused, and
+/// the caller writes it to the heap.
+struct ShortDecimal {
+    bytes: [u8; 40],
+    len: usize,
+}
+
+impl Default for ShortDecimal {
+    fn default() -> Self {
+        ShortDecimal {
+            bytes: [0; 40],
+            len: 0,
+        }
+    }
+}
+
+impl ShortDecimal {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for ShortDecimal {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let room = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        room.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::Share;
@@ -395,6 +433,7 @@ mod serde_impl {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     fn p(s: &str) -> Share {
         Share::parse(s).unwrap()
@@ -478,6 +517,36 @@ mod tests {
             Share::from_f64(0.55 + 0.34 + 0.11).unwrap().units(),
             UNITS_PER_GPU + 1
         );
+    }
+
+    proptest::proptest! {
+        /// The decimal written on the stack reads as the heap's `to_string` does, for floats of
+        /// every magnitude: the long decimals of tiny ones take the heap's way.
+        #[test]
+        fn a_float_reads_as_its_decimal(value in proptest::prop_oneof![
+            (0u64..0x412E_8480_0000_0000).prop_map(f64::from_bits),
+            (1u64..1_000_000_000_000_000).prop_map(|k| k as f64 / 1e12),
+        ]) {
+            let expected = if value > MAX_GPUS as f64 {
+                Share::from_f64(value).map_err(|e| e.kind)
+            } else {
+                let scaled = value * UNITS_PER_GPU as f64;
+                let boundary = [scaled.floor(), scaled.ceil()]
+                    .into_iter()
+                    .find(|&c| c as u64 as f64 / UNITS_PER_GPU as f64 == value);
+                match boundary {
+                    Some(c) => Ok(Share(c as u64)),
+                    None => Share::parse(&value.to_string()).map_err(|e| e.kind),
+                }
+            };
+            proptest::prop_assert_eq!(Share::from_f64(value).map_err(|e| e.kind), expected);
+        }
+    }
+
+    #[test]
+    fn a_tiny_float_too_long_for_the_stack_still_reads() {
+        assert_eq!(Share::from_f64(5e-324).unwrap().units(), 1);
+        assert_eq!(Share::from_f64(0.123457).unwrap(), p("0.123457"));
     }
 
     #[test]

@@ -39,30 +39,17 @@ impl AskColumns {
     ) -> Result<AskColumns> {
         let n = column_length(names.as_ref().map(Vec::len), fractions, memory)?;
         let positional = names.is_none();
+        let mut names = names.map(Vec::into_iter);
         let mut asks = Vec::with_capacity(n);
-        let mut position = String::new();
         for i in 0..n {
-            let name = match &names {
-                Some(names) => names[i].as_str(),
-                None => {
-                    position.clear();
-                    std::fmt::Write::write_fmt(&mut position, format_args!("{i}"))
-                        .unwrap_or_default();
-                    position.as_str()
-                }
+            // Each name moves into its ask (given) or is the position's digits (not given).
+            let name = match &mut names {
+                Some(names) => names.next().unwrap_or_default(),
+                None => i.to_string(),
             };
             let fraction = fractions.map_or(Ok(None), |f| fraction_at(f, i))?;
             let memory = memory.map_or(Ok(None), |m| memory_at(m, i))?;
-            let ask = match (fraction, memory) {
-                (Some(f), None) => FractionalAsk::fraction(name, f),
-                (None, Some(m)) => FractionalAsk::memory_only(name, m),
-                (Some(f), Some(m)) => FractionalAsk::fraction_and_memory(name, f, m),
-                (None, None) => Err(Error::new(
-                    ErrorKind::OutOfRange,
-                    "an ask needs a fraction or memory (0 in both columns)",
-                )
-                .in_field("fraction")),
-            };
+            let ask = FractionalAsk::sized(name, fraction, memory);
             asks.push(ask.map_err(|e| at_position(e, i))?);
         }
         Ok(AskColumns { asks, positional })
