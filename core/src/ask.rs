@@ -68,7 +68,11 @@ impl FractionalAsk {
     /// # Errors
     /// `Syntax` for an empty or unprintable name, or a profile name not of the form `<n>g.<m>gb`.
     pub fn mig(name: &str, profile: &str) -> Result<Self> {
-        let name = validate_name(name)?;
+        FractionalAsk::mig_named(validate_name(name)?, profile)
+    }
+
+    /// [`FractionalAsk::mig`] of a name already checked.
+    fn mig_named(name: String, profile: &str) -> Result<Self> {
         let profile = profile.trim();
         if !looks_like_profile(profile) {
             return Err(Error::new(
@@ -94,36 +98,25 @@ impl FractionalAsk {
         })
     }
 
-    /// An ask for a fraction, memory or both (not neither) named by a name of its own, kept
-    /// without a copy when it needs none: a list of asks read as columns owns its names.
+    /// An ask of `size` named by a name of its own, kept without a copy when it needs none (a
+    /// list of asks read as columns owns its names); checked as the constructor of that size
+    /// checks it.
     ///
     /// # Errors
-    /// As [`FractionalAsk::fraction`], [`FractionalAsk::memory_only`] and
-    /// [`FractionalAsk::fraction_and_memory`]; `OutOfRange` naming `fraction` for neither.
-    pub(crate) fn sized(
-        name: String,
-        fraction: Option<Share>,
-        memory: Option<Memory>,
-    ) -> Result<Self> {
-        let Some(size) = (match (fraction, memory) {
-            (Some(f), None) => Some(AskSize::Fraction(f)),
-            (None, Some(m)) => Some(AskSize::Memory(m)),
-            (Some(f), Some(m)) => Some(AskSize::FractionAndMemory(f, m)),
-            (None, None) => None,
-        }) else {
-            return Err(Error::new(
-                ErrorKind::OutOfRange,
-                "an ask needs a fraction or memory (0 in both columns)",
-            )
-            .in_field("fraction"));
-        };
+    /// As [`FractionalAsk::fraction`], [`FractionalAsk::mig`], [`FractionalAsk::memory_only`] and
+    /// [`FractionalAsk::fraction_and_memory`].
+    pub(crate) fn sized(name: String, size: AskSize) -> Result<Self> {
         let name = validate_owned_name(name)?;
         match size {
             AskSize::Fraction(f) => FractionalAsk::fraction_named(name, f),
+            AskSize::MigProfile(p) => FractionalAsk::mig_named(name, &p),
             AskSize::FractionAndMemory(f, m) => {
                 FractionalAsk::fraction_and_memory_named(name, f, m)
             }
-            size => Ok(FractionalAsk { name, size }),
+            AskSize::Memory(m) => Ok(FractionalAsk {
+                name,
+                size: AskSize::Memory(m),
+            }),
         }
     }
 

@@ -7,6 +7,7 @@
 
 use super::cluster::{CapsFrom, Cluster};
 use super::pack::{pack_on, OptimizeReport, PackResponse};
+use crate::ask::AskSize;
 use crate::error::{Error, ErrorKind, Result};
 use crate::nodes::NodeLayout;
 use crate::pack::{Tenants, MAX_ASKS};
@@ -49,7 +50,22 @@ impl AskColumns {
             };
             let fraction = fractions.map_or(Ok(None), |f| fraction_at(f, i))?;
             let memory = memory.map_or(Ok(None), |m| memory_at(m, i))?;
-            let ask = FractionalAsk::sized(name, fraction, memory);
+            let size = match (fraction, memory) {
+                (Some(f), None) => AskSize::Fraction(f),
+                (None, Some(m)) => AskSize::Memory(m),
+                (Some(f), Some(m)) => AskSize::FractionAndMemory(f, m),
+                (None, None) => {
+                    return Err(at_position(
+                        Error::new(
+                            ErrorKind::OutOfRange,
+                            "an ask needs a fraction or memory (0 in both columns)",
+                        )
+                        .in_field("fraction"),
+                        i,
+                    ))
+                }
+            };
+            let ask = FractionalAsk::sized(name, size);
             asks.push(ask.map_err(|e| at_position(e, i))?);
         }
         Ok(AskColumns { asks, positional })
