@@ -157,6 +157,20 @@ pub fn goals(s: &mut String, r: &Report) {
         };
         let _ = writeln!(s, "| {goal} | {target} | {value} | {met} |");
     }
+    if let Some(t) = r.api.iter().find(|t| t.n == 1_000_000) {
+        let _ = writeln!(
+            s,
+            "\nThe npm goals compare npm with native timed alike, after one call at the full size. A new Node \
+process's first million-ask `binPackColumns` call took {:.2}× the native time (*npm first call* above). Where that \
+first call's extra goes (by hand on 2026-12-07, `/usr/bin/time`): the WebAssembly memory grows from about 85 MB to \
+about 920 MB in it, some 214,000 page faults and half a second of kernel time, which a second call reuses; with \
+every function compiled by V8's optimizing tier before the call (`node --no-wasm-dynamic-tiering`) the first call \
+took as long (2212–2331 ms against 2216–2391), so it is the fresh memory, not the baseline tier. Native runs here \
+reuse memory this process's earlier runs took; in a new process of its own (by hand, four runs) native \
+`pack_columns` of a million took 1864–2247 ms on its first run.",
+            t.npm_columns_first_ms / t.native_columns_ms
+        );
+    }
     if let Some(ratio) = npm(1_000_000) {
         let _ = writeln!(
             s,
