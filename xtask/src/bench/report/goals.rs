@@ -163,9 +163,10 @@ pub fn goals(s: &mut String, r: &Report) {
             "\nThe npm goals compare npm with native timed alike, after one call at the full size. A new Node \
 process's first million-ask `binPackColumns` call took {:.2}× the native time (*npm first call* above). Where that \
 first call's extra goes (by hand on 2026-12-07, `/usr/bin/time`): the WebAssembly memory grows from about 85 MB to \
-about 920 MB in it, some 214,000 page faults and half a second of kernel time, which a second call reuses; with \
-every function compiled by V8's optimizing tier before the call (`node --no-wasm-dynamic-tiering`) the first call \
-took as long (2212–2331 ms against 2216–2391), so it is the fresh memory, not the baseline tier. Native runs here \
+about 920 MB in it, some 214,000 page faults and half a second of kernel time, which a second call reuses. V8's \
+baseline tier is a small part: with every function compiled by its optimizing tier before the call (`node \
+--no-wasm-dynamic-tiering` and six seconds' wait), three first calls took 1998–2163 ms against 2096–2210 by default \
+(second calls 1578–1703). Native runs here \
 reuse memory this process's earlier runs took; in a new process of its own (by hand, four runs) native \
 `pack_columns` of a million took 1864–2247 ms on its first run.",
             t.npm_columns_first_ms / t.native_columns_ms
