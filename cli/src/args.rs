@@ -1,7 +1,7 @@
 //! Command-line arguments (clap), turned at once into plain configs of core types.
 
 use crate::exit::CliError;
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand};
 use gpu_share_core::account::RatesInput;
 use gpu_share_core::api::{Cluster, PackRequest, PlanRequest};
 use gpu_share_core::parse::{parse_asks, parse_hours, parse_seconds, AskEntry};
@@ -172,16 +172,14 @@ fn format(json: bool) -> Format {
 }
 
 #[derive(Args, Debug)]
+// The ask's size: a fraction, memory or both, or a MIG profile. A group, so that a plan with none
+// names all three flags, not only --fraction.
+#[command(group(ArgGroup::new("size").required(true).multiple(true).args(["fraction", "memory", "mig"])))]
 pub struct PlanArgs {
     /// The workload's name.
     pub name: String,
     /// The share of a GPU: 0.25, 25% or 1/4 (1 or more means whole GPUs).
-    #[arg(
-        long,
-        value_name = "F",
-        conflicts_with = "mig",
-        required_unless_present_any = ["mig", "memory"]
-    )]
+    #[arg(long, value_name = "F", conflicts_with = "mig")]
     pub fraction: Option<String>,
     /// The GPU memory the workload needs: 12GiB, 12288MiB, 40GB, 22649242112B (alone or with
     /// --fraction).

@@ -242,6 +242,12 @@ fn bad_input_is_a_clear_error_never_a_panic() {
             "expected a fraction",
         ),
         (&["plan", "x", "--fraction", "-1"], 2, ""),
+        // No size at all: every way to give one is named, not only --fraction.
+        (
+            &["plan", "x"],
+            2,
+            "--fraction <F>|--memory <MEMORY>|--mig <PROFILE>",
+        ),
         (&["plan", "", "--fraction", "0.5"], 1, "an ask needs a name"),
         (
             &["plan", "x", "--fraction", "0.5", "--mig", "1g.5gb"],
