@@ -31,13 +31,15 @@ const wasm = new Promise((ready) => {
 // Compiled as it arrives, while the app's JavaScript module loads and the shell's paint is awaited:
 // handed to init only after both, the bytes of a cold load at 4× slower CPU sat about 200 ms
 // before compiling began (a Chromium trace, BENCHMARKS.md, first load). Should streaming fail (a
-// host serving .wasm without its MIME type), init gets the response and falls back as it would.
+// host serving .wasm without its MIME type), init gets the response and falls back as it would:
+// a wrong MIME type is refused before the body is read (WebAssembly Web API, compileStreaming),
+// so no copy of the response is kept for it; a body read and refused is fetched again.
 const compiled = wasm.then(async (response) => {
   if (!response.ok) return response;
   try {
-    return await WebAssembly.compileStreaming(response.clone());
+    return await WebAssembly.compileStreaming(response);
   } catch {
-    return response;
+    return response.bodyUsed ? fetch(tag.dataset.wasm) : response;
   }
 });
 const { default: init } = await import(tag.dataset.js);
