@@ -2,10 +2,10 @@
 
 use crate::exit::CliError;
 use clap::{ArgGroup, Args, Parser, Subcommand};
-use gpu_share_core::account::RatesInput;
-use gpu_share_core::api::{Cluster, PackRequest, PlanRequest};
-use gpu_share_core::parse::{parse_asks, parse_hours, parse_seconds, AskEntry};
-use gpu_share_core::{ClusterGpuCaps, FractionalAsk, Memory, Rates, Share};
+use gpu_share_core::api::{
+    parse_asks, parse_hours, parse_seconds, AskEntry, Cluster, ClusterGpuCaps, FractionalAsk,
+    Memory, PackRequest, PlanRequest, Rates, RatesInput, Share,
+};
 use std::path::PathBuf;
 
 mod detect;
@@ -134,7 +134,7 @@ impl CapsArgs {
             .context_overhead
             .as_deref()
             .map(|t| {
-                gpu_share_core::memory::parse_overhead_mib(t)
+                gpu_share_core::api::parse_overhead_mib(t)
                     .map_err(|e| flags::at_flag(e, "--context-overhead"))
             })
             .transpose()?;
@@ -149,7 +149,7 @@ impl CapsArgs {
             nodes: self
                 .nodes
                 .as_deref()
-                .map(gpu_share_core::nodes::parse_nodes)
+                .map(gpu_share_core::api::parse_nodes)
                 .transpose()
                 .map_err(|e| flags::at_flag(e, "--nodes"))?,
         }))
@@ -371,7 +371,7 @@ impl PackArgs {
             let text = read_input(path)?;
             let from_file = parse_asks(&text).map_err(|e| {
                 let at = path.display();
-                CliError::Input(gpu_share_core::Error {
+                CliError::Input(gpu_share_core::api::Error {
                     message: format!("{} (in {at})", e.message),
                     ..e
                 })
@@ -396,12 +396,12 @@ impl PackArgs {
     }
 }
 
-/// Reads an input file (`-`: stdin) of at most [`MAX_INPUT_BYTES`](gpu_share_core::parse::MAX_INPUT_BYTES):
+/// Reads an input file (`-`: stdin) of at most [`MAX_INPUT_BYTES`](gpu_share_core::api::MAX_INPUT_BYTES):
 /// a larger regular file is refused by its size before any of it is read, and no more than the
 /// limit and one byte is ever read from anything else (a pipe, a device), so an absurd input is
 /// an input error (exit 1) naming the file, never exhausted memory.
 fn read_input(path: &std::path::Path) -> Result<String, CliError> {
-    use gpu_share_core::parse::MAX_INPUT_BYTES;
+    use gpu_share_core::api::MAX_INPUT_BYTES;
     use std::io::Read;
     let name = if path.as_os_str() == "-" {
         "stdin".to_string()
@@ -409,8 +409,8 @@ fn read_input(path: &std::path::Path) -> Result<String, CliError> {
         path.display().to_string()
     };
     let too_large = || {
-        CliError::Input(gpu_share_core::Error::new(
-            gpu_share_core::ErrorKind::TooLarge,
+        CliError::Input(gpu_share_core::api::Error::new(
+            gpu_share_core::api::ErrorKind::TooLarge,
             format!(
                 "{name} is larger than 64 MiB ({MAX_INPUT_BYTES} bytes), the most gpu-share reads"
             ),
@@ -462,10 +462,10 @@ pub struct AccountingArgs {
     #[arg(long, value_name = "W")]
     pub watts: Option<f64>,
     /// Power usage effectiveness of the data centre.
-    #[arg(long, default_value_t = gpu_share_core::account::Rates::default().pue())]
+    #[arg(long, default_value_t = gpu_share_core::api::Rates::default().pue())]
     pub pue: f64,
     /// Grid carbon intensity in gCO2e per kWh.
-    #[arg(long, value_name = "G", default_value_t = gpu_share_core::account::Rates::default().grid_g_co2e_per_kwh())]
+    #[arg(long, value_name = "G", default_value_t = gpu_share_core::api::Rates::default().grid_g_co2e_per_kwh())]
     pub grid: f64,
 }
 

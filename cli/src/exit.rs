@@ -28,7 +28,7 @@ impl From<Code> for ExitCode {
 #[derive(Debug)]
 pub enum CliError {
     /// Invalid input, from the core's validation.
-    Input(gpu_share_core::Error),
+    Input(gpu_share_core::api::Error),
     /// Invalid flags that clap cannot catch (conflicting values, unreadable files).
     Usage(String),
     Ledger(String),
@@ -63,16 +63,16 @@ impl fmt::Display for CliError {
 impl std::error::Error for CliError {}
 
 /// The core's structured hint in the CLI's words: the flag that gives the input.
-fn hint_words(hint: &gpu_share_core::Hint) -> String {
-    let gpu_share_core::Hint::Give { input } = hint;
+fn hint_words(hint: &gpu_share_core::api::Hint) -> String {
+    let gpu_share_core::api::Hint::Give { input } = hint;
     format!("give {}", crate::args::flags::giving(*input))
 }
 
-impl From<gpu_share_core::Error> for CliError {
+impl From<gpu_share_core::api::Error> for CliError {
     /// A discovery error's message already names its file, so its field keeps only what is
     /// inside the file (`inputs[1].gpu` → `gpu`).
-    fn from(mut e: gpu_share_core::Error) -> Self {
-        if let Some((_, inner)) = gpu_share_core::discover::failed_input(&e) {
+    fn from(mut e: gpu_share_core::api::Error) -> Self {
+        if let Some((_, inner)) = gpu_share_core::api::failed_input(&e) {
             e.field = inner.map(str::to_string);
         }
         CliError::Input(e)
@@ -91,7 +91,7 @@ mod tests {
 
     #[test]
     fn hints_name_the_flag() {
-        let caps = gpu_share_core::ClusterGpuCaps {
+        let caps = gpu_share_core::api::ClusterGpuCaps {
             supports_mig: true,
             mig_profiles: Some(vec!["3g.40gb".into(), "1g.5gb".into()]),
             ..Default::default()

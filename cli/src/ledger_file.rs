@@ -1,8 +1,7 @@
 //! The ledger file: JSON lines appended under an exclusive lock, read under a shared one, never rewritten.
 
 use crate::exit::CliError;
-use gpu_share_core::account::{format_entry, parse_ledger, MAX_LEDGER_BYTES};
-use gpu_share_core::LedgerEntry;
+use gpu_share_core::api::{format_entry, parse_ledger, LedgerEntry, MAX_LEDGER_BYTES};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Text output helpers: colour only on a terminal without `NO_COLOR`, and aligned tables.
 
 use crate::env::{Env, Stream};
-use gpu_share_core::Mechanism;
+use gpu_share_core::api::Mechanism;
 
 /// Whether to colour output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,8 +2,13 @@
 
 use crate::catalog::{self, GpuModel, MigProfile, DEFAULT_MIG_MODEL};
 use crate::error::{Error, ErrorKind, Hint, Input, Result};
-use crate::nodes::{check_names, NodeSpec, MAX_NODES};
-pub use crate::plan::DEFAULT_CONTEXT_MIB;
+pub(crate) mod nodes;
+
+use nodes::{check_names, NodeSpec, MAX_NODES};
+
+/// The CUDA context each process holds, in MiB, unless the cluster says otherwise
+/// (docs/hardware-facts.md §10: "each CUDA context is about 500 MB", pytorch/serve#2128).
+pub const DEFAULT_CONTEXT_MIB: u64 = 500;
 
 /// The most GPUs a cluster description may hold.
 pub const MAX_GPU_COUNT: u64 = 1_000_000;
@@ -28,7 +33,7 @@ pub struct ClusterGpuCaps {
     /// How many GPUs there are; `None` means as many as needed (or, with `nodes`, the nodes' GPUs).
     pub gpu_count: Option<u64>,
     /// The nodes and their GPUs, when the plan must respect them: one sharing configuration per
-    /// node, a multi-GPU ask on one node (`crate::nodes`). `None`: GPUs without nodes.
+    /// node, a multi-GPU ask on one node (`pack/nodes.rs`). `None`: GPUs without nodes.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub nodes: Option<Vec<NodeSpec>>,

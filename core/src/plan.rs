@@ -12,7 +12,6 @@ pub(crate) mod memory;
 mod warnings;
 pub use choice::{Choice, Isolation, Mechanism, MpsLimits};
 use memory::Need;
-pub use memory::DEFAULT_CONTEXT_MIB;
 use warnings::UNCERTAIN;
 pub use warnings::{warning_groups, WarningGroup, WarningKind};
 

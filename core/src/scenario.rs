@@ -97,7 +97,7 @@ impl Scenario {
                 caps.nodes = if v.is_empty() {
                     None
                 } else {
-                    Some(crate::nodes::parse_nodes(v)?)
+                    Some(crate::caps::nodes::parse_nodes(v)?)
                 };
             }
             "timeslice" => caps.supports_timeslicing = flag("timeslice")?,
@@ -168,7 +168,7 @@ impl Scenario {
         if let Some(nodes) = &self.caps.nodes {
             parts.push(format!(
                 "nodes={}",
-                encode(&crate::nodes::nodes_to_text(nodes))
+                encode(&crate::caps::nodes::nodes_to_text(nodes))
             ));
         }
         for (on, key) in [

@@ -6,10 +6,13 @@
 
 use crate::account::GpuHours;
 use crate::api::{CapsFrom, DetectResponse, OptimizeReport, PackResponse};
+use crate::ask::FractionalAsk;
+use crate::caps::ClusterGpuCaps;
 use crate::discover::Inventory;
-use crate::nodes::NodeLayout;
+use crate::pack::NodeLayout;
 use crate::pack::{GpuLayout, MigInstance, PackResult, SharedSlot, Unplaced};
-use crate::{Choice, ClusterGpuCaps, FractionalAsk, Share};
+use crate::plan::Choice;
+use crate::units::Share;
 use ts_rs::{Config, TypeVisitor, TS};
 
 /// A type written as a plain TypeScript `number` (like ts-rs's own primitives): no declaration.

@@ -1,8 +1,10 @@
 //! Discovery on the real nvidia-smi captures in tests/fixtures/nvidia-smi and on bad input: exact values,
 //! merged sections, caps, errors with lines. (kubectl input: `discover_kubectl.rs`; MIG instances as they are, `-lgi`/`-lci`: `discover_mig.rs`.)
 
-use gpu_share_core::discover::{detect, detect_all, failed_input, DiscoveredGpu, SourceFormat};
-use gpu_share_core::{select_mechanism, ErrorKind, FractionalAsk, Mechanism};
+use gpu_share_core::internals::discover::{
+    detect, detect_all, failed_input, DiscoveredGpu, SourceFormat,
+};
+use gpu_share_core::internals::{select_mechanism, ErrorKind, FractionalAsk, Mechanism};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/nvidia-smi/");
 const H100_TXT: &str = "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt";
@@ -73,7 +75,7 @@ fn qx_a100_is_one_mig_capable_a100_with_mig_off() {
     assert_ne!(choice.mechanism, Mechanism::Mig);
 
     // Turned on by the user, the caps plan a quarter GPU as MIG on the real model.
-    let caps = gpu_share_core::ClusterGpuCaps {
+    let caps = gpu_share_core::internals::ClusterGpuCaps {
         supports_mig: true,
         ..caps
     };
@@ -432,7 +434,7 @@ fn bad_input_is_an_error_with_its_line() {
     let e = detect("GPU 0: Tesla T4 (UUID: GPU-1)\nGPU zero\n").unwrap_err();
     assert_eq!(e.line, Some(2));
     // Too large.
-    let huge = "a".repeat(gpu_share_core::parse::MAX_INPUT_BYTES + 1);
+    let huge = "a".repeat(gpu_share_core::internals::parse::MAX_INPUT_BYTES + 1);
     assert_eq!(detect(&huge).unwrap_err().kind, ErrorKind::TooLarge);
 }
 

@@ -1,7 +1,7 @@
 //! Discovery from `kubectl get nodes -o json`: nodes built from the GPU Feature Discovery label examples in
 //! docs/hardware-facts.md §2 — time-slicing, MPS, mixed and single MIG strategies — and bad kubectl input.
 
-use gpu_share_core::discover::{detect, DiscoveredGpu, SourceFormat};
+use gpu_share_core::internals::discover::{detect, DiscoveredGpu, SourceFormat};
 /// Node objects built from the GFD label examples in docs/hardware-facts.md §2.
 fn node(name: &str, labels: &[(&str, &str)], allocatable: &[(&str, &str)]) -> serde_json::Value {
     let labels: serde_json::Map<String, serde_json::Value> = labels

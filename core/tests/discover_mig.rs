@@ -2,7 +2,7 @@
 //! `-lci` output: GPU instances with their compute instances, names from the board's SM counts, placements
 //! and GPU instance IDs, and how the formats merge. (The other formats: `discover.rs`.)
 
-use gpu_share_core::discover::{detect, detect_all, DiscoveredGpu, SourceFormat};
+use gpu_share_core::internals::discover::{detect, detect_all, DiscoveredGpu, SourceFormat};
 
 fn only_gpu(text: &str) -> DiscoveredGpu {
     let inv = detect(text).unwrap();
@@ -106,7 +106,7 @@ fn compute_instances_of_one_gpu_instance_are_one_gpu_instance() {
         ]
     );
     // 4 + 2 + 1 + 1 memory slices of the H200's 8.
-    let h200 = gpu_share_core::catalog::find_model("H200").unwrap();
+    let h200 = gpu_share_core::internals::catalog::find_model("H200").unwrap();
     let slices: u32 = g
         .mig_devices
         .iter()

@@ -3,10 +3,10 @@
 //! (Hostile names and arbitrary plans: `export_hostile.rs`.)
 #![cfg(feature = "serde")]
 
-use gpu_share_core::export::{export, ExportFormat, ExportOptions, MigStrategy};
-use gpu_share_core::pack::{bin_pack_with, PackOptions};
-use gpu_share_core::validate_mig::validate_mig_parted;
-use gpu_share_core::{
+use gpu_share_core::internals::export::{export, ExportFormat, ExportOptions, MigStrategy};
+use gpu_share_core::internals::pack::{bin_pack_with, PackOptions};
+use gpu_share_core::internals::validate_mig::validate_mig_parted;
+use gpu_share_core::internals::{
     bin_pack, find_model, validate_mig, FractionalAsk, Mechanism, PackResult, Share,
 };
 use serde_json::Value;
@@ -64,7 +64,9 @@ fn scenarios() -> Vec<Scenario> {
                 &optimized,
                 &caps(false, false, true, "l40s"),
                 &PackOptions {
-                    optimize: Some(gpu_share_core::pack::optimize::Budget::from_millis(20)),
+                    optimize: Some(
+                        gpu_share_core::internals::pack::optimize::Budget::from_millis(20),
+                    ),
                 },
             )
             .unwrap()
@@ -163,7 +165,10 @@ fn check_workloads(s: &Scenario, strategy: MigStrategy, kserve: bool) {
             .find(|c| c.name == ask.name())
             .unwrap();
         let name = doc["metadata"]["name"].as_str().unwrap();
-        assert!(gpu_share_core::export::is_dns_label(name), "{name}");
+        assert!(
+            gpu_share_core::internals::export::is_dns_label(name),
+            "{name}"
+        );
         assert!(names.insert(name.to_string()), "duplicate {name}");
         assert_eq!(doc["metadata"]["namespace"], "team-a");
         assert_eq!(doc["metadata"]["annotations"]["gpu-share/ask"], ask.name());

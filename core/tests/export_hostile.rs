@@ -4,8 +4,8 @@
 
 mod export_support;
 use export_support::{caps, documents, run};
-use gpu_share_core::export::{export, ExportFormat, ExportOptions, MigStrategy};
-use gpu_share_core::{
+use gpu_share_core::internals::export::{export, ExportFormat, ExportOptions, MigStrategy};
+use gpu_share_core::internals::{
     bin_pack, find_model, validate_mig, AskSize, ClusterGpuCaps, FractionalAsk, Memory, Share,
 };
 use std::collections::BTreeSet;

@@ -7,9 +7,9 @@
 mod export_support;
 
 use export_support::{asks, documents, run, unwrapped};
-use gpu_share_core::export::ExportFormat;
-use gpu_share_core::nodes::parse_nodes;
-use gpu_share_core::{bin_pack, ClusterGpuCaps};
+use gpu_share_core::internals::export::ExportFormat;
+use gpu_share_core::internals::nodes::parse_nodes;
+use gpu_share_core::internals::{bin_pack, ClusterGpuCaps};
 
 fn caps(nodes: &str) -> ClusterGpuCaps {
     ClusterGpuCaps {

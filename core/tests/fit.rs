@@ -2,7 +2,7 @@
 //! stranded, and where new asks go without moving an instance.
 
 use gpu_share_core::api::{fit, DetectInput, FitRequest};
-use gpu_share_core::{ErrorKind, FractionalAsk, Hint, Input};
+use gpu_share_core::internals::{ErrorKind, FractionalAsk, Hint, Input};
 
 /// Real `nvidia-smi mig -lgi` output (tests/fixtures/nvidia-smi/README.md has the sources).
 fn fixture(name: &str) -> String {

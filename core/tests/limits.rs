@@ -1,12 +1,12 @@
 //! Resource limits: absurd input (a 100 MB paste, millions of asks, 10⁹ GPUs) is a clear error, never exhausted memory.
 
-use gpu_share_core::account::{
+use gpu_share_core::internals::account::{
     format_entry, parse_ledger, parse_ledger_any, LedgerEntry, UsageRecord, MAX_LEDGER_BYTES,
 };
-use gpu_share_core::caps::MAX_GPU_COUNT;
-use gpu_share_core::pack::MAX_ASKS;
-use gpu_share_core::parse::{parse_asks, MAX_INPUT_BYTES};
-use gpu_share_core::{
+use gpu_share_core::internals::caps::MAX_GPU_COUNT;
+use gpu_share_core::internals::pack::MAX_ASKS;
+use gpu_share_core::internals::parse::{parse_asks, MAX_INPUT_BYTES};
+use gpu_share_core::internals::{
     bin_pack, detect, detect_all, ClusterGpuCaps, ErrorKind, FractionalAsk, Scenario, Share,
 };
 use std::time::{Duration, Instant};
@@ -147,7 +147,8 @@ fn whole_gpu_asks_stop_at_the_planners_gpu_limit() {
 #[test]
 fn a_ledger_file_may_grow_past_the_import_limit() {
     let ask = FractionalAsk::parse_spec("a:0.5").unwrap();
-    let choice = gpu_share_core::select_mechanism(&ask, &ClusterGpuCaps::default()).unwrap();
+    let choice =
+        gpu_share_core::internals::select_mechanism(&ask, &ClusterGpuCaps::default()).unwrap();
     let entry = LedgerEntry::Usage(UsageRecord::from_choice(&choice, 0, Some(3600)));
     let line = format_entry(&entry);
     let big = format!("{line}\n").repeat(MAX_INPUT_BYTES / line.len() + 1);

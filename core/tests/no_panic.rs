@@ -1,9 +1,11 @@
 //! Every entry point that reads text or takes asks and caps returns `Ok` or `Err` on arbitrary input — never panics.
 
-use gpu_share_core::account::{parse_ledger, resolve, summarize, Rates};
-use gpu_share_core::parse::parse_asks;
-use gpu_share_core::units::MAX_GPUS;
-use gpu_share_core::{bin_pack, select_mechanism, ClusterGpuCaps, FractionalAsk, Scenario, Share};
+use gpu_share_core::internals::account::{parse_ledger, resolve, summarize, Rates};
+use gpu_share_core::internals::parse::parse_asks;
+use gpu_share_core::internals::units::MAX_GPUS;
+use gpu_share_core::internals::{
+    bin_pack, select_mechanism, ClusterGpuCaps, FractionalAsk, Scenario, Share,
+};
 use proptest::prelude::*;
 
 /// Text that is often almost valid: fragments of the grammars glued together, plus anything at all.
@@ -213,7 +215,7 @@ fn caps() -> impl Strategy<Value = ClusterGpuCaps> {
             // Nodes as any caller may give them: empty names, repeats, no GPUs included.
             nodes: nodes.map(|list| {
                 list.into_iter()
-                    .map(|(name, gpus)| gpu_share_core::nodes::NodeSpec {
+                    .map(|(name, gpus)| gpu_share_core::internals::nodes::NodeSpec {
                         name: name.into(),
                         gpus,
                     })
@@ -249,7 +251,7 @@ fn ask() -> impl Strategy<Value = Option<FractionalAsk>> {
     // Memory from a MiB to more than any GPU offers (refused with an error, never planned).
     let memory = prop::option::of(1u64..200_000);
     (name, size, memory).prop_map(|(name, size, memory)| {
-        let memory = memory.and_then(|mib| gpu_share_core::Memory::from_mib(mib).ok());
+        let memory = memory.and_then(|mib| gpu_share_core::internals::Memory::from_mib(mib).ok());
         match (size, memory) {
             (Ok(share), None) => FractionalAsk::fraction(&name, share).ok(),
             (Ok(share), Some(m)) if share < Share::ONE => {
@@ -337,21 +339,21 @@ proptest! {
                 let _ = summarize(&usages, &Rates::default());
             }
         }
-        let _ = gpu_share_core::parse::parse_hours(&text);
-        let _ = gpu_share_core::discover::detect(&text);
-        let _ = gpu_share_core::replay::Trace::read(&text, &text);
+        let _ = gpu_share_core::internals::parse::parse_hours(&text);
+        let _ = gpu_share_core::internals::discover::detect(&text);
+        let _ = gpu_share_core::internals::replay::Trace::read(&text, &text);
         let header = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n";
-        let _ = gpu_share_core::replay::Trace::read("sn,cpu_milli,memory_mib,gpu,model\nn,1,1,1,A\n", &format!("{header}{text}"));
-        let _ = gpu_share_core::replay::workload::Tune::parse(&text);
-        let _ = gpu_share_core::replay::Policy::parse(&text);
+        let _ = gpu_share_core::internals::replay::Trace::read("sn,cpu_milli,memory_mib,gpu,model\nn,1,1,1,A\n", &format!("{header}{text}"));
+        let _ = gpu_share_core::internals::replay::workload::Tune::parse(&text);
+        let _ = gpu_share_core::internals::replay::Policy::parse(&text);
     }
 
     #[test]
     fn discovery_never_panics(text in discovery_text()) {
-        if let Ok(inventory) = gpu_share_core::discover::detect(&text) {
+        if let Ok(inventory) = gpu_share_core::internals::discover::detect(&text) {
             let _ = inventory.caps().resolve(&[]);
         }
-        let _ = gpu_share_core::discover::detect_all(&[&text, &text]);
+        let _ = gpu_share_core::internals::discover::detect_all(&[&text, &text]);
     }
 
     #[test]
@@ -414,7 +416,7 @@ proptest! {
             asks.into_iter().flatten().filter(|a| seen.insert(a.name().to_string())).collect();
         if let Ok(r) = bin_pack(&asks, &caps) {
             let mut value = serde_json::to_value(&r).unwrap();
-            let read = gpu_share_core::PackResult::from_json(&value);
+            let read = gpu_share_core::internals::PackResult::from_json(&value);
             prop_assert_eq!(read.as_ref(), Ok(&r));
             for (at, leaf) in edits {
                 let mut leaves = Vec::new();
@@ -424,7 +426,7 @@ proptest! {
                         *slot = leaf;
                     }
                 }
-                let _ = gpu_share_core::PackResult::from_json(&value);
+                let _ = gpu_share_core::internals::PackResult::from_json(&value);
             }
         }
     }

@@ -5,8 +5,8 @@ use gpu_share_core::api::{
     repartition, DetectInput, FreeInstance, InstanceStatus, RepartitionRequest,
     RepartitionResponse, Step,
 };
-use gpu_share_core::validate_mig::validate_placements;
-use gpu_share_core::{find_model, FractionalAsk};
+use gpu_share_core::internals::validate_mig::validate_placements;
+use gpu_share_core::internals::{find_model, FractionalAsk};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 

@@ -1,9 +1,9 @@
 //! The `NAME:SIZE` ask grammar (`FractionalAsk::parse_spec`) and fractions (`Share::parse`): never a panic, what they accept is valid and writes back exactly.
 #![no_main]
 
-use gpu_share_core::ask::{MAX_ASK_GPUS, MAX_NAME_CHARS};
-use gpu_share_core::units::MAX_GPUS;
-use gpu_share_core::{FractionalAsk, Share};
+use gpu_share_core::internals::ask::{MAX_ASK_GPUS, MAX_NAME_CHARS};
+use gpu_share_core::internals::units::MAX_GPUS;
+use gpu_share_core::internals::{FractionalAsk, Share};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

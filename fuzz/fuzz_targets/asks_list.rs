@@ -1,9 +1,9 @@
 //! Ask lists as CSV or JSON (`parse::parse_asks`): never a panic; every ask accepted is valid, within the limits.
 #![no_main]
 
-use gpu_share_core::ask::{MAX_ASK_GPUS, MAX_NAME_CHARS};
-use gpu_share_core::pack::MAX_ASKS;
-use gpu_share_core::parse::{parse_asks, MAX_SECONDS};
+use gpu_share_core::internals::ask::{MAX_ASK_GPUS, MAX_NAME_CHARS};
+use gpu_share_core::internals::pack::MAX_ASKS;
+use gpu_share_core::internals::parse::{parse_asks, MAX_SECONDS};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

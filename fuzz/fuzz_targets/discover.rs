@@ -1,8 +1,8 @@
 //! Discovery (`discover::detect`, `detect_all`) on nvidia-smi and kubectl output: never a panic; an inventory's caps always resolve.
 #![no_main]
 
-use gpu_share_core::caps::MAX_GPU_COUNT;
-use gpu_share_core::discover::{detect, detect_all};
+use gpu_share_core::internals::caps::MAX_GPU_COUNT;
+use gpu_share_core::internals::discover::{detect, detect_all};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,7 +2,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use gpu_share_core::export::{export, ExportFormat, ExportOptions, MigStrategy};
+use gpu_share_core::internals::export::{export, ExportFormat, ExportOptions, MigStrategy};
 use gpu_share_fuzz::{small_pack, PackIn};
 use libfuzzer_sys::fuzz_target;
 

@@ -1,7 +1,7 @@
 //! Ledger import (`account::parse_ledger`, `parse_ledger_any`: JSON Lines or the JSON document): never a panic; entries read write back and read the same.
 #![no_main]
 
-use gpu_share_core::account::{
+use gpu_share_core::internals::account::{
     format_entry, parse_ledger, parse_ledger_any, resolve, summarize, Rates,
 };
 use libfuzzer_sys::fuzz_target;
@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
         for now in [0, i64::MAX, i64::MIN] {
             if let Ok(usages) = resolve(&entries, now) {
                 let _ = summarize(&usages, &Rates::default());
-                let _ = gpu_share_core::account::ledger_csv(&usages);
+                let _ = gpu_share_core::internals::account::ledger_csv(&usages);
             }
         }
     }

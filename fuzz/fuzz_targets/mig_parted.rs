@@ -1,8 +1,8 @@
 //! mig-parted config validation (`validate_mig::validate_mig_parted` on JSON) and `validate_mig` on profile lists: never a panic.
 #![no_main]
 
-use gpu_share_core::catalog;
-use gpu_share_core::validate_mig::{validate_mig, validate_mig_parted};
+use gpu_share_core::internals::catalog;
+use gpu_share_core::internals::validate_mig::{validate_mig, validate_mig_parted};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -7,8 +7,8 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = gpu_share_fuzz::text(data);
-    let _ = gpu_share_core::memory::Memory::parse(&text);
-    if gpu_share_core::size::read_config(&text).is_err() {
+    let _ = gpu_share_core::internals::memory::Memory::parse(&text);
+    if gpu_share_core::internals::size::read_config(&text).is_err() {
         return;
     }
     let request = SizeRequest {

@@ -1,8 +1,8 @@
 //! `select_mechanism`, `bin_pack` and `bin_pack_with` (with a small optimizer budget) on arbitrary asks and caps: never a panic, and every packing keeps its invariants.
 #![no_main]
 
-use gpu_share_core::pack::{bin_pack_with, optimize::Budget, PackOptions};
-use gpu_share_core::{bin_pack, select_mechanism, ErrorKind, FractionalAsk};
+use gpu_share_core::internals::pack::{bin_pack_with, optimize::Budget, PackOptions};
+use gpu_share_core::internals::{bin_pack, select_mechanism, ErrorKind, FractionalAsk};
 use gpu_share_fuzz::{check_pack, PackIn};
 use libfuzzer_sys::fuzz_target;
 use std::collections::BTreeSet;

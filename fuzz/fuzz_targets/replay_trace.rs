@@ -4,8 +4,8 @@
 //! once, no policy allocating more than the capacity or the bound.
 #![no_main]
 
-use gpu_share_core::replay::workload::Tune;
-use gpu_share_core::replay::{replay, Policy, ReplayOptions, Trace};
+use gpu_share_core::internals::replay::workload::Tune;
+use gpu_share_core::internals::replay::{replay, Policy, ReplayOptions, Trace};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,7 +1,7 @@
 //! Scenario queries (`Scenario::from_query`, the web page's link): never a panic; a scenario reads back exactly from its own query.
 #![no_main]
 
-use gpu_share_core::Scenario;
+use gpu_share_core::internals::Scenario;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
         // Planning what a link says never panics either.
         if s.asks.len() <= 64 {
             let _ =
-                gpu_share_core::bin_pack(&s.asks, &s.caps.clone().with_gpu_count(s.caps.gpu_count));
+                gpu_share_core::internals::bin_pack(&s.asks, &s.caps.clone().with_gpu_count(s.caps.gpu_count));
         }
     }
 });

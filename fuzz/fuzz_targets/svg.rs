@@ -2,7 +2,7 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use gpu_share_core::PackResult;
+use gpu_share_core::internals::PackResult;
 use gpu_share_fuzz::{small_pack, PackIn};
 use gpu_share_svg::{render, SvgOptions};
 use libfuzzer_sys::fuzz_target;

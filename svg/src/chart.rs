@@ -9,8 +9,7 @@ use crate::geometry::{px, LINE, MARGIN};
 use crate::palette::PALETTE;
 use crate::text::escape;
 use crate::SvgOptions;
-use gpu_share_core::replay::run::{Percent, PolicyRuns};
-use gpu_share_core::replay::{Policy, Replay};
+use gpu_share_core::api::{Percent, Policy, PolicyRuns, Replay};
 use std::fmt::Write;
 
 /// The plot's height and the room left of it for the axis labels.
@@ -206,7 +205,7 @@ fn plot(body: &mut Body, replay: &Replay, view: View) {
 fn legend_line(body: &mut Body, policy: &PolicyRuns) {
     let runs = policy.runs.len().max(1) as u64;
     let mean =
-        |f: fn(&gpu_share_core::replay::Run) -> u64| policy.runs.iter().map(f).sum::<u64>() / runs;
+        |f: fn(&gpu_share_core::api::Run) -> u64| policy.runs.iter().map(f).sum::<u64>() / runs;
     let at = |p: Option<Percent>| p.map_or("—".to_string(), |p| format!("{}%", percent(p)));
     let spread = policy
         .spread_at_tune
@@ -238,25 +237,17 @@ fn legend_line(body: &mut Body, policy: &PolicyRuns) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpu_share_core::replay::workload::Tune;
-    use gpu_share_core::replay::{replay, ReplayOptions, Trace};
+    use gpu_share_core::api::{self, ReplayRequest, Tune};
 
     #[test]
     fn the_chart_is_well_formed_with_a_line_per_policy_twice() {
-        let trace = Trace::read(
-            "sn,cpu_milli,memory_mib,gpu,model\nn<&>,64000,262144,4,T4\n",
-            "name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,4000,1024,1,500\nb,8000,2048,1,1000\nc,1000,512,0,0\n",
-        )
-        .unwrap();
-        let policies = vec![Policy::BestFit, Policy::GpuShare];
-        let r = replay(
-            &trace,
-            &ReplayOptions {
-                policies,
-                seeds: vec![1, 2],
-                tune: Tune::PAPER,
-            },
-        )
+        let r = api::replay(&ReplayRequest {
+            nodes_csv: "sn,cpu_milli,memory_mib,gpu,model\nn<&>,64000,262144,4,T4\n".into(),
+            pods_csv: "name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,4000,1024,1,500\nb,8000,2048,1,1000\nc,1000,512,0,0\n".into(),
+            policies: vec![Policy::BestFit, Policy::GpuShare],
+            seeds: vec![1, 2],
+            tune: Some(Tune::PAPER),
+        })
         .unwrap();
         let svg = render_replay(
             &r,

@@ -10,7 +10,7 @@ use crate::palette::{Colouring, PALETTE};
 use crate::style::ROOT_CLASS;
 use crate::text::{ellipsis, escape, width, wrap};
 use crate::SvgOptions;
-use gpu_share_core::{PackResult, Share, Unplaced};
+use gpu_share_core::api::{PackResult, Share, Unplaced};
 use std::fmt::Write;
 
 /// The most unplaced asks listed; the rest are counted in one line.

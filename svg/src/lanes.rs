@@ -6,9 +6,9 @@
 //! A lane is [`LANE`] units wide, the units of [`Share`] (7,207,200,000 to a GPU): a share is its
 //! own width, and since 720,720 divides the unit count, so are memory slices of 4, 7 or 8.
 
-use gpu_share_core::memory::mib_text;
-use gpu_share_core::pack::{GpuLayout, MigInstance, PackResult, SharedSlot, Tenants};
-use gpu_share_core::{find_model, Mechanism, Share};
+use gpu_share_core::api::{
+    find_model, mib_text, GpuLayout, Mechanism, MigInstance, PackResult, Share, SharedSlot, Tenants,
+};
 
 /// The width of a lane, in share units.
 pub const LANE: u64 = Share::ONE.units();
@@ -262,14 +262,14 @@ fn on_node(gpu: &GpuLayout) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpu_share_core::{bin_pack, ClusterGpuCaps, FractionalAsk};
+    use gpu_share_core::api::{self, ClusterGpuCaps, FractionalAsk, PackRequest};
 
     fn pack(specs: &[&str], caps: ClusterGpuCaps) -> PackResult {
         let asks: Vec<FractionalAsk> = specs
             .iter()
             .map(|s| FractionalAsk::parse_spec(s).unwrap())
             .collect();
-        bin_pack(&asks, &caps).unwrap()
+        api::pack(&PackRequest::new(asks, caps)).unwrap().result
     }
 
     fn asks(lane: &Lane) -> Vec<&str> {

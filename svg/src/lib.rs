@@ -17,15 +17,16 @@
 //! room is `class="free"`; unplaced asks and legend entries carry `data-ask`.
 //!
 //! ```
-//! use gpu_share_core::{bin_pack, ClusterGpuCaps, FractionalAsk};
+//! use gpu_share_core::api::{self, ClusterGpuCaps, FractionalAsk, PackRequest};
 //! use gpu_share_svg::{render, SvgOptions};
 //!
 //! let asks = vec![FractionalAsk::parse_spec("a:0.5")?, FractionalAsk::parse_spec("b:0.3")?];
 //! let caps = ClusterGpuCaps { supports_timeslicing: true, ..Default::default() };
-//! let svg = render(&bin_pack(&asks, &caps)?, &SvgOptions::default());
+//! let packed = api::pack(&PackRequest::new(asks, caps))?;
+//! let svg = render(&packed.result, &SvgOptions::default());
 //! assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
 //! assert!(svg.contains("data-ask=\"a\""));
-//! # Ok::<(), gpu_share_core::Error>(())
+//! # Ok::<(), gpu_share_core::api::Error>(())
 //! ```
 
 mod chart;
@@ -42,7 +43,7 @@ pub use document::{summary, valid_id_prefix, MAX_UNPLACED};
 pub use palette::PALETTE;
 pub use style::ROOT_CLASS;
 
-use gpu_share_core::PackResult;
+use gpu_share_core::api::PackResult;
 
 /// The most GPU lanes drawn by default; the rest are counted in one line.
 pub const DEFAULT_MAX_GPUS: usize = 500;

@@ -6,9 +6,7 @@
 //! crosses as two columns ([`fraction_list`]).
 
 use crate::case;
-use gpu_share_core::api::AskColumns;
-use gpu_share_core::ask::AskReader;
-use gpu_share_core::{Error, ErrorKind, FractionalAsk};
+use gpu_share_core::api::{AskColumns, AskReader, Error, ErrorKind, FractionalAsk};
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use wasm_bindgen::prelude::*;

@@ -4,21 +4,16 @@
 //! Not part of the package's documented API: they take raw integer sizes so the bench can feed the
 //! WebAssembly build exactly the inputs it times natively.
 
-use gpu_share_core::pack::{bins_used, first_fit_decreasing, reference_ffd};
+use gpu_share_core::api;
 use wasm_bindgen::prelude::*;
 
 /// First-fit-decreasing (the packer's O(n log n) tree) of `sizes` into bins of `capacity`; the bins used.
 #[wasm_bindgen(js_name = benchFfd)]
-pub fn bench_ffd(sizes: &[u32], capacity: u32) -> u32 {
+pub fn bench_ffd(sizes: &[u32], capacity: u32) -> Result<u32, JsValue> {
     let sizes: Vec<u64> = sizes.iter().map(|&s| u64::from(s)).collect();
-    bins_used(&first_fit_decreasing(&sizes, u64::from(capacity))) as u32
-}
-
-/// The quadratic reference first-fit-decreasing; the bins used.
-#[wasm_bindgen(js_name = benchReferenceFfd)]
-pub fn bench_reference_ffd(sizes: &[u32], capacity: u32) -> u32 {
-    let sizes: Vec<u64> = sizes.iter().map(|&s| u64::from(s)).collect();
-    bins_used(&reference_ffd(&sizes, u64::from(capacity))) as u32
+    api::first_fit_decreasing_bins(&sizes, u64::from(capacity))
+        .map(|bins| bins as u32)
+        .map_err(|e| crate::error::to_js(&e))
 }
 
 /// The JSON `text` as the package returns a result (`transfer.rs` and `js/transfer.js`), so the

@@ -7,9 +7,7 @@
 //! array of strings (read as JSON text, as `binPack` reads asks). Out: the summary as `binPack`
 //! returns objects, with `asks` and `gpus` objects of typed arrays beside it; `-1` is "none".
 
-use gpu_share_core::api::{AskColumns, PackColumns};
-use gpu_share_core::pack::MAX_ASKS;
-use gpu_share_core::{Error, ErrorKind, Mechanism};
+use gpu_share_core::api::{AskColumns, Error, ErrorKind, Mechanism, PackColumns, MAX_ASKS};
 use js_sys::{
     Array, Float64Array, Int32Array, Int8Array, Object, Reflect, Uint32Array, Uint8Array,
 };

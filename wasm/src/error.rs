@@ -1,6 +1,6 @@
 //! Core errors as JavaScript errors: `RangeError` for out-of-range values, `TypeError` for unreadable input.
 
-use gpu_share_core::{Error, ErrorKind};
+use gpu_share_core::api::{Error, ErrorKind};
 use wasm_bindgen::JsValue;
 
 /// A JS error whose message is the core's (`field "fraction": must be greater than 0`), with `kind`,

@@ -20,16 +20,11 @@ mod svg;
 mod transfer;
 
 use error::{shape, to_js};
-use gpu_share_core::account::{self, LedgerEntry, Rates, UsageRecord};
 use gpu_share_core::api::{
-    self, Cluster, DetectInput, ExportRequest, PackRequest, PlanRequest, Recording, SummaryRequest,
-    DEFAULT_OPTIMIZE_MS,
-};
-use gpu_share_core::export::{ExportFormat, ExportOptions};
-use gpu_share_core::pack;
-use gpu_share_core::parse::{AskEntry, MAX_INPUT_BYTES, MAX_SECONDS};
-use gpu_share_core::{
-    catalog, Choice, ClusterGpuCaps, Error, ErrorKind, FractionalAsk, Scenario, Share,
+    self, AskEntry, Choice, Cluster, ClusterGpuCaps, DetectInput, Error, ErrorKind, ExportFormat,
+    ExportOptions, ExportRequest, FractionalAsk, LedgerEntry, PackRequest, PlanRequest, Rates,
+    Recording, Scenario, Share, SummaryRequest, UsageRecord, DEFAULT_OPTIMIZE_MS, MAX_INPUT_BYTES,
+    MAX_SECONDS,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -71,14 +66,14 @@ fn text_of(value: &JsValue, what: &str) -> Result<String, Error> {
     Ok(String::from(text))
 }
 
-/// An array longer than [`MAX_ASKS`](pack::MAX_ASKS), refused before it is converted.
+/// An array longer than [`MAX_ASKS`](api::MAX_ASKS), refused before it is converted.
 fn check_length(value: &JsValue, what: &str) -> Result<(), Error> {
     if let Some(array) = value.dyn_ref::<js_sys::Array>() {
         let length = array.length() as usize;
-        if length > pack::MAX_ASKS {
+        if length > api::MAX_ASKS {
             return Err(Error::new(
                 ErrorKind::TooLarge,
-                format!("{what} has {length} items; the limit is {}", pack::MAX_ASKS),
+                format!("{what} has {length} items; the limit is {}", api::MAX_ASKS),
             )
             .in_field(what));
         }
@@ -86,7 +81,7 @@ fn check_length(value: &JsValue, what: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// The longest JSON text one input may be: every ask of a list of [`MAX_ASKS`](pack::MAX_ASKS)
+/// The longest JSON text one input may be: every ask of a list of [`MAX_ASKS`](api::MAX_ASKS)
 /// with a long name, well below V8's longest string (2²⁹ characters).
 const MAX_JSON_CHARS: u32 = 256 << 20;
 
@@ -318,7 +313,7 @@ fn gpu_count_of(gpu_count: JsValue) -> Result<Option<u64>, Error> {
             n,
             "gpuCount",
             1.0,
-            gpu_share_core::caps::MAX_GPU_COUNT as f64,
+            gpu_share_core::api::MAX_GPU_COUNT as f64,
         )? as u64),
         None if gpu_count.is_undefined() || gpu_count.is_null() => None,
         None => {
@@ -430,22 +425,14 @@ fn detect_inputs(inputs: JsValue) -> Result<Vec<DetectInput>, Error> {
 #[wasm_bindgen(js_name = validateMig)]
 pub fn validate_mig(model: JsValue, profiles: JsValue) -> JsResult {
     js((|| {
-        let model = text_of(&model, "model")?;
-        let profiles: Vec<String> = match profiles
-            .is_string()
-            .then(|| text_of(&profiles, "profiles"))
-            .transpose()?
-        {
-            Some(list) => list
-                .split(',')
-                .map(str::trim)
-                .filter(|p| !p.is_empty())
-                .map(String::from)
-                .collect(),
-            None => input(profiles, "profiles")?,
+        let request = api::ValidateMigRequest {
+            model: text_of(&model, "model")?,
+            profiles: match profiles.is_string() {
+                true => vec![text_of(&profiles, "profiles")?],
+                false => input(profiles, "profiles")?,
+            },
         };
-        let profiles: Vec<&str> = profiles.iter().map(String::as_str).collect();
-        output(&api::validate_mig(&model, &profiles)?)
+        output(&api::validate_mig(&request)?)
     })())
 }
 
@@ -456,20 +443,20 @@ pub fn fractional_gpu_hours(fraction: JsValue, seconds: f64) -> Result<f64, JsVa
         let fraction = Share::from_json(&json_of(fraction, "fraction")?)
             .map_err(|e| e.in_field("fraction"))?;
         let seconds = whole(seconds, "seconds", 0.0, MAX_SECONDS as f64)? as u64;
-        Ok(account::fractional_gpu_hours(fraction, seconds).to_f64())
+        Ok(api::fractional_gpu_hours(fraction, seconds).to_f64())
     })())
 }
 
 #[wasm_bindgen(js_name = gpuModels)]
 pub fn gpu_models() -> JsResult {
-    js(output(catalog::models()))
+    js(output(api::models()))
 }
 
 /// Reads a CSV or JSON ask list into `[{ask, seconds}]`.
 #[wasm_bindgen(js_name = parseAsks)]
 pub fn parse_asks(text: JsValue) -> JsResult {
     js(text_of(&text, "text")
-        .and_then(|t| gpu_share_core::parse::parse_asks(&t))
+        .and_then(|t| gpu_share_core::api::parse_asks(&t))
         .and_then(|a| output(&a)))
 }
 
@@ -492,7 +479,7 @@ pub fn scenario_to_query(scenario: JsValue) -> Result<String, JsValue> {
 pub fn usage_record(choice: JsValue, now: f64, seconds: JsValue) -> JsResult {
     js((|| {
         let choice: Choice = input(choice, "choice")?;
-        gpu_share_core::ask::validate_name(&choice.name).map_err(|e| e.in_field("choice"))?;
+        gpu_share_core::api::validate_name(&choice.name).map_err(|e| e.in_field("choice"))?;
         let now = whole(now, "now", -MAX_UNIX_SECONDS, MAX_UNIX_SECONDS)? as i64;
         let seconds = match seconds.as_f64() {
             Some(s) => Some(whole(s, "seconds", 0.0, MAX_SECONDS as f64)? as u64),
@@ -527,7 +514,7 @@ fn entries(value: JsValue) -> Result<Vec<LedgerEntry>, Error> {
     let list: Vec<LedgerEntry> = input(value, "entries")?;
     for (i, e) in list.iter().enumerate() {
         let (LedgerEntry::Usage(UsageRecord { ask, .. }) | LedgerEntry::Release { ask, .. }) = e;
-        gpu_share_core::ask::validate_name(ask)
+        gpu_share_core::api::validate_name(ask)
             .map_err(|e| e.in_field(format!("entries[{i}].ask")))?;
     }
     Ok(list)
@@ -552,18 +539,18 @@ pub fn summarize_ledger(list: JsValue, now: f64, rates_: JsValue) -> JsResult {
 
 #[wasm_bindgen(js_name = ledgerSummaryCsv)]
 pub fn ledger_summary_csv(list: JsValue, now: f64, rates_: JsValue) -> Result<String, JsValue> {
-    js(summary(list, now, rates_).map(|s| account::summary_csv(&s.summary)))
+    js(summary(list, now, rates_).map(|s| api::summary_csv(&s.summary)))
 }
 
 #[wasm_bindgen(js_name = ledgerCsv)]
 pub fn ledger_csv(list: JsValue, now: f64) -> Result<String, JsValue> {
-    js(summary(list, now, JsValue::NULL).map(|s| account::ledger_csv(&s.records)))
+    js(summary(list, now, JsValue::NULL).map(|s| api::ledger_csv(&s.records)))
 }
 
 /// The entries as JSON Lines, the format of the CLI's ledger file.
 #[wasm_bindgen(js_name = ledgerToJsonLines)]
 pub fn ledger_to_json_lines(list: JsValue) -> Result<String, JsValue> {
-    js(entries(list).map(|l| l.iter().map(|e| account::format_entry(e) + "\n").collect()))
+    js(entries(list).map(|l| l.iter().map(|e| api::format_entry(e) + "\n").collect()))
 }
 
 /// Reads a ledger: JSON Lines (the CLI's file) or the JSON document of `ledgerDocument`; an
@@ -571,7 +558,7 @@ pub fn ledger_to_json_lines(list: JsValue) -> Result<String, JsValue> {
 #[wasm_bindgen(js_name = parseLedger)]
 pub fn parse_ledger(text: JsValue) -> JsResult {
     js(text_of(&text, "text")
-        .and_then(|t| account::parse_ledger_any(&t))
+        .and_then(|t| api::parse_ledger_any(&t))
         .and_then(|l| output(&l)))
 }
 
@@ -581,6 +568,6 @@ pub fn ledger_document(list: JsValue, now: f64, rates_: JsValue) -> Result<Strin
     js((|| {
         let entries = entries(list.clone())?;
         let response = summary(list, now, rates_)?;
-        Ok(account::ledger_document(&entries, Some(&response.summary)))
+        Ok(api::ledger_document(&entries, Some(&response.summary)))
     })())
 }

@@ -2,8 +2,7 @@
 //! answer out; errors name this package's arguments (`current`, `options.gpuModel`, `options.free[i]`).
 
 use super::{asks_of, detect_inputs, input_or_default, js, output, JsResult};
-use gpu_share_core::api;
-use gpu_share_core::{Error, Hint, Input};
+use gpu_share_core::api::{self, Error, Hint, Input};
 use wasm_bindgen::prelude::*;
 
 /// `fit`'s options: `{gpuModel: "A100-SXM4-80GB"}`.

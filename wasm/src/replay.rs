@@ -4,10 +4,7 @@
 //! package's arguments (`nodes`, `pods`, `options.policies[1]`).
 
 use super::{case, input_or_default, js, output, text_of, whole, JsResult};
-use gpu_share_core::api::{self, ReplayRequest};
-use gpu_share_core::replay::workload::Tune;
-use gpu_share_core::replay::Policy;
-use gpu_share_core::{Error, ErrorKind};
+use gpu_share_core::api::{self, Error, ErrorKind, Policy, ReplayRequest, Tune};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 

@@ -3,9 +3,7 @@
 //! `options.kvDtype`, `options.fit.gpuModel`).
 
 use super::{case, input_or_default, js, json_of, output, text_of, whole, JsResult};
-use gpu_share_core::api::{self, FitTarget, SizeRequest};
-use gpu_share_core::size::Dtype;
-use gpu_share_core::{Error, ErrorKind, Memory};
+use gpu_share_core::api::{self, Dtype, Error, ErrorKind, FitTarget, Memory, SizeRequest};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -32,7 +30,7 @@ struct SizeOptionsJs {
 struct PlanJs {
     name: String,
     #[serde(default)]
-    caps: gpu_share_core::ClusterGpuCaps,
+    caps: gpu_share_core::api::ClusterGpuCaps,
 }
 
 /// `fit: {gpuModel, profile}`; without a profile, the whole GPU.

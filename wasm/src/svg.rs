@@ -4,8 +4,7 @@
 //! field as JavaScript spells it (`result.gpus[0].usedFraction`), never a panic.
 
 use super::{case, input_or_default, js, json_of, whole};
-use gpu_share_core::caps::MAX_GPU_COUNT;
-use gpu_share_core::{Error, ErrorKind, PackResult};
+use gpu_share_core::api::{Error, ErrorKind, PackResult, MAX_GPU_COUNT};
 use gpu_share_svg::{
     SvgOptions, DEFAULT_ID_PREFIX, DEFAULT_MAX_GPUS, DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH,
 };

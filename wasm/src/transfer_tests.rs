@@ -3,8 +3,7 @@
 //! `JSON.parse`). `tests/npm/output.test.mjs` holds the JavaScript reader to `JSON.parse`.
 
 use super::*;
-use gpu_share_core::api::{self, Cluster, PackRequest};
-use gpu_share_core::parse::parse_asks;
+use gpu_share_core::api::{self, parse_asks, Cluster, PackRequest};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, HashMap};

@@ -2,7 +2,7 @@
 //! the core's input limit ([`MAX_INPUT_BYTES`], 64 MiB): larger input is refused by its size
 //! before any of it is read or copied.
 
-use gpu_share_core::parse::MAX_INPUT_BYTES;
+use gpu_share_core::api::MAX_INPUT_BYTES;
 use leptos::ev::Event;
 use wasm_bindgen::JsCast;
 

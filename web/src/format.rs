@@ -27,8 +27,8 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 }
 
 /// A share of one GPU as a whole percentage, rounded up as the core rounds (`0.6` → `60%`).
-pub fn share_percent(share: gpu_share_core::Share) -> String {
-    format!("{}%", share.percent_of(gpu_share_core::Share::ONE))
+pub fn share_percent(share: gpu_share_core::api::Share) -> String {
+    format!("{}%", share.percent_of(gpu_share_core::api::Share::ONE))
 }
 
 /// Seconds as a short duration: `2 h`, `1 h 30 min`, `45 min`, `20 s`.
@@ -56,11 +56,11 @@ pub fn gpu_count(text: &str) -> Result<Option<u64>, String> {
 
 /// The nodes field: blank is no nodes; else the core's grammar (`4x8`, `gpu-a:8,gpu-b:4`), its
 /// error in the page's words.
-pub fn nodes(text: &str) -> Result<Option<Vec<gpu_share_core::nodes::NodeSpec>>, String> {
+pub fn nodes(text: &str) -> Result<Option<Vec<gpu_share_core::api::NodeSpec>>, String> {
     if text.trim().is_empty() {
         return Ok(None);
     }
-    gpu_share_core::nodes::parse_nodes(text)
+    gpu_share_core::api::parse_nodes(text)
         .map(Some)
         .map_err(|e| crate::words::message(&e))
 }
@@ -97,7 +97,7 @@ mod tests {
     #[test]
     fn durations() {
         // Hours for an input field are the core's (exact to the second; `parse::hours_text`).
-        use gpu_share_core::parse::hours_text;
+        use gpu_share_core::api::hours_text;
         assert_eq!(hours_text(7200), "2");
         assert_eq!(hours_text(5400), "1.5");
         assert_eq!(hours_text(0), "0");

@@ -1,10 +1,11 @@
 //! The page's scenario: one signal per input, and memos for the request and the core's plan of it
 //! (`api::pack`), shared through context.
 
-use gpu_share_core::api::{self, Cluster, LeftOut, PackRequest, PackResponse};
-use gpu_share_core::catalog::{find_model, GpuModel, DEFAULT_MIG_MODEL};
-use gpu_share_core::parse::{parse_hours, AskEntry};
-use gpu_share_core::{AskSize, ClusterGpuCaps, Error, ErrorKind, FractionalAsk, Scenario, Share};
+use gpu_share_core::api::{
+    self, find_model, parse_hours, AskEntry, AskSize, Cluster, ClusterGpuCaps, Error, ErrorKind,
+    FractionalAsk, GpuModel, LeftOut, PackRequest, PackResponse, Scenario, Share,
+    DEFAULT_MIG_MODEL,
+};
 use leptos::prelude::*;
 
 use crate::{format, words};
@@ -67,7 +68,7 @@ impl RowText {
             memory: ask.memory().map(|m| m.to_exact_text()).unwrap_or_default(),
             profile,
             hours: seconds
-                .map(gpu_share_core::parse::hours_text)
+                .map(gpu_share_core::api::hours_text)
                 .unwrap_or_default(),
         }
     }
@@ -83,7 +84,7 @@ impl RowText {
 /// gives memory.
 pub fn build_ask(row: &RowText) -> Result<FractionalAsk, Error> {
     let name = &row.name;
-    gpu_share_core::ask::validate_name(name)?;
+    gpu_share_core::api::validate_name(name)?;
     let given = |t: &str| Some(t.trim()).filter(|t| !t.is_empty()).map(str::to_string);
     match row.kind {
         SizeKind::Fraction => {
@@ -283,12 +284,12 @@ impl AppState {
         let nodes = RwSignal::new(
             caps.nodes
                 .as_deref()
-                .map(gpu_share_core::nodes::nodes_to_text)
+                .map(gpu_share_core::api::nodes_to_text)
                 .unwrap_or_default(),
         );
         let context_overhead = RwSignal::new(
             caps.context_overhead_mib
-                .map(gpu_share_core::memory::overhead_text)
+                .map(gpu_share_core::api::overhead_text)
                 .unwrap_or_default(),
         );
         let mig = RwSignal::new(caps.supports_mig);
@@ -319,7 +320,7 @@ impl AppState {
             let text = context_overhead.get();
             let text = text.trim();
             (!text.is_empty())
-                .then(|| gpu_share_core::memory::parse_overhead_mib(text))
+                .then(|| gpu_share_core::api::parse_overhead_mib(text))
                 .transpose()
         };
         let context_overhead_error =
@@ -418,7 +419,7 @@ impl AppState {
                 .filter(|m| m.is_mig_capable())
                 .or(from_caps.filter(|m| m.is_mig_capable()))
                 .or_else(|| find_model(DEFAULT_MIG_MODEL))
-                .unwrap_or(&gpu_share_core::models()[0])
+                .unwrap_or(&gpu_share_core::api::models()[0])
         });
         AppState {
             rows,

@@ -3,9 +3,9 @@
 //! of their own, which their components check through the core when read back. Failures are
 //! reported, never swallowed.
 
-use gpu_share_core::account::{format_entry, parse_ledger};
-use gpu_share_core::record;
-use gpu_share_core::LedgerEntry;
+pub mod record;
+
+use gpu_share_core::api::{format_entry, parse_ledger, LedgerEntry};
 
 /// The localStorage key; the format version inside each line is the core's `LEDGER_VERSION`.
 pub const LEDGER_KEY: &str = "gpu-share.ledger.v1";
@@ -127,7 +127,7 @@ pub fn save(entries: &[LedgerEntry]) -> Result<(), String> {
     })
 }
 
-/// A stored setting (the core's record of text fields, `gpu_share_core::record`): each of `keys`,
+/// A stored setting (the record of text fields, `record.rs`): each of `keys`,
 /// `None` where it is missing.
 ///
 /// # Errors
@@ -171,7 +171,7 @@ pub fn save_setting(key: &str, text: Option<&str>) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpu_share_core::{select_mechanism, ClusterGpuCaps, FractionalAsk, UsageRecord};
+    use gpu_share_core::api::{self, ClusterGpuCaps, FractionalAsk, PlanRequest, UsageRecord};
 
     #[test]
     fn stored_text_reads_back() {
@@ -179,7 +179,11 @@ mod tests {
             supports_timeslicing: true,
             ..Default::default()
         };
-        let choice = select_mechanism(&FractionalAsk::parse_spec("a:0.5").unwrap(), &caps).unwrap();
+        let request = PlanRequest {
+            ask: FractionalAsk::parse_spec("a:0.5").unwrap(),
+            cluster: caps.into(),
+        };
+        let choice = api::plan(&request).unwrap().choice;
         let entries = vec![
             LedgerEntry::Usage(UsageRecord::from_choice(&choice, 1_700_000_000, Some(3600))),
             LedgerEntry::Usage(UsageRecord::from_choice(&choice, 1_700_000_100, None)),

@@ -1,6 +1,6 @@
 //! The scenario in the address bar: read with the core's query grammar, written back with `history.replaceState`.
 
-use gpu_share_core::Scenario;
+use gpu_share_core::api::Scenario;
 
 /// Whether the query asks for the compact embed view (`&embed`, `&embed=1`; `embed=0` is off).
 pub fn is_embed(query: &str) -> bool {

@@ -1,7 +1,7 @@
 //! The core's errors in the page's words: fields named as the page labels them, and a hint said as
 //! what to do on the page ("choose the GPU model"), never as another front end's flag.
 
-use gpu_share_core::{Error, Hint, Input};
+use gpu_share_core::api::{Error, Hint, Input};
 
 /// What the page calls a field the core names, when the page shows it.
 pub fn field(name: &str) -> Option<&'static str> {
@@ -95,7 +95,7 @@ mod tests {
     }
 
     use super::*;
-    use gpu_share_core::ErrorKind;
+    use gpu_share_core::api::ErrorKind;
 
     #[test]
     fn fields_and_hints_are_named_in_the_pages_words() {

@@ -3,7 +3,9 @@
 //! (its plan, export panel and discovery box).
 #![cfg(target_arch = "wasm32")]
 
-use gpu_share_core::{select_mechanism, ClusterGpuCaps, FractionalAsk, LedgerEntry, UsageRecord};
+use gpu_share_core::api::{
+    self, ClusterGpuCaps, FractionalAsk, LedgerEntry, PlanRequest, UsageRecord,
+};
 use gpu_share_web::{settle, storage, url};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -16,11 +18,11 @@ fn entry(name: &str) -> LedgerEntry {
         supports_timeslicing: true,
         ..Default::default()
     };
-    let choice = select_mechanism(
-        &FractionalAsk::parse_spec(&format!("{name}:0.5")).unwrap(),
-        &caps,
-    )
-    .unwrap();
+    let request = PlanRequest {
+        ask: FractionalAsk::parse_spec(&format!("{name}:0.5")).unwrap(),
+        cluster: caps.into(),
+    };
+    let choice = api::plan(&request).unwrap().choice;
     LedgerEntry::Usage(UsageRecord::from_choice(&choice, 1_700_000_000, Some(3600)))
 }
 

@@ -20,7 +20,7 @@ mod speed;
 mod unseen;
 
 use crate::shell::{cargo, root, run as run_cmd};
-use gpu_share_core::pack::optimize::Budget;
+use gpu_share_core::internals::pack::optimize::Budget;
 use std::path::{Path, PathBuf};
 
 const USAGE: &str = "usage: cargo xtask bench --bpplib DIR [--trace DIR] [--tsv FILE] [--budget-ms N] \

@@ -143,6 +143,7 @@ fn node_tests(dir: &str, tools: &setup::Tools) -> Result<(), String> {
 }
 
 fn lint() -> Result<(), String> {
+    checks::front_ends_use_only_the_api()?;
     setup::all()?;
     run(Cmd::new("rustup").args(["component", "add", "rustfmt", "clippy"]))?;
     run(cargo(["fmt", "--all", "--check"]))?;

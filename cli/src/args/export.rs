@@ -1,13 +1,12 @@
 //! Arguments of `export` and `validate-mig`, turned at once into plain configs.
 
-use super::flags::at_flag;
 use super::{read_input, Format, PackArgs};
 use crate::exit::CliError;
 use clap::Args;
-use gpu_share_core::api::ExportRequest;
-use gpu_share_core::catalog::require_model;
-use gpu_share_core::export::{ExportFormat, ExportOptions, MigStrategy};
-use gpu_share_core::GpuModel;
+use gpu_share_core::api::{
+    Error, ErrorKind, ExportFormat, ExportOptions, ExportRequest, MigPartedRequest, MigStrategy,
+    ValidateMigRequest,
+};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -29,7 +28,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "IMAGE")]
     pub image: Option<String>,
     /// Name of the mig-parted and device-plugin configs.
-    #[arg(long, value_name = "NAME", default_value = gpu_share_core::export::DEFAULT_CONFIG_NAME)]
+    #[arg(long, value_name = "NAME", default_value = gpu_share_core::api::DEFAULT_CONFIG_NAME)]
     pub config_name: String,
     /// Write to FILE instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
@@ -94,38 +93,53 @@ pub struct ValidateMigArgs {
 
 /// What `validate-mig` checks.
 pub enum ValidateMigInput {
-    Profiles(Vec<String>),
-    /// A mig-parted config file: its name and text.
-    File(String, String),
+    Profiles(ValidateMigRequest),
+    /// A mig-parted config file, read from YAML.
+    File(MigPartedRequest),
 }
 
 /// `validate-mig`, checked.
 pub struct ValidateMigConfig {
-    pub model: &'static GpuModel,
     pub input: ValidateMigInput,
     pub format: Format,
 }
 
 impl ValidateMigArgs {
     pub fn into_config(self) -> Result<ValidateMigConfig, CliError> {
-        let model = require_model(&self.gpu_model).map_err(|e| at_flag(e, "--gpu-model"))?;
+        let model = self.gpu_model;
         let input = match self.file {
             Some(path) => {
-                let text = read_input(&path)?;
-                ValidateMigInput::File(path.display().to_string(), text)
+                let label = path.display().to_string();
+                let config = read_yaml(&read_input(&path)?, &label)?;
+                ValidateMigInput::File(MigPartedRequest {
+                    model,
+                    label,
+                    config,
+                })
             }
-            None => ValidateMigInput::Profiles(
-                self.profiles
-                    .iter()
-                    .map(|p| p.trim().to_string())
-                    .filter(|p| !p.is_empty())
-                    .collect(),
-            ),
+            None => ValidateMigInput::Profiles(ValidateMigRequest {
+                model,
+                profiles: self.profiles,
+            }),
         };
         Ok(ValidateMigConfig {
-            model,
             input,
             format: super::format(self.json),
         })
     }
+}
+
+/// A YAML document as the JSON value it means; a syntax error names the file and its line.
+fn read_yaml(text: &str, label: &str) -> Result<serde_json::Value, CliError> {
+    serde_norway::from_str(text).map_err(|e| {
+        let mut err = Error::new(
+            ErrorKind::Syntax,
+            format!("not valid YAML: {e} (in {label})"),
+        )
+        .in_field("--file");
+        if let Some(at) = e.location() {
+            err = err.at_line(at.line());
+        }
+        CliError::Input(err)
+    })
 }

@@ -7,7 +7,7 @@
 
 use super::{CapsArgs, Command};
 use crate::exit::CliError;
-use gpu_share_core::Error;
+use gpu_share_core::api::Error;
 
 /// An error about the value of `flag`: the flag replaces any field the core named inside it.
 pub fn at_flag(e: Error, flag: impl Into<String>) -> Error {
@@ -18,8 +18,8 @@ pub fn at_flag(e: Error, flag: impl Into<String>) -> Error {
 }
 
 /// The flag that gives an input the core asks for in a hint.
-pub fn giving(input: gpu_share_core::Input) -> &'static str {
-    use gpu_share_core::Input;
+pub fn giving(input: gpu_share_core::api::Input) -> &'static str {
+    use gpu_share_core::api::Input;
     match input {
         Input::GpuModel => "--gpu-model",
         Input::GpuCount => "--gpus",
@@ -66,7 +66,7 @@ pub fn of(command: &Command) -> Flags {
         }
         Command::Accounting(_) => RATES.to_vec(),
         Command::Release(_) => vec![("name", "NAME")],
-        Command::ValidateMig(_) => vec![("gpu_model", "--gpu-model")],
+        Command::ValidateMig(_) => vec![("model", "--gpu-model"), ("profiles", "PROFILE")],
         Command::Fit(a) => model_flag(a.live.gpu_model.is_some()),
         Command::Repartition(a) => model_flag(a.live.gpu_model.is_some()),
         Command::Size(a) => size(a),
@@ -187,7 +187,7 @@ pub fn name_flags(e: CliError, flags: &Flags) -> CliError {
 mod tests {
     use super::*;
     use clap::Parser;
-    use gpu_share_core::ErrorKind;
+    use gpu_share_core::api::ErrorKind;
 
     /// The name the error about core `field` gets in `argv`.
     fn named(argv: &str, field: &str) -> Option<String> {

@@ -4,8 +4,7 @@
 use super::{detect::read_all, flags::at_flag};
 use crate::exit::CliError;
 use clap::Args;
-use gpu_share_core::api::DetectInput;
-use gpu_share_core::FractionalAsk;
+use gpu_share_core::api::{DetectInput, FractionalAsk};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]

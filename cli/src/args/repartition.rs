@@ -4,8 +4,7 @@ use super::live::{ask_flags, LiveArgs};
 use super::{flags::at_flag, format, Format};
 use crate::exit::CliError;
 use clap::Args;
-use gpu_share_core::api::{FreeInstance, RepartitionRequest};
-use gpu_share_core::{Error, ErrorKind};
+use gpu_share_core::api::{Error, ErrorKind, FreeInstance, RepartitionRequest};
 
 #[derive(Args, Debug)]
 pub struct RepartitionArgs {

@@ -5,9 +5,7 @@ use super::flags::at_flag;
 use super::{format, read_input, svg_to, Format, SvgTo};
 use crate::exit::CliError;
 use clap::Args;
-use gpu_share_core::api::ReplayRequest;
-use gpu_share_core::replay::workload::Tune;
-use gpu_share_core::replay::Policy;
+use gpu_share_core::api::{Policy, ReplayRequest, Tune};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]

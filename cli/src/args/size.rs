@@ -6,9 +6,7 @@ use super::CapsArgs;
 use super::{format, read_input, Format};
 use crate::exit::CliError;
 use clap::Args;
-use gpu_share_core::api::{FitTarget, SizePlan, SizeRequest};
-use gpu_share_core::size::Dtype;
-use gpu_share_core::Memory;
+use gpu_share_core::api::{Dtype, FitTarget, Memory, SizePlan, SizeRequest};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -97,7 +95,7 @@ impl SizeArgs {
                 }),
                 (Err(e), None) => {
                     return Err(CliError::Input(at_flag(
-                        gpu_share_core::Error {
+                        gpu_share_core::api::Error {
                             message: format!(
                                 "{}; or give --gpu-model to read it as a MIG profile",
                                 e.message

@@ -6,8 +6,9 @@ use crate::env::Env;
 use crate::exit::{CliError, Code};
 use crate::ledger_file;
 use crate::output::{printable, table, Style};
-use gpu_share_core::account::{ledger_csv, summary_csv, SummaryRow};
-use gpu_share_core::api::{self, SummaryRequest, SummaryResponse};
+use gpu_share_core::api::{
+    self, ledger_csv, summary_csv, SummaryRequest, SummaryResponse, SummaryRow,
+};
 use std::io::Write;
 use std::path::Path;
 

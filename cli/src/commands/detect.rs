@@ -4,9 +4,7 @@ use super::write_json;
 use crate::args::{DetectConfig, DetectFrom, Format};
 use crate::exit::{CliError, Code};
 use crate::output::{printable, table, Style};
-use gpu_share_core::api::{self, DetectInput, DetectResponse};
-use gpu_share_core::discover::DiscoveredGpu;
-use gpu_share_core::ClusterGpuCaps;
+use gpu_share_core::api::{self, ClusterGpuCaps, DetectInput, DetectResponse, DiscoveredGpu};
 use std::io::Write;
 
 const NOT_FOUND: &str = "nvidia-smi not found on PATH; pass --from FILE (output of nvidia-smi -q -x, nvidia-smi, kubectl get nodes -o json …) or give caps with flags to plan/pack";

@@ -4,20 +4,20 @@ use super::write_json;
 use crate::args::{flags::at_flag, ModelsArgs};
 use crate::exit::{CliError, Code};
 use crate::output::table;
-use gpu_share_core::catalog::{self, Certainty, GpuModel, ProfileSms};
+use gpu_share_core::api::{self, Certainty, GpuModel, ProfileSms};
 use std::io::Write;
 
 pub fn run(args: &ModelsArgs, out: &mut impl Write) -> Result<Code, CliError> {
     match &args.model {
         Some(name) => {
-            let model = catalog::require_model(name).map_err(|e| at_flag(e, "MODEL"))?;
+            let model = api::require_model(name).map_err(|e| at_flag(e, "MODEL"))?;
             if args.json {
                 write_json(out, model)?;
             } else {
                 write_model(out, model)?;
             }
         }
-        None if args.json => write_json(out, &catalog::models())?,
+        None if args.json => write_json(out, &api::models())?,
         None => {
             let mut rows = vec![vec![
                 "model".into(),
@@ -27,7 +27,7 @@ pub fn run(args: &ModelsArgs, out: &mut impl Write) -> Result<Code, CliError> {
                 "profiles".into(),
                 "certainty".into(),
             ]];
-            for m in catalog::models() {
+            for m in api::models() {
                 rows.push(vec![
                     m.name.into(),
                     format!("{} MiB", m.memory_mib),

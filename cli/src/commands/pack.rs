@@ -6,9 +6,9 @@ use crate::env::Env;
 use crate::exit::{CliError, Code};
 use crate::ledger_file;
 use crate::output::{printable, table, Style};
-use gpu_share_core::api::{self, OptimizeReport, PackResponse, Recording};
-use gpu_share_core::pack::Tenants;
-use gpu_share_core::{GpuLayout, PackResult, Share};
+use gpu_share_core::api::{
+    self, GpuLayout, OptimizeReport, PackResponse, PackResult, Recording, Share, Tenants,
+};
 use gpu_share_svg::SvgOptions;
 use std::io::Write;
 use std::path::PathBuf;
@@ -147,7 +147,7 @@ fn write_text(out: &mut impl Write, r: &PackResult, style: Style) -> std::io::Re
         plural(placed, "ask"),
         plural(r.gpus_used as usize, "GPU"),
         r.lower_bound,
-        r.utilisation().percent_of(gpu_share_core::Share::ONE),
+        r.utilisation().percent_of(gpu_share_core::api::Share::ONE),
         r.unplaced.len()
     )?;
     for note in &r.notes {
@@ -189,7 +189,7 @@ fn write_text(out: &mut impl Write, r: &PackResult, style: Style) -> std::io::Re
         }
     }
     // Each warning once, naming the asks it concerns (the core groups them, as on the page).
-    for g in gpu_share_core::warning_groups(&r.choices) {
+    for g in gpu_share_core::api::warning_groups(&r.choices) {
         let asks: Vec<String> = g.asks.iter().map(|a| printable(a)).collect();
         let line = format!("⚠ {} — applies to {}", printable(&g.text), asks.join(", "));
         writeln!(out, "{}", style.warning(&line))?;
@@ -221,8 +221,8 @@ fn gpu_row(g: &GpuLayout) -> Vec<String> {
             Some(m) => format!(
                 "{:.2} used, {} of {} memory",
                 g.used_fraction(),
-                gpu_share_core::memory::mib_text(m.used_mib),
-                gpu_share_core::memory::mib_text(m.budget_mib)
+                gpu_share_core::api::mib_text(m.used_mib),
+                gpu_share_core::api::mib_text(m.budget_mib)
             ),
             None => format!("{:.2} used", g.used_fraction()),
         },

@@ -6,9 +6,9 @@ use crate::env::Env;
 use crate::exit::{CliError, Code};
 use crate::ledger_file;
 use crate::output::{printable, Style};
-use gpu_share_core::account::fractional_gpu_hours;
-use gpu_share_core::api::{self, CapsFrom, PlanResponse, Recording};
-use gpu_share_core::{Choice, Mechanism};
+use gpu_share_core::api::{
+    self, fractional_gpu_hours, CapsFrom, Choice, Mechanism, PlanResponse, Recording,
+};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -94,7 +94,7 @@ pub fn run(
 
 /// The seed's three-part text: a headline, the notes, and the ⚠ warnings.
 pub fn write_choice(out: &mut impl Write, c: &Choice, style: Style) -> std::io::Result<()> {
-    let gpus = if c.allocated_fraction > gpu_share_core::Share::ONE {
+    let gpus = if c.allocated_fraction > gpu_share_core::api::Share::ONE {
         "GPUs"
     } else {
         "GPU"
@@ -105,10 +105,7 @@ pub fn write_choice(out: &mut impl Write, c: &Choice, style: Style) -> std::io::
         _ => amount,
     };
     if let Some(mib) = c.held_memory_mib {
-        detail.push_str(&format!(
-            ", holds {}",
-            gpu_share_core::memory::mib_text(mib)
-        ));
+        detail.push_str(&format!(", holds {}", gpu_share_core::api::mib_text(mib)));
     }
     writeln!(
         out,

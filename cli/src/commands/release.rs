@@ -6,8 +6,7 @@ use crate::env::Env;
 use crate::exit::{CliError, Code};
 use crate::ledger_file;
 use crate::output::printable;
-use gpu_share_core::api;
-use gpu_share_core::LedgerEntry;
+use gpu_share_core::api::{self, LedgerEntry};
 use std::io::Write;
 
 /// `release --json`.
@@ -19,7 +18,7 @@ struct Released<'a> {
 }
 
 pub fn run(args: &ReleaseArgs, env: &Env, out: &mut impl Write) -> Result<Code, CliError> {
-    let name = gpu_share_core::ask::validate_name(&args.name)?;
+    let name = gpu_share_core::api::validate_name(&args.name)?;
     let path = ledger_path(env)?;
     let release = LedgerEntry::Release {
         ask: name.clone(),

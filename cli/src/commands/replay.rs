@@ -6,9 +6,7 @@ use super::write_json;
 use crate::args::{Format, ReplayConfig, SvgTo};
 use crate::exit::{CliError, Code};
 use crate::output::{table, Style};
-use gpu_share_core::api;
-use gpu_share_core::replay::run::Percent;
-use gpu_share_core::replay::Replay;
+use gpu_share_core::api::{self, Percent, Replay};
 use gpu_share_svg::SvgOptions;
 use std::io::Write;
 
@@ -32,13 +30,13 @@ pub fn run(cfg: ReplayConfig, style: Style, out: &mut impl Write) -> Result<Code
 }
 
 /// An error about a list's lines says which file they are in.
-fn in_file(e: gpu_share_core::Error, cfg: &ReplayConfig) -> gpu_share_core::Error {
+fn in_file(e: gpu_share_core::api::Error, cfg: &ReplayConfig) -> gpu_share_core::api::Error {
     let file = match e.field.as_deref() {
         Some(f) if f == "nodes" || f.starts_with("nodes.") => &cfg.nodes_name,
         Some(f) if f == "pods" || f.starts_with("pods.") => &cfg.pods_name,
         _ => return e,
     };
-    gpu_share_core::Error {
+    gpu_share_core::api::Error {
         message: format!("{} (in {file})", e.message),
         ..e
     }
@@ -63,7 +61,7 @@ fn write_text(out: &mut impl Write, r: &Replay, style: Style) -> Result<(), CliE
     ]];
     for p in &r.policies {
         let runs = p.runs.len().max(1) as u64;
-        let mean = |f: fn(&gpu_share_core::replay::Run) -> u64| {
+        let mean = |f: fn(&gpu_share_core::api::Run) -> u64| {
             (p.runs.iter().map(f).sum::<u64>() / runs).to_string()
         };
         rows.push(vec![

@@ -5,8 +5,7 @@ use super::write_json;
 use crate::args::{Format, SizeConfig};
 use crate::exit::{CliError, Code};
 use crate::output::{table, Style};
-use gpu_share_core::api::{self, SizeResponse};
-use gpu_share_core::size::{bytes_text, grouped};
+use gpu_share_core::api::{self, bytes_text, grouped, SizeResponse};
 use std::io::Write;
 
 pub fn run(cfg: SizeConfig, style: Style, out: &mut impl Write) -> Result<Code, CliError> {
@@ -19,13 +18,13 @@ pub fn run(cfg: SizeConfig, style: Style, out: &mut impl Write) -> Result<Code, 
 }
 
 /// An error about the config's own fields says which file they are in.
-fn in_file(e: gpu_share_core::Error, name: &str) -> gpu_share_core::Error {
+fn in_file(e: gpu_share_core::api::Error, name: &str) -> gpu_share_core::api::Error {
     let about_config = e
         .field
         .as_deref()
         .is_some_and(|f| f == "config" || f.starts_with("config."));
     if about_config {
-        gpu_share_core::Error {
+        gpu_share_core::api::Error {
             message: format!("{} (in {name})", e.message),
             ..e
         }

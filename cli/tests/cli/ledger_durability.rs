@@ -3,9 +3,9 @@
 //! with the core's own reader (`parse_ledger`), the one `gpu-share accounting` uses.
 
 use crate::common::{gpu_share, process, NOW};
-use gpu_share_core::account::{format_entry, parse_ledger};
-use gpu_share_core::{
-    select_mechanism, ClusterGpuCaps, FractionalAsk, LedgerEntry, Share, UsageRecord,
+use gpu_share_core::api::{
+    self, format_entry, parse_ledger, ClusterGpuCaps, FractionalAsk, LedgerEntry, PlanRequest,
+    Share, UsageRecord,
 };
 use predicates::str::contains;
 use serde_json::Value;
@@ -57,7 +57,11 @@ fn expected_line(name: &str, fraction: &str) -> String {
         ..Default::default()
     };
     let ask = FractionalAsk::fraction(name, Share::parse(fraction).unwrap()).unwrap();
-    let choice = select_mechanism(&ask, &caps).unwrap();
+    let request = PlanRequest {
+        ask,
+        cluster: caps.into(),
+    };
+    let choice = api::plan(&request).unwrap().choice;
     format_entry(&LedgerEntry::Usage(UsageRecord::from_choice(
         &choice,
         NOW - 3600,

@@ -8,12 +8,14 @@
 use super::cluster::{CapsFrom, Cluster};
 use super::pack::{pack_on, OptimizeReport, PackResponse};
 use crate::ask::AskSize;
+use crate::ask::FractionalAsk;
 use crate::error::{Error, ErrorKind, Result};
-use crate::nodes::NodeLayout;
+use crate::memory::Memory;
+use crate::pack::NodeLayout;
+use crate::pack::PackResult;
 use crate::pack::{Tenants, MAX_ASKS};
 use crate::plan::Mechanism;
 use crate::units::Share;
-use crate::{FractionalAsk, Memory, PackResult};
 use std::borrow::Cow;
 use std::collections::HashMap;
 

@@ -52,7 +52,8 @@ pub fn gpu_ranges(indices: &[u64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ClusterGpuCaps, FractionalAsk};
+    use crate::ask::FractionalAsk;
+    use crate::caps::ClusterGpuCaps;
 
     #[test]
     fn ranges_read_well() {

@@ -4,11 +4,12 @@
 
 use super::cluster::CapsFrom;
 use super::pack::{PackRequest, PackResponse};
+use crate::ask::FractionalAsk;
+use crate::caps::ClusterGpuCaps;
 use crate::caps::ResolvedCaps;
 use crate::catalog::{find_model, GpuModel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::parse::AskEntry;
-use crate::{ClusterGpuCaps, FractionalAsk};
 
 /// An ask left out of the plan, with why and what would let it in. (The page's; the npm package
 /// and the CLI refuse such requests, so it has no TypeScript type.)
@@ -146,7 +147,8 @@ fn unknown_profile(model: &GpuModel, entry: &AskEntry) -> Option<(Error, Option<
 mod tests {
     use super::*;
     use crate::api::{pack, Cluster, DetectInput};
-    use crate::{ClusterGpuCaps, FractionalAsk};
+    use crate::ask::FractionalAsk;
+    use crate::caps::ClusterGpuCaps;
 
     fn request(specs: &[&str], model: Option<&str>) -> PackRequest {
         let asks = specs

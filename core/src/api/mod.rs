@@ -1,7 +1,9 @@
-//! The use cases, once. Each takes a validated request in the user's words and returns a response
-//! that every front end — the CLI, the npm package, the web page — renders as it is: they only
-//! turn their input into a request, make one call here, and show the answer. The same request
-//! gives the same response everywhere, and (with the `serde` feature) the same JSON, byte for byte.
+//! The one door into the core. Each use case is here once: a request (plain data) in, a finished
+//! response out, which every front end — the CLI, the npm package, the web page — renders as it
+//! is. They turn their input into a request, make one call here, and show the answer; the same
+//! request gives the same response everywhere and (with the `serde` feature) the same JSON, byte
+//! for byte. Beside the use cases, this module re-exports the value types those requests and
+//! responses are made of; nothing else of the core is public.
 //!
 //! | use case | call | response |
 //! | --- | --- | --- |
@@ -17,41 +19,50 @@
 //! | the fewest moves that fit new asks | [`repartition`] | [`RepartitionResponse`] (end state, steps, commands) |
 //! | what fits on GPUs as they are | [`fit`] | [`FitResponse`] (per GPU: creatable profiles, stranded slices; where asks go) |
 //! | the memory a model needs (config.json) | `size` | `SizeResponse` (parameters, weights, KV cache, overheads; what fits a budget) |
-//! | replay a cluster's workload online | [`replay()`] | [`crate::replay::Replay`] (allocation and fragmentation per percent of demand, per policy and seed; the bound) |
+//! | plain bin packing of whole-number sizes | [`first_fit_decreasing_bins`] | the bins used |
+//! | replay a cluster's workload online | [`replay()`] | [`Replay`] (allocation and fragmentation per percent of demand, per policy and seed; the bound) |
 
+mod account;
+mod bins;
 mod cluster;
 mod columns;
+mod discover;
 mod export;
 mod fit;
-mod ledger;
 mod left_out;
 mod pack;
+mod plan;
 mod repartition;
 mod replay;
 #[cfg(feature = "serde")]
 mod size;
+mod validate_mig;
 
+// The use cases, their requests and responses.
 pub use crate::account::{already_recorded, remove_entries, AlreadyRecorded};
-pub use cluster::{caps_summary, detect, CapsFrom, Cluster, DetectInput, DetectResponse};
+#[cfg(feature = "serde")]
+pub use account::import;
+pub use account::{
+    record_pack, record_plan, release, summarise, Imported, Recording, SummaryRequest,
+    SummaryResponse, MAX_UNIX_SECONDS,
+};
+pub use bins::first_fit_decreasing_bins;
+pub use cluster::{CapsFrom, Cluster};
 pub use columns::{
     pack_columns, AskColumns, AskPlacements, GpuColumns, PackColumns, PackColumnsRequest,
     PackColumnsSummary, UnplacedAt, WarningCount,
 };
+pub use discover::{caps_summary, detect, DetectInput, DetectResponse};
 pub use export::{export, gpu_ranges, ExportRequest, ExportResponse};
 pub use fit::{
     fit, Creatable, FitPlacement, FitRequest, FitResponse, FitUnplaced, GpuFit, LiveInstance,
     MAX_FIT_ASKS,
 };
-#[cfg(feature = "serde")]
-pub use ledger::import;
-pub use ledger::{
-    record_pack, record_plan, release, summarise, Imported, Recording, SummaryRequest,
-    SummaryResponse, MAX_UNIX_SECONDS,
-};
 pub use left_out::{pack_given_leaving_out, pack_leaving_out, Fix, LeftOut};
 pub use pack::{
     pack, OptimizeReport, PackRequest, PackResponse, DEFAULT_OPTIMIZE_MS, MAX_OPTIMIZE_MS,
 };
+pub use plan::{plan, PlanRequest, PlanResponse};
 pub use repartition::{
     repartition, FreeInstance, InstanceStatus, MovedFrom, PlannedInstance, RepartitionGpu,
     RepartitionRequest, RepartitionResponse, Step, MAX_REPARTITION_ASKS,
@@ -59,49 +70,48 @@ pub use repartition::{
 pub use replay::{replay, ReplayRequest, DEFAULT_SEED};
 #[cfg(feature = "serde")]
 pub use size::{size, FitResult, FitTarget, ParameterPart, SizePlan, SizeRequest, SizeResponse};
+pub use validate_mig::{validate_mig, ValidateMigRequest};
+#[cfg(feature = "serde")]
+pub use validate_mig::{validate_mig_parted, MigPartedEntry, MigPartedRequest, MigPartedResponse};
 
-use crate::error::Result;
-use crate::{Choice, FractionalAsk, MigValidation};
-
-/// One ask to plan on a cluster.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanRequest {
-    pub ask: FractionalAsk,
-    pub cluster: Cluster,
-}
-
-/// The mechanism that serves the ask, and where the caps came from when they were detected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
-pub struct PlanResponse {
-    #[cfg_attr(feature = "serde", serde(flatten))]
-    pub choice: Choice,
-    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
-    #[cfg_attr(feature = "ts", ts(optional))]
-    pub caps_from: Option<CapsFrom>,
-}
-
-/// Plans one ask on the cluster: the mechanism that serves it, with notes and warnings.
-///
-/// # Errors
-/// Caps the catalogue refuses (an unknown model where MIG needs one, a profile the model lacks),
-/// discovery errors.
-pub fn plan(request: &PlanRequest) -> Result<PlanResponse> {
-    let (caps, caps_from) = request.cluster.caps()?;
-    Ok(PlanResponse {
-        choice: crate::select_mechanism(&request.ask, &caps)?,
-        caps_from,
-    })
-}
-
-/// Checks MIG instances on one GPU of the model named `model` (canonical, nvidia-smi or short
-/// name): whether they fit, why not, and where each goes.
-///
-/// # Errors
-/// `UnknownModel` (field `model`), `UnknownProfile` (field `profiles`).
-pub fn validate_mig(model: &str, profiles: &[&str]) -> Result<MigValidation> {
-    let model = crate::catalog::require_model(model).map_err(|e| e.in_field("model"))?;
-    crate::validate_mig(model, profiles).map_err(|e| e.in_field("profiles"))
-}
+// The values requests and responses are made of.
+#[cfg(feature = "serde")]
+pub use crate::account::{
+    format_entry, ledger_document, parse_ledger, parse_ledger_any, MAX_LEDGER_BYTES,
+};
+pub use crate::account::{
+    fractional_gpu_hours, ledger_csv, summary_csv, GpuHours, LedgerEntry, Rates, RatesInput,
+    Summary, SummaryRow, Usage, UsageRecord, UsageStatus,
+};
+#[cfg(feature = "serde")]
+pub use crate::ask::AskReader;
+pub use crate::ask::{validate_name, AskSize, FractionalAsk};
+pub use crate::caps::nodes::{nodes_to_text, parse_nodes, NodeSpec};
+pub use crate::caps::{ClusterGpuCaps, MAX_GPU_COUNT};
+pub use crate::catalog::{
+    find_model, models, require_model, Certainty, GpuModel, MigProfile, ProfileSms,
+    DEFAULT_MIG_MODEL,
+};
+pub use crate::discover::{failed_input, DiscoveredGpu, Inventory};
+pub use crate::error::{Error, ErrorKind, Hint, Input, Result};
+pub use crate::export::{
+    ExportFormat, ExportOptions, MigStrategy, DEFAULT_CONFIG_NAME, DEFAULT_IMAGE,
+};
+pub use crate::memory::{mib_text, overhead_text, parse_overhead_mib, Memory};
+pub use crate::pack::{
+    GpuLayout, MigInstance, NodeLayout, NodeRole, PackResult, SharedSlot, Tenants, Unplaced,
+    MAX_ASKS,
+};
+pub use crate::parse::{
+    hours_text, parse_asks, parse_hours, parse_seconds, AskEntry, MAX_INPUT_BYTES, MAX_SECONDS,
+};
+pub use crate::plan::{warning_groups, Choice, Isolation, Mechanism, WarningGroup, WarningKind};
+pub use crate::replay::run::{Percent, PolicyRuns};
+pub use crate::replay::workload::Tune;
+pub use crate::replay::{Policy, Replay, Run};
+pub use crate::scenario::Scenario;
+#[cfg(feature = "serde")]
+pub use crate::size::{bytes_text, grouped, Dtype};
+pub use crate::sort::sort;
+pub use crate::units::Share;
+pub use crate::validate_mig::{MigPlacement, MigValidation};

@@ -1,10 +1,12 @@
 //! The pack use case: many asks onto GPUs, optionally optimised, with where the caps came from.
 
 use super::cluster::{CapsFrom, Cluster};
+use crate::ask::FractionalAsk;
+use crate::caps::ClusterGpuCaps;
 use crate::error::Result;
+use crate::pack::PackResult;
 use crate::pack::{bin_pack_with, optimize::Budget, PackOptions};
 use crate::parse::AskEntry;
-use crate::{ClusterGpuCaps, FractionalAsk, PackResult};
 
 /// The optimizer's default budget: 1,000 ms of a native release build, counted in search steps.
 pub const DEFAULT_OPTIMIZE_MS: u64 = 1000;
@@ -136,7 +138,7 @@ pub(super) fn pack_on(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ClusterGpuCaps;
+    use crate::caps::ClusterGpuCaps;
 
     fn asks(specs: &[&str]) -> Vec<FractionalAsk> {
         specs

@@ -149,8 +149,8 @@ pub fn size(request: &SizeRequest) -> Result<SizeResponse> {
     // The sized model as an ask of its memory, planned as `plan` plans one ask.
     let plan = match &request.plan {
         Some(p) => {
-            let ask =
-                crate::FractionalAsk::memory_only(&p.name, ask).map_err(|e| e.in_field("plan"))?;
+            let ask = crate::ask::FractionalAsk::memory_only(&p.name, ask)
+                .map_err(|e| e.in_field("plan"))?;
             Some(super::plan(&super::PlanRequest {
                 ask,
                 cluster: p.cluster.clone(),
@@ -193,7 +193,7 @@ pub fn size(request: &SizeRequest) -> Result<SizeResponse> {
 /// is one an ask can carry; else its `model_type`.
 fn ask_name(config: &size::ModelConfig, memory: &Memory) -> String {
     let reads_back = |name: &str| {
-        crate::FractionalAsk::parse_spec(&format!("{name}:{}", memory.to_exact_text()))
+        crate::ask::FractionalAsk::parse_spec(&format!("{name}:{}", memory.to_exact_text()))
             .is_ok_and(|a| a.name() == name)
     };
     config

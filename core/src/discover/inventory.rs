@@ -1,8 +1,8 @@
 //! The inventory discovery yields (GPUs, nodes, MIG profiles) and the `ClusterGpuCaps` it implies.
 
+use crate::caps::nodes::NodeSpec;
 use crate::caps::ClusterGpuCaps;
 use crate::catalog::{self, GpuModel};
-use crate::nodes::NodeSpec;
 use std::collections::{BTreeMap, HashMap};
 
 /// The text formats discovery reads.

@@ -6,7 +6,7 @@
 //! -lgip`/`-lgipp`, `kubectl get nodes -o json`, or a capture of several nvidia-smi
 //! commands each under a `# $ nvidia-smi …` banner. [`detect_all`] merges several inputs (one machine
 //! or cluster listing each, e.g. nodes + `-lgip`). [`Inventory::caps`] turns the result into the
-//! [`ClusterGpuCaps`](crate::ClusterGpuCaps) the planner takes, and the inventory's notes say what was
+//! [`ClusterGpuCaps`](crate::caps::ClusterGpuCaps) the planner takes, and the inventory's notes say what was
 //! assumed. Nothing here panics: malformed input is an [`Error`] naming the line (and field).
 //!
 //! ```
@@ -16,13 +16,13 @@
 //!   <mig_mode><current_mig>Disabled</current_mig><pending_mig>Disabled</pending_mig></mig_mode>
 //!   <fb_memory_usage><total>40960 MiB</total></fb_memory_usage>
 //! </gpu></nvidia_smi_log>"#;
-//! let inventory = gpu_share_core::discover::detect(xml)?;
+//! let inventory = gpu_share_core::internals::discover::detect(xml)?;
 //! assert_eq!(inventory.gpus[0].model.as_deref(), Some("A100-SXM4-40GB"));
 //! let caps = inventory.caps();
 //! // MIG capable but disabled: left out of the caps until the user turns it on.
 //! assert!(inventory.gpus[0].mig_capable && !caps.supports_mig);
 //! assert_eq!(caps.gpu_count, Some(1));
-//! # Ok::<(), gpu_share_core::Error>(())
+//! # Ok::<(), gpu_share_core::internals::Error>(())
 //! ```
 
 mod capture;

@@ -3,7 +3,7 @@
 //! mig-parted (docs/hardware-facts.md §1.5): `version: v1`, `mig-configs: <name>: [{devices, mig-enabled,
 //! mig-devices}]`; GPUs with the same instances share an entry, other GPUs get `mig-enabled:
 //! false`. The commands name profiles (IDs differ between boards, docs/hardware-facts.md §1.1) and create instances
-//! in an order from [`crate::validate_mig()`]: one that works whatever placement the driver picks
+//! in an order from [`crate::validate_mig::validate_mig()`]: one that works whatever placement the driver picks
 //! when there is one, else largest memory footprint first with the expected placements stated.
 //! They name no placement: NVML can create an instance at one, but NVIDIA documents no
 //! `nvidia-smi mig -cgi` form for it (docs/hardware-facts.md §1.1, \[U\]).
@@ -260,7 +260,7 @@ mod tests {
     use crate::catalog::find_model;
     use crate::export::{export, ExportFormat, ExportOptions};
     use crate::pack::bin_pack;
-    use crate::validate_mig;
+    use crate::validate_mig::validate_mig;
 
     /// NVIDIA's MIG User Guide ("Getting Started with MIG", "Creating GPU Instances") creates GPU
     /// instances by profile only — "`sudo nvidia-smi mig -cgi 9,3g.20gb -C`", "we purposefully use

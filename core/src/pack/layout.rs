@@ -10,7 +10,7 @@ use super::MPS_CLIENTS_PER_GPU;
 use crate::caps::{ResolvedCaps, MAX_GPU_COUNT};
 use crate::catalog::GpuModel;
 use crate::memory::mib_text;
-use crate::nodes::NodeLayout;
+use crate::pack::NodeLayout;
 use crate::plan::{Choice, Mechanism};
 use crate::units::Share;
 

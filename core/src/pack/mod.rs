@@ -11,6 +11,7 @@ mod items;
 mod layout;
 pub(crate) mod mig;
 mod names;
+mod nodes;
 pub mod optimize;
 mod options;
 #[cfg(feature = "serde")]
@@ -23,6 +24,7 @@ pub use bounds::{dff_l2, l1, l2};
 pub use ffd::{bins_used, decreasing_order, first_fit_decreasing, largest_first};
 pub use gpu_layout::{GpuLayout, MigInstance, SharedSlot, Tenants};
 pub use layout::{PackResult, Unplaced};
+pub use nodes::{NodeLayout, NodeRole};
 pub use options::{bin_pack_with, OptimizedPack, PackOptions};
 pub use reference::reference_ffd;
 
@@ -45,7 +47,7 @@ pub const MPS_CLIENTS_PER_GPU: u32 = 48;
 /// the GPU limit leaves asks unplaced, asks move to a weaker mechanism the cluster also offers
 /// where that places more (`fallback.rs`; the result's notes name them). Asks that still do not
 /// fit are returned in `unplaced` with the reason, never dropped. With nodes in the caps, the GPUs
-/// are then put on nodes, one sharing configuration per node (`crate::nodes`).
+/// are then put on nodes, one sharing configuration per node (`nodes.rs`).
 ///
 /// # Errors
 /// Invalid caps or profiles (naming the ask), duplicate ask names, more than [`MAX_ASKS`] asks,

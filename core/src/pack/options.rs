@@ -45,7 +45,7 @@ impl OptimizedPack {
 /// better packing frees go first to asks FFD could not place under a GPU limit (shared and whole asks).
 ///
 /// With nodes in the caps, the GPUs are then put on nodes, one sharing configuration per node
-/// (`crate::nodes`); asks that lose their GPU there are unplaced and the rest packed again.
+/// (`pack/nodes.rs`); asks that lose their GPU there are unplaced and the rest packed again.
 ///
 /// # Errors
 /// As [`bin_pack`](super::bin_pack).
@@ -56,7 +56,9 @@ pub fn bin_pack_with(
 ) -> Result<OptimizedPack> {
     let (result, ffd_gpus) = match &caps.nodes {
         None => optimized(asks, caps, options)?,
-        Some(nodes) => crate::nodes::pack_on_nodes(asks, nodes, |a| optimized(a, caps, options))?,
+        Some(nodes) => {
+            crate::pack::nodes::pack_on_nodes(asks, nodes, |a| optimized(a, caps, options))?
+        }
     };
     let lower_bound = result.lower_bound;
     Ok(OptimizedPack {

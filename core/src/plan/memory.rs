@@ -12,10 +12,6 @@ use crate::error::{Error, ErrorKind, Hint, Input, Result};
 use crate::memory::mib_text;
 use crate::units::Share;
 
-/// The CUDA context each process holds, in MiB, unless the cluster says otherwise
-/// (docs/hardware-facts.md §10: "each CUDA context is about 500 MB", pytorch/serve#2128).
-pub const DEFAULT_CONTEXT_MIB: u64 = 500;
-
 /// What one memory ask holds on a GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Need {

@@ -56,7 +56,9 @@ pub fn warning_groups(choices: &[Choice]) -> Vec<WarningGroup> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{select_mechanism, ClusterGpuCaps, FractionalAsk};
+    use crate::ask::FractionalAsk;
+    use crate::caps::ClusterGpuCaps;
+    use crate::plan::select_mechanism;
 
     fn choices(specs: &[&str], caps: &ClusterGpuCaps) -> Vec<Choice> {
         specs

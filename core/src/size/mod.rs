@@ -8,7 +8,7 @@
 //! budgets from the GPU catalogue, is [`crate::api::size`].
 //!
 //! ```
-//! use gpu_share_core::size::{read_config, size, SizeOptions};
+//! use gpu_share_core::internals::size::{read_config, size, SizeOptions};
 //!
 //! let config = read_config(r#"{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096,
 //!     "intermediate_size": 11008, "num_attention_heads": 32, "num_hidden_layers": 32,
@@ -18,7 +18,7 @@
 //! assert_eq!(sized.parameters.total(), 6_738_415_616); // Llama-2-7B
 //! assert_eq!(sized.weights_bytes, 2 * 6_738_415_616);
 //! assert_eq!(sized.kv_cache_bytes, 2 * 32 * 32 * 128 * 2 * 4096);
-//! # Ok::<(), gpu_share_core::Error>(())
+//! # Ok::<(), gpu_share_core::internals::Error>(())
 //! ```
 
 mod architectures;

@@ -2,8 +2,8 @@
 // Each test binary that includes this module uses only some of the helpers.
 #![allow(dead_code)]
 
-use gpu_share_core::export::{export, ExportFormat, ExportOptions};
-use gpu_share_core::{ClusterGpuCaps, FractionalAsk, PackResult};
+use gpu_share_core::internals::export::{export, ExportFormat, ExportOptions};
+use gpu_share_core::internals::{ClusterGpuCaps, FractionalAsk, PackResult};
 use serde::Deserialize;
 use serde_json::Value;
 

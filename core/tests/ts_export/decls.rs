@@ -53,7 +53,7 @@ pub fn collect(cfg: &Config) -> BTreeMap<String, (String, String)> {
     c.visit::<FitResponse>(); // fit
     c.visit::<gpu_share_core::api::SizeResponse>(); // sizeModel
     c.visit::<RepartitionResponse>(); // repartition
-    c.visit::<gpu_share_core::replay::Replay>(); // replay
+    c.visit::<gpu_share_core::internals::replay::Replay>(); // replay
     c.visit::<MigValidation>(); // validateMig
     c.visit::<GpuModel>(); // gpuModels
     c.visit::<AskEntry>(); // parseAsks

@@ -6,19 +6,19 @@
 //! to a scratch directory, so the test only checks. Keys are camelCase, as the package returns them
 //! (`wasm/src/case.rs` converts the core's snake_case keys); enum values keep their serde names.
 
-use gpu_share_core::account::{self, SharedGpu, SummaryRow, Usage};
 use gpu_share_core::api::{
     self, CapsFrom, Cluster, DetectInput, DetectResponse, FitRequest, FitResponse, Imported,
     PackRequest, PackResponse, PlanRequest, PlanResponse, Recording, RepartitionRequest,
     RepartitionResponse, SummaryRequest,
 };
-use gpu_share_core::catalog::{self, MigGeometry};
-use gpu_share_core::discover::{
+use gpu_share_core::internals::account::{self, SharedGpu, SummaryRow, Usage};
+use gpu_share_core::internals::catalog::{self, MigGeometry};
+use gpu_share_core::internals::discover::{
     DiscoveredComputeInstance, DiscoveredGpu, DiscoveredMigDevice, DiscoveredNode, Inventory,
 };
-use gpu_share_core::pack::GpuLayout;
-use gpu_share_core::parse::AskEntry;
-use gpu_share_core::{
+use gpu_share_core::internals::pack::GpuLayout;
+use gpu_share_core::internals::parse::AskEntry;
+use gpu_share_core::internals::{
     Choice, ClusterGpuCaps, ErrorKind, FractionalAsk, GpuModel, LedgerEntry, Mechanism, MigProfile,
     MigValidation, Rates, Scenario, Summary,
 };
@@ -388,11 +388,19 @@ fn the_catalogue_and_mig_checks_match_their_declarations() {
         }
         check(&model.certainty);
     }
-    let valid = api::validate_mig("A100-SXM4-40GB", &["3g.20gb", "2g.10gb"]).unwrap();
+    let valid = api::validate_mig(&api::ValidateMigRequest {
+        model: "A100-SXM4-40GB".into(),
+        profiles: vec!["3g.20gb".into(), "2g.10gb".into()],
+    })
+    .unwrap();
     assert!(valid.valid);
     check(&valid);
     check(&valid.placements[0]);
-    let invalid = api::validate_mig("A100-SXM4-40GB", &["7g.40gb", "1g.5gb"]).unwrap();
+    let invalid = api::validate_mig(&api::ValidateMigRequest {
+        model: "A100-SXM4-40GB".into(),
+        profiles: vec!["7g.40gb".into(), "1g.5gb".into()],
+    })
+    .unwrap();
     assert!(!invalid.valid);
     check(&invalid);
 }
@@ -458,7 +466,9 @@ fn asks_and_scenarios_match_their_declarations() {
     for ask in asks(&["a:0.5", "b:1g.5gb", "c:3"]) {
         check(&ask);
     }
-    for entry in gpu_share_core::parse::parse_asks("name,size,hours\na,0.5,2\nb,1g.5gb,\n").unwrap()
+    for entry in
+        gpu_share_core::internals::parse::parse_asks("name,size,hours\na,0.5,2\nb,1g.5gb,\n")
+            .unwrap()
     {
         check(&entry);
         check(&entry.ask);
@@ -521,7 +531,7 @@ fn size_matches_its_declaration() {
         "max_position_embeddings": 8192, "torch_dtype": "bfloat16", "vocab_size": 151936}"#;
     let mut request = SizeRequest {
         config_json: config.into(),
-        dtype: Some(gpu_share_core::size::Dtype::Int4),
+        dtype: Some(gpu_share_core::internals::size::Dtype::Int4),
         ..Default::default()
     };
     let plain = api::size(&request).unwrap();
@@ -544,7 +554,7 @@ fn replay_matches_its_declaration() {
     let replay = api::replay(&ReplayRequest {
         nodes_csv: fixture_at("replay/nodes.csv"),
         pods_csv: fixture_at("replay/pods.csv"),
-        policies: vec![gpu_share_core::replay::Policy::Fgd],
+        policies: vec![gpu_share_core::internals::replay::Policy::Fgd],
         seeds: vec![1, 2],
         tune: None,
     })

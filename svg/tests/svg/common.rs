@@ -1,6 +1,6 @@
 //! What the tests share: packing a list of specs, rendering, and reading the document back.
 
-use gpu_share_core::{bin_pack, ClusterGpuCaps, FractionalAsk, PackResult};
+use gpu_share_core::internals::{bin_pack, ClusterGpuCaps, FractionalAsk, PackResult};
 use gpu_share_svg::{render, SvgOptions};
 use roxmltree::{Document, Node};
 

@@ -2,8 +2,8 @@
 //! characters XML 1.0 does not allow dropped, and every name readable in full in a `<title>`.
 
 use crate::common::{all_text, parse, title, with_class};
-use gpu_share_core::nodes::NodeSpec;
-use gpu_share_core::{bin_pack, ClusterGpuCaps, FractionalAsk};
+use gpu_share_core::internals::nodes::NodeSpec;
+use gpu_share_core::internals::{bin_pack, ClusterGpuCaps, FractionalAsk};
 use gpu_share_svg::{render, SvgOptions};
 
 fn hostile() -> Vec<String> {
@@ -29,8 +29,12 @@ fn hostile_names_are_text_everywhere() {
         .enumerate()
         .map(|(i, n)| match i % 3 {
             0 => FractionalAsk::mig(n, "1g.5gb").unwrap(),
-            1 => FractionalAsk::fraction(n, gpu_share_core::Share::parse("0.2").unwrap()).unwrap(),
-            _ => FractionalAsk::fraction(n, gpu_share_core::Share::parse("1").unwrap()).unwrap(),
+            1 => {
+                FractionalAsk::fraction(n, gpu_share_core::internals::Share::parse("0.2").unwrap())
+                    .unwrap()
+            }
+            _ => FractionalAsk::fraction(n, gpu_share_core::internals::Share::parse("1").unwrap())
+                .unwrap(),
         })
         .collect();
     let caps = ClusterGpuCaps {
@@ -88,8 +92,11 @@ fn hostile_names_are_text_everywhere() {
 #[test]
 fn long_names_are_cut_in_labels_and_whole_in_titles() {
     let long = "n".repeat(128);
-    let asks =
-        vec![FractionalAsk::fraction(&long, gpu_share_core::Share::parse("0.1").unwrap()).unwrap()];
+    let asks = vec![FractionalAsk::fraction(
+        &long,
+        gpu_share_core::internals::Share::parse("0.1").unwrap(),
+    )
+    .unwrap()];
     let caps = ClusterGpuCaps {
         supports_timeslicing: true,
         ..Default::default()
@@ -116,8 +123,11 @@ fn long_names_are_cut_in_labels_and_whole_in_titles() {
 fn characters_xml_forbids_are_dropped() {
     // The core refuses control characters in names; U+FFFE and U+FFFF it lets through.
     let name = "a\u{FFFE}b\u{FFFF}c";
-    let asks =
-        vec![FractionalAsk::fraction(name, gpu_share_core::Share::parse("0.5").unwrap()).unwrap()];
+    let asks = vec![FractionalAsk::fraction(
+        name,
+        gpu_share_core::internals::Share::parse("0.5").unwrap(),
+    )
+    .unwrap()];
     let caps = ClusterGpuCaps {
         supports_timeslicing: true,
         ..Default::default()

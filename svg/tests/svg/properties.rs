@@ -6,9 +6,9 @@
 //! its JSON, as the npm package does) gives the same bytes.
 
 use crate::common::{all_text, colour, with_class};
-use gpu_share_core::nodes::NodeSpec;
-use gpu_share_core::pack::{bin_pack_with, optimize::Budget, PackOptions};
-use gpu_share_core::{find_model, ClusterGpuCaps, FractionalAsk, PackResult, Share};
+use gpu_share_core::internals::nodes::NodeSpec;
+use gpu_share_core::internals::pack::{bin_pack_with, optimize::Budget, PackOptions};
+use gpu_share_core::internals::{find_model, ClusterGpuCaps, FractionalAsk, PackResult, Share};
 use gpu_share_svg::{render, SvgOptions, MAX_UNPLACED};
 use proptest::prelude::*;
 use std::collections::BTreeMap;

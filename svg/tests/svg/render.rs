@@ -2,8 +2,8 @@
 //! real places, free room, nodes, the lane limit, unplaced asks, legend and options.
 
 use crate::common::{all_text, colour, pack, parse, svg, title, with_class};
-use gpu_share_core::nodes::NodeSpec;
-use gpu_share_core::{ClusterGpuCaps, PackResult};
+use gpu_share_core::internals::nodes::NodeSpec;
+use gpu_share_core::internals::{ClusterGpuCaps, PackResult};
 use gpu_share_svg::{render, SvgOptions};
 
 fn mig(count: Option<u64>) -> ClusterGpuCaps {

@@ -1,8 +1,7 @@
 //! The asks table: one editable row per ask (name, fraction and/or memory, or MIG profile, duration) and loading CSV/JSON lists.
 
 use crate::file_input::{pasted_text, read_chosen_text};
-use gpu_share_core::api::{Fix, LeftOut};
-use gpu_share_core::parse::parse_asks;
+use gpu_share_core::api::{parse_asks, Fix, LeftOut};
 use leptos::prelude::*;
 
 use crate::components::pager::{last_page, window, Pager};

@@ -1,6 +1,6 @@
 //! The capabilities form: GPU model from the core's catalogue, GPU count, MIG (with allowed profiles), MPS, time-slicing.
 
-use gpu_share_core::catalog::{find_model, models};
+use gpu_share_core::api::{find_model, models};
 use leptos::prelude::*;
 
 use crate::state::{AppState, SizeKind};

@@ -4,8 +4,7 @@
 //!
 //! The pasted text stays in this component (it can be large); only the caps it fills reach the link.
 
-use gpu_share_core::api::{self, DetectInput, DetectResponse};
-use gpu_share_core::ClusterGpuCaps;
+use gpu_share_core::api::{self, ClusterGpuCaps, DetectInput, DetectResponse};
 use leptos::prelude::*;
 
 use crate::file_input::{pasted_text, read_chosen_text};

@@ -79,7 +79,7 @@ pub fn Diagram() -> impl IntoView {
     let save_png = move |_| {
         crate::png::download_png("gpu-share-packing.png", &whole_svg(state), status);
     };
-    let stat = move |f: fn(&gpu_share_core::PackResult) -> String| {
+    let stat = move |f: fn(&gpu_share_core::api::PackResult) -> String| {
         move || {
             state.plan.with(|p| {
                 p.as_ref()

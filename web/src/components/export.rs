@@ -4,8 +4,9 @@
 //! the fields the chosen format reads, and its format and fields survive a reload (local storage,
 //! checked through the core when read back).
 
-use gpu_share_core::api::{self, ExportRequest, PackRequest};
-use gpu_share_core::export::{ExportFormat, ExportOptions, MigStrategy, DEFAULT_IMAGE};
+use gpu_share_core::api::{
+    self, ExportFormat, ExportOptions, ExportRequest, MigStrategy, PackRequest, DEFAULT_IMAGE,
+};
 use leptos::prelude::*;
 
 use crate::clipboard::copy;

@@ -90,13 +90,13 @@ pub fn slice_cells(gpu: &GpuFit, response: &FitResponse) -> Vec<SliceCell> {
 }
 
 fn memory_slices(gpu: &GpuFit) -> u8 {
-    gpu_share_core::find_model(&gpu.model)
+    gpu_share_core::api::find_model(&gpu.model)
         .and_then(|m| m.mig)
         .map_or(8, |g| g.memory_slices)
 }
 
 fn profile_slices(model: &str, profile: &str) -> u8 {
-    gpu_share_core::find_model(model)
+    gpu_share_core::api::find_model(model)
         .and_then(|m| m.profile(profile))
         .map_or(1, |p| p.memory_slices)
 }

@@ -5,8 +5,9 @@
 //! `remove_entries`); this component owns the ledger's state — the stored entries, its notices,
 //! the rates and the clock — and loads the stored ledger and rates itself.
 
-use gpu_share_core::account::{ledger_csv, ledger_document, summary_csv, SummaryRow, UsageStatus};
-use gpu_share_core::LedgerEntry;
+use gpu_share_core::api::{
+    ledger_csv, ledger_document, summary_csv, LedgerEntry, SummaryRow, UsageStatus,
+};
 use leptos::prelude::*;
 
 use crate::download::download;

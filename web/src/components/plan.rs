@@ -2,8 +2,7 @@
 
 use std::collections::HashMap;
 
-use gpu_share_core::api::gpu_ranges;
-use gpu_share_core::{warning_groups, Choice, PackResult, WarningKind};
+use gpu_share_core::api::{gpu_ranges, warning_groups, Choice, PackResult, WarningKind};
 use leptos::prelude::*;
 
 use crate::components::pager::{window, Pager};
@@ -31,7 +30,7 @@ fn gpu_list(indices: &[u64]) -> String {
 }
 
 /// The isolation levels the plan uses, each once, in order of first use: the table's legend.
-fn isolations(choices: &[Choice]) -> Vec<gpu_share_core::Isolation> {
+fn isolations(choices: &[Choice]) -> Vec<gpu_share_core::api::Isolation> {
     let mut seen = Vec::new();
     for c in choices {
         if !seen.contains(&c.isolation) {
@@ -46,7 +45,7 @@ fn ChoiceRow(choice: Choice, gpus: String) -> impl IntoView {
     let iso = choice.isolation;
     let badge = format!("badge iso-{}", iso.as_str());
     let with_memory = |text: String, mib: Option<u64>| match mib {
-        Some(mib) => format!("{text} · {}", gpu_share_core::memory::mib_text(mib)),
+        Some(mib) => format!("{text} · {}", gpu_share_core::api::mib_text(mib)),
         None => text,
     };
     let requested = with_memory(choice.requested_fraction.to_string(), choice.memory_mib);

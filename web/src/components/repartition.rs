@@ -40,7 +40,7 @@ pub fn run(state: &AppState, text: &str, freed: &[Freed]) -> Result<RepartitionR
 
 /// One cell per memory slice of a GPU after the moves: `(class, label, title)`.
 pub fn after_cells(gpu: &RepartitionGpu, model: &str) -> Vec<(&'static str, String, String)> {
-    let model = gpu_share_core::find_model(model);
+    let model = gpu_share_core::api::find_model(model);
     let slices = model.and_then(|m| m.mig).map_or(8, |g| g.memory_slices);
     let mut cells: Vec<(&'static str, String, String)> = (0..slices)
         .map(|s| ("free", String::new(), format!("slice {s}: free")))

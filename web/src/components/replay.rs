@@ -7,11 +7,7 @@
 //! The lists, choices and result stay in this component: a replay is not part of the scenario or
 //! the link, and it runs when asked (one replay of a real trace takes seconds), never per keystroke.
 
-use gpu_share_core::api::{self, ReplayRequest};
-use gpu_share_core::replay::run::Percent;
-use gpu_share_core::replay::workload::Tune;
-use gpu_share_core::replay::{Policy, Replay};
-use gpu_share_core::{Error, ErrorKind};
+use gpu_share_core::api::{self, Error, ErrorKind, Percent, Policy, Replay, ReplayRequest, Tune};
 use leptos::prelude::*;
 
 use crate::file_input::read_chosen_text;
@@ -98,7 +94,7 @@ fn Results(replay: Replay) -> impl IntoView {
             <tbody>
                 {replay.policies.iter().map(|p| {
                     let runs = p.runs.len().max(1) as u64;
-                    let mean = |f: fn(&gpu_share_core::replay::Run) -> u64| (p.runs.iter().map(f).sum::<u64>() / runs).to_string();
+                    let mean = |f: fn(&gpu_share_core::api::Run) -> u64| (p.runs.iter().map(f).sum::<u64>() / runs).to_string();
                     view! {
                         <tr data-policy=p.policy.name()>
                             <th scope="row">{p.policy.name()}</th>
@@ -217,7 +213,7 @@ pub fn ReplayBox() -> impl IntoView {
                 c.remove(i);
             } else {
                 c.push(policy);
-                gpu_share_core::sort::sort(c);
+                gpu_share_core::api::sort(c);
             }
         })
     };

@@ -5,8 +5,7 @@
 //! The pasted config and the sizing choices stay in this component; only the ask it adds goes
 //! into the scenario (and so the link).
 
-use gpu_share_core::api::{self, SizeRequest, SizeResponse};
-use gpu_share_core::size::{bytes_text, grouped, Dtype};
+use gpu_share_core::api::{self, bytes_text, grouped, Dtype, SizeRequest, SizeResponse};
 use leptos::prelude::*;
 
 use crate::file_input::{pasted_text, read_chosen_text};
@@ -17,14 +16,14 @@ use crate::words;
 const DTYPES: [&str; 7] = ["", "bf16", "fp16", "fp32", "fp8", "int8", "int4"];
 
 /// A count typed in a field: blank is the core's default.
-fn count(text: &str, field: &str) -> Result<Option<u64>, gpu_share_core::Error> {
+fn count(text: &str, field: &str) -> Result<Option<u64>, gpu_share_core::api::Error> {
     let t = text.trim().replace([',', '_'], "");
     if t.is_empty() {
         return Ok(None);
     }
     t.parse().map(Some).map_err(|_| {
-        gpu_share_core::Error::new(
-            gpu_share_core::ErrorKind::Syntax,
+        gpu_share_core::api::Error::new(
+            gpu_share_core::api::ErrorKind::Syntax,
             format!("expected a whole number, got {:?}", text.trim()),
         )
         .in_field(field)
@@ -37,7 +36,7 @@ fn request(
     dtype: &str,
     context: &str,
     concurrency: &str,
-) -> Result<SizeRequest, gpu_share_core::Error> {
+) -> Result<SizeRequest, gpu_share_core::api::Error> {
     let dtype = (!dtype.is_empty())
         .then(|| Dtype::parse(dtype).map_err(|e| e.in_field("dtype")))
         .transpose()?;

@@ -1,8 +1,7 @@
 //! The answer in one glance, kept in view while editing: GPUs used against the lower bound and the
 //! limit, unplaced asks, rows left out, the plan's error, and a small map of the GPUs.
 
-use gpu_share_core::pack::PackResult;
-use gpu_share_core::Mechanism;
+use gpu_share_core::api::{Mechanism, PackResult};
 use leptos::prelude::*;
 
 use crate::format::share_percent;
@@ -18,11 +17,11 @@ fn tiles(pack: &PackResult) -> Vec<(Mechanism, u8)> {
         .iter()
         .take(MINI_GPUS)
         .map(|g| {
-            let used = g.used_fraction().min(gpu_share_core::Share::ONE);
+            let used = g.used_fraction().min(gpu_share_core::api::Share::ONE);
             let percent = used
                 .units()
                 .saturating_mul(100)
-                .div_ceil(gpu_share_core::Share::ONE.units());
+                .div_ceil(gpu_share_core::api::Share::ONE.units());
             (g.mechanism(), percent.min(100) as u8)
         })
         .collect()

@@ -5,7 +5,7 @@
 
 use super::speed::{best_of, node, sizes};
 use gpu_share_core::api::{self, AskColumns, Cluster, PackColumnsRequest, PackRequest};
-use gpu_share_core::{ClusterGpuCaps, FractionalAsk, Share};
+use gpu_share_core::internals::{ClusterGpuCaps, FractionalAsk, Share};
 use std::path::Path;
 use std::process::{Command, Stdio};
 

@@ -11,11 +11,11 @@
 
 use super::generate::{between, cut, shuffle};
 use super::speed::SplitMix;
-use gpu_share_core::catalog::find_model;
-use gpu_share_core::memory::Memory;
-use gpu_share_core::pack::optimize::Budget;
-use gpu_share_core::pack::{bin_pack_with, PackOptions};
-use gpu_share_core::{ClusterGpuCaps, FractionalAsk, Share};
+use gpu_share_core::internals::catalog::find_model;
+use gpu_share_core::internals::memory::Memory;
+use gpu_share_core::internals::pack::optimize::Budget;
+use gpu_share_core::internals::pack::{bin_pack_with, PackOptions};
+use gpu_share_core::internals::{ClusterGpuCaps, FractionalAsk, Share};
 use std::time::Instant;
 
 /// Instances per row.
@@ -101,7 +101,10 @@ pub fn run(budget: Budget) -> Result<Vec<MemoryRow>, String> {
                 budget_mib,
                 0x6d65_6d00 ^ k << 20 ^ min << 16 ^ seed,
             )?;
-            let pack = |optimize: Option<Budget>| -> Result<(gpu_share_core::pack::OptimizedPack, f64), String> {
+            let pack = |optimize: Option<Budget>| -> Result<
+                (gpu_share_core::internals::pack::OptimizedPack, f64),
+                String,
+            > {
                 let started = Instant::now();
                 let p = bin_pack_with(&asks, &caps, &PackOptions { optimize })
                     .map_err(|e| e.to_string())?;

@@ -4,10 +4,10 @@
 //! (memory and compute slices, per-profile limits): where the optimizer meets it, the packing is optimal.
 
 use super::speed::SplitMix;
-use gpu_share_core::catalog::find_model;
-use gpu_share_core::pack::optimize::Budget;
-use gpu_share_core::pack::{bin_pack_with, PackOptions};
-use gpu_share_core::{ClusterGpuCaps, FractionalAsk};
+use gpu_share_core::internals::catalog::find_model;
+use gpu_share_core::internals::pack::optimize::Budget;
+use gpu_share_core::internals::pack::{bin_pack_with, PackOptions};
+use gpu_share_core::internals::{ClusterGpuCaps, FractionalAsk};
 use std::time::Instant;
 
 /// Instances per ask count.

@@ -1,8 +1,8 @@
 //! Packing quality on BPPLIB: bins used by FFD and by `--optimize` against the optimum and the lower bound.
 
 use super::bpplib::Instance;
-use gpu_share_core::pack::optimize::{optimize_sizes, Budget};
-use gpu_share_core::pack::{bins_used, first_fit_decreasing};
+use gpu_share_core::internals::pack::optimize::{optimize_sizes, Budget};
+use gpu_share_core::internals::pack::{bins_used, first_fit_decreasing};
 use std::time::Instant;
 
 /// One instance's outcome.

@@ -4,8 +4,8 @@
 
 use super::speed::SplitMix;
 use gpu_share_core::api::{repartition, DetectInput, FreeInstance, RepartitionRequest};
-use gpu_share_core::validate_mig::validate_placements;
-use gpu_share_core::{models, FractionalAsk, GpuModel};
+use gpu_share_core::internals::validate_mig::validate_placements;
+use gpu_share_core::internals::{models, FractionalAsk, GpuModel};
 use std::time::Instant;
 
 /// Random states per board.

@@ -4,7 +4,7 @@
 //! workload's replay timed natively and through the npm package in Node.
 
 use gpu_share_core::api::{self, ReplayRequest};
-use gpu_share_core::replay::{Policy, Replay};
+use gpu_share_core::internals::replay::{Policy, Replay};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
@@ -143,7 +143,7 @@ fn node_speed(dir: &Path, root: &Path, native: &Workload) -> Result<Speed, Strin
     })
 }
 
-fn pct(p: Option<gpu_share_core::replay::run::Percent>) -> f64 {
+fn pct(p: Option<gpu_share_core::internals::replay::run::Percent>) -> f64 {
     p.map_or(f64::NAN, |p| p.to_f64())
 }
 

@@ -82,7 +82,7 @@ pub fn markdown(r: &Report) -> String {
     let _ = writeln!(
         s,
         "Each instance: capacity c is one GPU, weight w an ask of w/c. *FFD* is the packer's first-fit-decreasing; \
-*optimize* is `gpu_share_core::pack::optimize::optimize_sizes` with a budget of {} ms \
+*optimize* is `gpu_share_core::internals::pack::optimize::optimize_sizes` with a budget of {} ms \
 (`Budget::from_millis`, a deterministic work count). *opt* columns count instances packed on exactly the known \
 optimum; *excess* is the sum of GPUs above it; *LB = OPT* counts instances where the optimizer's lower bound \
 (Martello–Toth L2 after Fekete–Schepers dual feasible functions, raised where bin completion proves that no \

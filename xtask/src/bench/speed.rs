@@ -1,9 +1,9 @@
 //! Packing speed: the tree FFD natively and through the npm package, the quadratic reference, and MIG.
 
-use gpu_share_core::catalog::find_model;
-use gpu_share_core::pack::optimize::{optimize_sizes, Budget};
-use gpu_share_core::pack::{bin_pack, bins_used, first_fit_decreasing, reference_ffd};
-use gpu_share_core::{ClusterGpuCaps, FractionalAsk};
+use gpu_share_core::internals::catalog::find_model;
+use gpu_share_core::internals::pack::optimize::{optimize_sizes, Budget};
+use gpu_share_core::internals::pack::{bin_pack, bins_used, first_fit_decreasing, reference_ffd};
+use gpu_share_core::internals::{ClusterGpuCaps, FractionalAsk};
 use std::path::Path;
 use std::time::Instant;
 

@@ -10,7 +10,7 @@ use super::bpplib::Instance;
 use super::generate::{between, cut, shuffle};
 use super::quality::{self, Row};
 use super::speed::SplitMix;
-use gpu_share_core::pack::optimize::Budget;
+use gpu_share_core::internals::pack::optimize::Budget;
 
 /// Which side of a split an instance is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,9 +4,9 @@
 
 use super::*;
 use crate::account::UsageRecord;
+use crate::ask::FractionalAsk;
 use crate::caps::ClusterGpuCaps;
 use crate::plan::select_mechanism;
-use crate::FractionalAsk;
 use proptest::prelude::*;
 
 fn usage(ask: &str, started_at: i64, seconds: Option<u64>) -> LedgerEntry {

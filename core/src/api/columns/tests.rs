@@ -4,8 +4,8 @@
 
 use super::*;
 use crate::api::{pack, PackRequest};
-use crate::nodes::NodeSpec;
-use crate::ClusterGpuCaps;
+use crate::caps::nodes::NodeSpec;
+use crate::caps::ClusterGpuCaps;
 use proptest::prelude::*;
 
 const MIB: u64 = 1 << 20;

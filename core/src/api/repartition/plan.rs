@@ -1,12 +1,12 @@
 //! From the search's optimum to what a person runs: each GPU's end state (kept, moved, new), the
 //! steps in order, the nvidia-smi commands, what to drain, and a mig-parted config of the end state.
 
+use super::search::{Existing, Solution};
 use super::{id_at, InstanceStatus, MovedFrom, PlannedInstance, RepartitionGpu, Step, Wanted};
 use crate::api::fit::{gpu_name, Target};
 use crate::catalog::GpuModel;
 use crate::export::yaml::{Map, Value};
 use crate::pack::mig::{creation_order_from, Placed};
-use crate::repartition::{Existing, Solution};
 
 /// Turns the search's layouts into the end state and the steps, and assigns the new instances to
 /// the moved instances (same GPU first) and the asks (in input order).

@@ -5,7 +5,7 @@
 
 use super::json::{get, range, share, string, Fields};
 use crate::error::{Error, ErrorKind, Result};
-use crate::nodes::NodeRole;
+use crate::pack::NodeRole;
 use crate::pack::{GpuLayout, PackResult};
 use crate::plan::{Choice, Mechanism};
 use serde_json::{Map, Value};

@@ -1,9 +1,12 @@
 //! The reader gives back exactly what the packer made, and refuses results edited into states the
 //! packer never makes, naming the field.
 
+use crate::ask::FractionalAsk;
+use crate::caps::nodes::NodeSpec;
+use crate::caps::ClusterGpuCaps;
 use crate::error::ErrorKind;
-use crate::nodes::NodeSpec;
-use crate::{bin_pack, ClusterGpuCaps, FractionalAsk, PackResult};
+use crate::pack::bin_pack;
+use crate::pack::PackResult;
 use serde_json::{json, Value};
 
 fn pack(specs: &[&str], caps: ClusterGpuCaps) -> PackResult {
@@ -179,7 +182,7 @@ fn shares_stay_within_one_gpu() {
     assert_eq!(asks, (ErrorKind::OutOfRange, "gpus[0].asks".into()));
     // A share that is not the choice's allocation.
     let mut r2 = r.clone();
-    r2.choices[2].allocated_fraction = crate::Share::parse("0.3").unwrap();
+    r2.choices[2].allocated_fraction = crate::units::Share::parse("0.3").unwrap();
     let alloc = refused(&r2, |_| {});
     assert_eq!(alloc.1, "gpus[0].slots[1].share");
 }

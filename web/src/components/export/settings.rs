@@ -1,8 +1,8 @@
 //! The export panel's choices as they survive a reload: format, MIG strategy, namespace and
 //! image, kept as the page's own localStorage record and read back through the core's checks.
 
-use gpu_share_core::export::{ExportFormat, ExportOptions, MigStrategy};
-use gpu_share_core::record;
+use crate::storage::record;
+use gpu_share_core::api::{ExportFormat, ExportOptions, MigStrategy};
 
 use super::key;
 use crate::{storage, words};

@@ -2,13 +2,11 @@
 //! they would count a use twice), taken back, released or imported through the core; rates
 //! checked by the core, also when read back from storage; and the notices that say what happened.
 
-use gpu_share_core::account::{
-    already_recorded, remove_entries, AlreadyRecorded, Rates, RatesInput,
-};
+use crate::storage::record;
 use gpu_share_core::api::{
-    self, PackRequest, PackResponse, Recording, SummaryRequest, SummaryResponse,
+    self, already_recorded, remove_entries, AlreadyRecorded, Error, LedgerEntry, PackRequest,
+    PackResponse, Rates, RatesInput, Recording, SummaryRequest, SummaryResponse,
 };
-use gpu_share_core::{record, Error, LedgerEntry};
 use leptos::prelude::*;
 
 use crate::format;

@@ -3,8 +3,7 @@
 
 use super::*;
 use crate::storage::LoadError;
-use gpu_share_core::account::Rates;
-use gpu_share_core::api::{self, SummaryRequest};
+use gpu_share_core::api::{self, Rates, SummaryRequest};
 
 const SEED: &str = "ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice";
 const NOW: i64 = 1_800_000_000;
@@ -254,7 +253,7 @@ fn stored_rates_come_back_checked_by_the_core_and_a_refused_value_is_noted() {
     }
     let huge = format!(
         "{{\"cost\":\"{}\"}}",
-        "9".repeat(gpu_share_core::record::MAX_RECORD_BYTES)
+        "9".repeat(crate::storage::record::MAX_RECORD_BYTES)
     );
     assert!(stored_rates(Some(&huge)).1.unwrap().contains("longer than"));
     let l = LedgerState::new(Ok(Vec::new()), Some(r#"{"pue":"0.5"}"#), NOW);

@@ -1,9 +1,8 @@
-//! A record of named text fields as JSON (`{"pue":"1.2","cost":""}`): how a front end keeps what
-//! the user typed in a form between visits (the page keeps its accounting rates and export choices
-//! in localStorage so). The core writes and reads the record; what each field says is checked by
-//! the use case it belongs to, as if typed.
+//! A record of named text fields as JSON (`{"pue":"1.2","cost":""}`): how the page keeps what the
+//! user typed in a form between visits (its accounting rates and export choices, in localStorage).
+//! What each field says is checked by the core's use case it belongs to, as if typed.
 
-use crate::error::{Error, ErrorKind, Result};
+use gpu_share_core::api::{Error, ErrorKind, Result};
 use serde_json::{Map, Value};
 
 /// The longest record read back: anything longer was not written as one.

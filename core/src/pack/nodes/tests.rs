@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::ask::FractionalAsk;
+use crate::caps::nodes::parse_nodes;
 use crate::caps::ClusterGpuCaps;
 use crate::pack::bin_pack;
 use proptest::prelude::*;
@@ -20,29 +21,6 @@ fn caps(nodes: &str, mps: bool, timeslice: bool, mig: bool) -> ClusterGpuCaps {
         supports_mig: mig,
         nodes: Some(parse_nodes(nodes).unwrap()),
         ..Default::default()
-    }
-}
-
-#[test]
-fn node_lists_read_and_write_back() {
-    let four = parse_nodes("4x8").unwrap();
-    assert_eq!(four.len(), 4);
-    assert_eq!(
-        four[3],
-        NodeSpec {
-            name: "node-4".into(),
-            gpus: 8
-        }
-    );
-    assert_eq!(nodes_to_text(&four), "4x8");
-    let named = parse_nodes("gpu-a:8, gpu-b:4").unwrap();
-    assert_eq!(nodes_to_text(&named), "gpu-a:8,gpu-b:4");
-    for bad in ["", "4x0", "0x8", "x8", "a:0", ":4", "a:8,a:4", "four"] {
-        let e = parse_nodes(bad).unwrap_err();
-        assert!(
-            e.field.as_deref().is_some_and(|f| f.starts_with("nodes")),
-            "{bad}: {e}"
-        );
     }
 }
 

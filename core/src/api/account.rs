@@ -5,11 +5,13 @@
 
 use super::pack::{PackRequest, PackResponse};
 use crate::account::GpuPlacement;
+use crate::account::LedgerEntry;
+use crate::account::UsageRecord;
 use crate::account::{resolve, summarize, Rates, Summary, Usage};
 use crate::ask::validate_name;
 use crate::error::{Error, ErrorKind, Result};
 use crate::parse::MAX_SECONDS;
-use crate::{Choice, LedgerEntry, UsageRecord};
+use crate::plan::Choice;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// When a use is recorded and for how long.
@@ -247,10 +249,13 @@ pub fn summarise(request: &SummaryRequest<'_>) -> Result<SummaryResponse> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::account::Rates;
     use crate::api::pack;
-    use crate::{select_mechanism, ClusterGpuCaps, FractionalAsk, Rates};
+    use crate::ask::FractionalAsk;
+    use crate::caps::ClusterGpuCaps;
+    use crate::plan::select_mechanism;
 
-    fn plan(ask: &FractionalAsk, caps: &ClusterGpuCaps) -> crate::Result<Choice> {
+    fn plan(ask: &FractionalAsk, caps: &ClusterGpuCaps) -> crate::error::Result<Choice> {
         select_mechanism(ask, caps)
     }
 

@@ -2,15 +2,17 @@
 //! kubectl output naming the model) — per GPU, which profiles can still be created and where,
 //! which free memory slices are stranded, and where new asks go without touching what runs.
 
-use super::cluster::{read, DetectInput};
+mod live;
+
+use super::discover::{read, DetectInput};
 use crate::ask::FractionalAsk;
+use crate::caps::ClusterGpuCaps;
 use crate::catalog::{find_model, models_with_profiles, require_model, GpuModel};
 use crate::discover::{DiscoveredGpu, Inventory};
 use crate::error::{Error, ErrorKind, Hint, Input, Result};
-use crate::fit::LiveGpu;
 use crate::pack::mig::{verify, Placed};
 use crate::plan::Mechanism;
-use crate::ClusterGpuCaps;
+use live::LiveGpu;
 
 /// The most asks one fit places.
 pub const MAX_FIT_ASKS: usize = 10_000;
@@ -344,7 +346,7 @@ pub(super) fn profile_for(ask: &FractionalAsk, model: &'static GpuModel) -> Opti
         gpu_model: Some(model.name.to_string()),
         ..Default::default()
     };
-    let choice = crate::select_mechanism(ask, &caps).ok()?;
+    let choice = crate::plan::select_mechanism(ask, &caps).ok()?;
     let name = choice
         .mig_profile
         .filter(|_| choice.mechanism == Mechanism::Mig)?;

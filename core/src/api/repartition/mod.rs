@@ -1,15 +1,16 @@
 //! The repartition use case: the fewest GPU instances moved (then the fewest GPUs touched) that
-//! let new asks into live MIG layouts, found exactly (`crate::repartition`), with the ordered
+//! let new asks into live MIG layouts, found exactly (`search.rs`), with the ordered
 //! steps, the nvidia-smi commands, what to drain first, and the mig-parted config of the end state.
 
-use super::cluster::DetectInput;
+use super::discover::DetectInput;
 use super::fit::{gpu_name, live_inventory, profile_for, targets, Target};
 use crate::ask::FractionalAsk;
 use crate::catalog::GpuModel;
 use crate::error::{Error, ErrorKind, Result};
-use crate::repartition::{solve, Existing, Refusal, MAX_WORK};
+use search::{solve, Existing, Refusal, MAX_WORK};
 
 mod plan;
+mod search;
 use plan::{commands, mig_parted, placed_asks, Planner};
 
 /// The most asks one repartition places.
