@@ -10,8 +10,10 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(Scenario::from_query(&s.to_query()).as_ref(), Ok(&s));
         // Planning what a link says never panics either.
         if s.asks.len() <= 64 {
-            let _ =
-                gpu_share_core::internals::bin_pack(&s.asks, &s.caps.clone().with_gpu_count(s.caps.gpu_count));
+            let _ = gpu_share_core::internals::bin_pack(
+                &s.asks,
+                &s.caps.clone().with_gpu_count(s.caps.gpu_count),
+            );
         }
     }
 });

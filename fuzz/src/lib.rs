@@ -2,11 +2,13 @@
 //! invariants every packing must keep.
 
 use arbitrary::Arbitrary;
-use gpu_share_core::ask::MAX_ASK_GPUS;
-use gpu_share_core::caps::MAX_GPU_COUNT;
-use gpu_share_core::pack::MPS_CLIENTS_PER_GPU;
-use gpu_share_core::validate_mig::validate_placements;
-use gpu_share_core::{catalog, ClusterGpuCaps, FractionalAsk, Mechanism, PackResult, Share};
+use gpu_share_core::internals::ask::MAX_ASK_GPUS;
+use gpu_share_core::internals::caps::MAX_GPU_COUNT;
+use gpu_share_core::internals::pack::MPS_CLIENTS_PER_GPU;
+use gpu_share_core::internals::validate_mig::validate_placements;
+use gpu_share_core::internals::{
+    catalog, ClusterGpuCaps, FractionalAsk, Mechanism, PackResult, Share,
+};
 use std::collections::BTreeMap;
 
 /// Text as the readers get it: the bytes when they are UTF-8, else their lossy reading.
@@ -98,11 +100,11 @@ impl AskIn {
             }
             SizeIn::Text(t) => return FractionalAsk::parse_spec(&format!("{name}:{t}")).ok(),
             SizeIn::Memory(mib) => {
-                let m = gpu_share_core::Memory::from_mib(u64::from(*mib)).ok()?;
+                let m = gpu_share_core::internals::Memory::from_mib(u64::from(*mib)).ok()?;
                 return FractionalAsk::memory_only(&name, m).ok();
             }
             SizeIn::ShareAndMemory(t, mib) => {
-                let m = gpu_share_core::Memory::from_mib(u64::from(*mib)).ok()?;
+                let m = gpu_share_core::internals::Memory::from_mib(u64::from(*mib)).ok()?;
                 let f = Share::ratio(u64::from(*t), 1000).ok()?;
                 return FractionalAsk::fraction_and_memory(&name, f, m).ok();
             }
@@ -165,7 +167,7 @@ impl CapsIn {
             gpu_count: self.count.as_ref().map(CountIn::get),
             nodes: self.nodes.as_ref().map(|list| {
                 list.iter()
-                    .map(|&(name, gpus)| gpu_share_core::nodes::NodeSpec {
+                    .map(|&(name, gpus)| gpu_share_core::internals::nodes::NodeSpec {
                         name: format!("n{name}"),
                         gpus: u64::from(gpus),
                     })
@@ -207,7 +209,7 @@ pub fn small_pack(plan: &PackIn) -> Option<PackResult> {
         .take(64)
         .collect();
     let gpu_count = gpu_count.map(|n| n.min(256)).or(Some(256));
-    gpu_share_core::bin_pack(&asks, &caps.with_gpu_count(gpu_count)).ok()
+    gpu_share_core::internals::bin_pack(&asks, &caps.with_gpu_count(gpu_count)).ok()
 }
 
 /// What every packing keeps, whatever the input: one mechanism per GPU, every ask placed or
@@ -286,7 +288,9 @@ pub fn check_pack(asks: &[FractionalAsk], limit: Option<u64>, r: &PackResult) {
             let gpu = &r.gpus[g as usize];
             assert_eq!(
                 n.role,
-                Some(gpu_share_core::nodes::NodeRole::of(gpu.mechanism()))
+                Some(gpu_share_core::internals::pack::NodeRole::of(
+                    gpu.mechanism()
+                ))
             );
             assert_eq!(gpu.node.as_deref(), Some(n.name.as_str()));
         }
