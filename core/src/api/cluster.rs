@@ -251,7 +251,9 @@ pub fn caps_summary(caps: &ClusterGpuCaps, inv: &Inventory) -> String {
 
 /// GPUs grouped by model (or reported name) and MIG capability, in first-seen order.
 fn gpu_groups(inv: &Inventory) -> Vec<String> {
-    let mut groups: Vec<((String, bool, bool), (usize, usize))> = Vec::new();
+    // (model or name, MIG capable, MIG mode assumed) → (GPUs, MIG-enabled GPUs)
+    type Group = ((String, bool, bool), (usize, usize));
+    let mut groups: Vec<Group> = Vec::new();
     for g in &inv.gpus {
         // A GPU whose MIG mode the input does not show is told apart: its "disabled" is assumed.
         let assumed = g.mig_capable && !g.mig_enabled && !g.mig_mode_shown;
