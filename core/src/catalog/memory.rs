@@ -3,6 +3,7 @@
 
 use super::listings::{ListedMemory, MigMemoryListing, LISTINGS};
 use super::{Certainty, GpuModel, MigProfile};
+use std::collections::HashMap;
 
 /// FB memory "Reserved" (MiB) of whole GPUs in real `nvidia-smi -q` captures kept in
 /// `tests/fixtures/nvidia-smi/` (docs/hardware-facts.md §10): memory the driver keeps, which no
@@ -52,6 +53,15 @@ fn counted_mib(model: &str, memory_slices: u8, listed: ListedMemory) -> u64 {
         })
         .min()
         .unwrap_or_else(|| listed.floor_mib())
+}
+
+/// The smallest listing of `model` at `memory_slices` and the MiB it counts for (ties: the first).
+fn smallest_of(model: &str, memory_slices: u8) -> Option<(&'static MigMemoryListing, u64)> {
+    LISTINGS
+        .iter()
+        .filter(|l| l.model == model)
+        .filter_map(|l| Some((l, counted_mib(model, memory_slices, l.of(memory_slices)?))))
+        .min_by_key(|&(_, mib)| mib)
 }
 
 /// Of every listing of an instance holding `share` eighths of its board's memory: the one with the
@@ -114,18 +124,24 @@ impl GpuModel {
 
     /// The smallest real listing of an instance of `memory_slices` on this board and the MiB it
     /// counts for, if any listing shows one: a plan must hold on every driver it may meet.
-    /// (Planning asks this for every profile of every memory ask, so it allocates nothing.)
+    /// (Planning asks this for every profile of every memory ask, so the answers are worked out
+    /// once, from the static tables alone.)
     pub fn smallest_listing(&self, memory_slices: u8) -> Option<(&'static MigMemoryListing, u64)> {
-        LISTINGS
-            .iter()
-            .filter(|l| l.model == self.name)
-            .filter_map(|l| {
-                Some((
-                    l,
-                    counted_mib(self.name, memory_slices, l.of(memory_slices)?),
-                ))
-            })
-            .min_by_key(|&(_, mib)| mib)
+        type Smallest = Option<(&'static MigMemoryListing, u64)>;
+        static SMALLEST: std::sync::OnceLock<HashMap<(&'static str, u8), Smallest>> =
+            std::sync::OnceLock::new();
+        let table = SMALLEST.get_or_init(|| {
+            let mut table = HashMap::new();
+            for l in LISTINGS {
+                for &(k, _) in l.sizes {
+                    table
+                        .entry((l.model, k))
+                        .or_insert_with(|| smallest_of(l.model, k));
+                }
+            }
+            table
+        });
+        table.get(&(self.name, memory_slices)).copied().flatten()
     }
 
     /// The smallest real MiB listed for an instance of `memory_slices` on this board, if any.
