@@ -9,9 +9,11 @@ use crate::units::Share;
 
 mod choice;
 pub(crate) mod memory;
+mod percent;
 mod warnings;
 pub use choice::{Choice, Isolation, Mechanism, MpsLimits};
 use memory::Need;
+use percent::percent_text;
 use warnings::UNCERTAIN;
 pub use warnings::{warning_groups, WarningGroup, WarningKind};
 
@@ -92,7 +94,7 @@ fn shared_or_mig(ask: &FractionalAsk, caps: &ResolvedCaps, size: Sized) -> Choic
             if let Some(p) = best_profile(m, &caps.allowed_profiles, size) {
                 let mut c = mig_choice(ask, m, p, f);
                 warn_of_waste(&mut c, caps);
-                warn_of_sms(&mut c, m, p, f);
+                warn_of_sms(&mut c, m, p, size);
                 return c;
             }
         }
@@ -221,7 +223,7 @@ pub fn alternatives(ask: &FractionalAsk, caps: &ResolvedCaps) -> Vec<Choice> {
         if let Some(p) = best_profile(m, &caps.allowed_profiles, size) {
             let mut c = mig_choice(ask, m, p, f);
             warn_of_waste(&mut c, caps);
-            warn_of_sms(&mut c, m, p, f);
+            warn_of_sms(&mut c, m, p, size);
             out.push(c);
         }
     }
@@ -294,10 +296,10 @@ pub const WASTE_WARNING_PERCENT: u64 = 50;
 /// Warns when a fractional ask's MIG instance is mostly waste, and names the cheaper mechanism
 /// the cluster also offers (the plan keeps MIG for its isolation; the user decides).
 fn warn_of_waste(c: &mut Choice, caps: &ResolvedCaps) {
-    let percent = c.wasted_fraction.percent_of(c.allocated_fraction);
-    if percent <= WASTE_WARNING_PERCENT {
+    if c.wasted_fraction.percent_of(c.allocated_fraction) <= WASTE_WARNING_PERCENT {
         return;
     }
+    let percent = percent_text(c.wasted_fraction, c.allocated_fraction);
     let cheaper = if caps.mps {
         format!("MPS would allocate just {}", c.requested_fraction)
     } else if caps.timeslicing {
@@ -307,16 +309,18 @@ fn warn_of_waste(c: &mut Choice, caps: &ResolvedCaps) {
     };
     let profile = c.mig_profile.as_deref().unwrap_or("the instance");
     c.warn(format!(
-        "{percent}% of {profile} wasted: the smallest allowed profile covering {} is {:.2} of the GPU; {cheaper}, with weaker isolation.",
+        "{percent} of {profile} wasted: the smallest allowed profile covering {} is {:.2} of the GPU; {cheaper}, with weaker isolation.",
         c.requested_fraction, c.allocated_fraction
     ));
 }
 
 /// Warns when the instance chosen for a fractional ask has a smaller share of the board's SMs than
 /// was asked: its compute slices cover the ask, but slices are not equal SM shares (an H100 SXM's
-/// 4g.40gb is 4/7 of the slices but 64 of 132 SMs, docs/hardware-facts.md §1.3).
-fn warn_of_sms(c: &mut Choice, model: &GpuModel, profile: &MigProfile, fraction: Share) {
-    let Some(sms) = model.profile_sms(profile) else {
+/// 4g.40gb is 4/7 of the slices but 64 of 132 SMs, docs/hardware-facts.md §1.3). An ask of memory
+/// alone asked for no compute: its share is its memory's, and nothing is said of SMs.
+fn warn_of_sms(c: &mut Choice, model: &GpuModel, profile: &MigProfile, size: Sized) {
+    let fraction = size.fraction;
+    let Some(sms) = model.profile_sms(profile).filter(|_| !size.memory_only) else {
         return;
     };
     if let (Some(true), Some(gpu)) = (sms.below(fraction), sms.gpu) {
@@ -414,7 +418,33 @@ fn mps_choice(
         "MPS client limits: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE={percent}{memory}; the thread percentage is a ceiling, not a reservation (NVIDIA MPS docs)"
     ));
     c.warn("MPS has no error isolation: a fault in one client can end every client on the GPU");
+    warn_of_device_plugin(&mut c, model, need);
     c
+}
+
+/// Says at plan time what the NVIDIA device plugin cannot give an MPS client: every client gets
+/// the same 100/replicas of the threads and total/replicas of the memory, with at least 2 replicas
+/// (docs/hardware-facts.md §3), so a larger ask is refused by the exports that configure it.
+fn warn_of_device_plugin(c: &mut Choice, model: Option<&GpuModel>, need: Option<Need>) {
+    use crate::export::device_plugin::{share_covered, MIN_REPLICAS};
+    let total = model.map(|m| m.memory_mib);
+    let asked = need.map(|n| n.asked_mib);
+    if share_covered(MIN_REPLICAS, c.allocated_fraction, asked, total) {
+        return;
+    }
+    let memory = model
+        .map(|m| {
+            format!(
+                " and {} MiB of the {}'s {} MiB",
+                m.memory_mib / 2,
+                m.name,
+                m.memory_mib
+            )
+        })
+        .unwrap_or_default();
+    c.warn(format!(
+        "the NVIDIA device plugin gives every MPS client the same 100/replicas of the threads and total/replicas of the memory, with at least 2 replicas: at most 50% of the threads{memory}, less than this ask, so the device-plugin, k8s and kserve exports refuse it; Slurm's mps GRES (export slurm) gives each job its own percentage"
+    ));
 }
 
 fn timeslice_choice(ask: &FractionalAsk, fraction: Share, model: Option<&GpuModel>) -> Choice {
@@ -436,13 +466,13 @@ fn whole_gpus(ask: &FractionalAsk, fraction: Share, model: Option<&GpuModel>) ->
     if c.wasted_fraction.is_zero() {
         c.notes.push(format!("{gpus} whole GPU{plural}, exclusive"));
     } else {
-        let percent = c.wasted_fraction.percent_of(allocated);
+        let percent = percent_text(c.wasted_fraction, allocated);
         c.notes.push(format!(
-            "{fraction} GPUs rounded up to {gpus} whole GPU{plural} ({} GPU, {percent}% wasted)",
+            "{fraction} GPUs rounded up to {gpus} whole GPU{plural} ({} GPU, {percent} wasted)",
             c.wasted_fraction
         ));
         c.warn(format!(
-            "{percent}% GPU capacity wasted by rounding up to whole GPUs."
+            "{percent} GPU capacity wasted by rounding up to whole GPUs."
         ));
     }
     c
@@ -457,13 +487,13 @@ fn fallback(
     profile: Option<&str>,
 ) -> Choice {
     let mut c = base(ask, Mechanism::Whole, requested, Share::ONE, model);
-    let percent = c.wasted_fraction.percent_of(Share::ONE);
+    let percent = percent_text(c.wasted_fraction, Share::ONE);
     let what = profile.map_or_else(|| requested.to_string(), str::to_string);
     c.notes.push(format!(
-        "{reason} — rounded {what} up to a whole GPU ({percent}% wasted)"
+        "{reason} — rounded {what} up to a whole GPU ({percent} wasted)"
     ));
     if !c.wasted_fraction.is_zero() {
-        c.warn(format!("{percent}% GPU capacity wasted by this fallback."));
+        c.warn(format!("{percent} GPU capacity wasted by this fallback."));
     }
     c
 }

@@ -175,6 +175,7 @@ mod never_panics {
                 namespace,
                 image,
                 config_name: config,
+                slurm_version: None,
             };
             for format in ExportFormat::ALL {
                 let _ = export(&result, format, &options);

@@ -153,12 +153,43 @@ fn gpus_without_placements_or_mig_are_named_in_the_notes() {
     let xml = fixture("qx-a100.xml");
     let r = fit(&request(&xml, None, &["a:1g.5gb"])).unwrap();
     assert!(r.gpus.is_empty());
+    // The capture's `<current_mig>Disabled</current_mig>` (NVIDIA/k8s-test-infra qx-a100.xml).
     assert!(
-        r.notes.iter().any(|n| n.contains("MIG is not enabled")),
+        r.notes
+            .iter()
+            .any(|n| n.contains("MIG is disabled, as the input shows")),
         "{:?}",
         r.notes
     );
     assert!(r.unplaced[0].reason.contains("no MIG-enabled GPU"));
+}
+
+/// gpu-share#55 item 6: `nvidia-smi -L` shows no MIG mode and lists MIG devices only where
+/// instances exist (MIG User Guide, "MIG Device Names"), so a GPU it lists alone may be MIG-enabled
+/// with nothing created: "not enabled" is an assumption, said as one, with the input that settles it.
+#[test]
+fn a_mig_mode_the_input_does_not_show_is_said_to_be_assumed() {
+    let list = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5c2c1c33-1e9a-4b1b-8b2e-5a3a1f0f0c11)\n";
+    let r = fit(&request(list, None, &[])).unwrap();
+    assert!(r.gpus.is_empty());
+    let note = r
+        .notes
+        .iter()
+        .find(|n| n.starts_with("GPU 0:"))
+        .unwrap_or_else(|| panic!("{:?}", r.notes));
+    assert!(note.contains("does not show its MIG mode"), "{note}");
+    assert!(note.contains("taken as MIG disabled"), "{note}");
+    assert!(note.contains("nvidia-smi -q -x"), "{note}");
+    assert!(!note.contains("MIG is not enabled"), "{note}");
+    // A board without MIG says that instead.
+    let t4 = fit(&request(&fixture("qx-t4.xml"), None, &[])).unwrap();
+    assert!(
+        t4.notes
+            .iter()
+            .any(|n| n == "GPU 0: T4 has no MIG, so nothing can be created on it"),
+        "{:?}",
+        t4.notes
+    );
 }
 
 #[test]

@@ -230,6 +230,60 @@ fn what_cannot_fit_is_unplaced_and_nothing_is_destroyed() {
     assert_eq!((r.moved, r.gpus_touched), (0, 0));
 }
 
+/// gpu-share#55 item 5: four 1g.5gb at slices 0, 2, 4 and 6 of an A100-40GB. A 3g.20gb starts only
+/// at 0 or 4, a 2g.10gb at 0, 2 or 4 and a 1g.5gb at 0–6 (the MIG User Guide's -lgipp,
+/// docs/hardware-facts.md §1.2). `big` alone fits with 2 moves (3g.20gb at 4, the 1g.5gb at 4 and 6
+/// moved to 1 and 3), `m` with 1 (2g.10gb at 4, the 1g.5gb there moved); both cannot fit, as
+/// 3 + 2 + 4 compute slices are more than the 7 the GPU has. The plan takes `m` and must say that
+/// `big` lost to it, not that it fits nowhere.
+#[test]
+fn an_ask_left_out_for_another_says_so() {
+    let text = lgi(&[
+        (0, "1g.5gb", 7, 0, 1),
+        (0, "1g.5gb", 8, 2, 1),
+        (0, "1g.5gb", 9, 4, 1),
+        (0, "1g.5gb", 10, 6, 1),
+    ]);
+    let asks = ["big:3g.20gb", "m:2g.10gb"];
+    let r = repartition(&request(&text, "A100-SXM4-40GB", &asks, &[])).unwrap();
+    assert_eq!(r.unplaced, ["big"]);
+    assert_eq!(r.moved, 1);
+    assert_eq!(r.unplaced_reasons.len(), 1);
+    assert_eq!(r.unplaced_reasons[0].name, "big");
+    assert!(
+        r.unplaced_reasons[0]
+            .reason
+            .starts_with("fits alone with 2 moves, but not together with m, which needs 1 move"),
+        "{:?}",
+        r.unplaced_reasons
+    );
+    // Alone, it is placed with those 2 moves.
+    let alone = repartition(&request(&text, "A100-SXM4-40GB", &["big:3g.20gb"], &[])).unwrap();
+    assert!(alone.unplaced.is_empty());
+    assert_eq!(alone.moved, 2);
+    // What fits nowhere still says so; what no profile serves says that.
+    let full = fixture("mig-lgi__dcgm-138.txt");
+    let r = repartition(&request(
+        &full,
+        "H100-80GB-HBM3",
+        &["x:4g.40gb", "y:9g.1gb"],
+        &[],
+    ))
+    .unwrap();
+    let reasons: Vec<(&str, &str)> = r
+        .unplaced_reasons
+        .iter()
+        .map(|u| (u.name.as_str(), u.reason.as_str()))
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            ("x", "fits nowhere, even moving instances"),
+            ("y", "no MIG profile of H100-80GB-HBM3 holds it")
+        ]
+    );
+}
+
 #[test]
 fn bad_requests_are_errors_naming_the_input() {
     let text = fixture("mig-lgi__dra-driver-nvidia-gpu-933.txt");

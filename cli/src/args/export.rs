@@ -27,6 +27,10 @@ pub struct ExportArgs {
     /// Container image of the workloads (default: a placeholder under .invalid).
     #[arg(long, value_name = "IMAGE")]
     pub image: Option<String>,
+    /// The slurmd the slurm format targets (e.g. 23.02.5): before 23.02.6 slurmd named MIG
+    /// devices by their memory, rounded; by default 23.02.6 or later, which uses NVML's names.
+    #[arg(long, value_name = "VERSION")]
+    pub slurm_version: Option<String>,
     /// Name of the mig-parted and device-plugin configs.
     #[arg(long, value_name = "NAME", default_value = gpu_share_core::api::DEFAULT_CONFIG_NAME)]
     pub config_name: String,
@@ -57,6 +61,7 @@ impl ExportArgs {
             namespace: self.namespace,
             image: self.image.unwrap_or(defaults.image),
             config_name: self.config_name,
+            slurm_version: self.slurm_version,
         };
         options.validate()?;
         Ok(ExportConfig {

@@ -31,12 +31,13 @@ pub fn giving(input: gpu_share_core::api::Input) -> &'static str {
 /// Core fields, each with the flag that set it in this command line.
 pub type Flags = Vec<(&'static str, &'static str)>;
 
-const EXPORT_OPTIONS: [(&str, &str); 5] = [
+const EXPORT_OPTIONS: [(&str, &str); 6] = [
     ("format", "FORMAT"),
     ("namespace", "--namespace"),
     ("image", "--image"),
     ("config_name", "--config-name"),
     ("mig_strategy", "--mig-strategy"),
+    ("slurm_version", "--slurm-version"),
 ];
 
 const RATES: [(&str, &str); 4] = [

@@ -164,6 +164,9 @@ fn mig_mode(g: &DiscoveredGpu) -> String {
     if !g.mig_capable {
         return "n/a".into();
     }
+    if !g.mig_enabled && !g.mig_mode_shown {
+        return "not shown (taken as off)".into();
+    }
     let now = if g.mig_enabled { "on" } else { "off" };
     match g.mig_pending {
         Some(p) if p != g.mig_enabled => {

@@ -94,7 +94,10 @@ fn write_gpu(out: &mut impl Write, g: &GpuFit, style: Style) -> Result<(), CliEr
 
 fn write_text(out: &mut impl Write, r: &FitResponse, style: Style) -> Result<(), CliError> {
     if r.gpus.is_empty() {
-        writeln!(out, "No MIG-enabled GPU with known placements.")?;
+        writeln!(
+            out,
+            "No GPU the input shows MIG-enabled with known placements."
+        )?;
     }
     for g in &r.gpus {
         write_gpu(out, g, style)?;

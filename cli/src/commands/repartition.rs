@@ -96,13 +96,14 @@ fn write_text(out: &mut impl Write, r: &RepartitionResponse, style: Style) -> Re
             "a mig-parted config of the end state is in --json (mig_parted); mig-parted re-creates every instance of a GPU it configures"
         )?;
     }
-    for u in &r.unplaced {
+    for u in &r.unplaced_reasons {
         writeln!(
             out,
             "{}",
             style.warning(&format!(
-                "{}: unplaced — fits nowhere, even moving instances",
-                printable(u)
+                "{}: unplaced — {}",
+                printable(&u.name),
+                printable(&u.reason)
             ))
         )?;
     }

@@ -373,3 +373,102 @@ fn validate_mig_files() {
         .code(2)
         .stderr(contains("cannot read missing.yaml"));
 }
+
+/// gpu-share#55 item 1: by default the Slurm types are the names slurmd 23.02.6 and later takes
+/// from NVML's MIG device names (SchedMD/slurm CHANGELOG, "Changes in Slurm 23.02.6": "Fix some mig
+/// profile names in slurm not matching nvidia mig profiles"): `nvidia_h200_1g.18gb`, not the
+/// rounded `1g.16gb`; `--slurm-version 23.02.5` writes what older slurmd detected (the memory of
+/// NVIDIA/mig-parted#120's H200 listing, rounded), and a bad version names the flag.
+#[test]
+fn slurm_types_follow_the_slurmd_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let asks = [
+        "--ask",
+        "a:1g.18gb",
+        "--ask",
+        "c:3g.71gb",
+        "--gpus",
+        "1",
+        "--mig-capable",
+        "--gpu-model",
+        "h200",
+    ];
+    let now = stdout(
+        gpu_share_in(dir.path())
+            .args(["export", "slurm"])
+            .args(asks),
+    );
+    assert!(
+        now.contains(
+            "NodeName=<mig-nodes> Gres=gpu:nvidia_h200_3g.71gb:1,gpu:nvidia_h200_1g.18gb:1\n"
+        ),
+        "{now}"
+    );
+    assert!(
+        now.contains("# \"a\": --gres=gpu:nvidia_h200_1g.18gb:1\n"),
+        "{now}"
+    );
+    assert!(now.contains("Types for slurmd 23.02.6 or later"), "{now}");
+    let old = stdout(
+        gpu_share_in(dir.path())
+            .args(["export", "slurm", "--slurm-version", "23.02.5"])
+            .args(asks),
+    );
+    assert!(
+        old.contains("Gres=gpu:nvidia_h200_3g.70gb:1,gpu:nvidia_h200_1g.16gb:1\n"),
+        "{old}"
+    );
+    assert!(old.contains("Types for slurmd 23.02.5"), "{old}");
+    // The A100 80GB PCIe and H100 cases of the issue.
+    for (model, ask, ty) in [
+        (
+            "a100-pcie-80gb",
+            "x:3g.40gb",
+            "nvidia_a100_80gb_pcie_3g.40gb",
+        ),
+        ("h100", "x:7g.80gb", "nvidia_h100_80gb_hbm3_7g.80gb"),
+    ] {
+        let text = stdout(gpu_share_in(dir.path()).args([
+            "export",
+            "slurm",
+            "--ask",
+            ask,
+            "--gpus",
+            "1",
+            "--mig-capable",
+            "--gpu-model",
+            model,
+        ]));
+        assert!(text.contains(&format!("Gres=gpu:{ty}:1\n")), "{text}");
+    }
+    gpu_share_in(dir.path())
+        .args(["export", "slurm", "--slurm-version", "23.x"])
+        .args(asks)
+        .assert()
+        .code(1)
+        .stderr(contains("field \"--slurm-version\""));
+}
+
+/// gpu-share#55 item 7: the device plugin gives every MPS client 100/replicas of the threads with
+/// at least 2 replicas (NVIDIA/k8s-device-plugin `cmd/mps-control-daemon/mps/daemon.go`), so an ask
+/// of 0.6 is refused by `export device-plugin` — and `pack` says so when it plans it.
+#[test]
+fn pack_says_at_plan_time_what_the_device_plugin_export_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let asks = ["--ask", "a:0.6", "--ask", "b:0.3", "--mps"];
+    let pack = stdout(gpu_share_in(dir.path()).arg("pack").args(asks));
+    assert!(
+        pack.contains("at most 50% of the threads, less than this ask, so the device-plugin, k8s and kserve exports refuse it")
+            && pack.contains("— applies to a\n"),
+        "{pack}"
+    );
+    gpu_share_in(dir.path())
+        .args(["export", "device-plugin"])
+        .args(asks)
+        .assert()
+        .code(1)
+        .stderr(contains("100/replicas"));
+    // b alone is within the equal share: no such warning.
+    let alone = stdout(gpu_share_in(dir.path()).args(["pack", "--ask", "b:0.3", "--mps"]));
+    assert!(!alone.contains("device plugin"), "{alone}");
+}

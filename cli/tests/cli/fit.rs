@@ -98,3 +98,39 @@ fn fit_errors_name_the_flag() {
     ]));
     assert_eq!(v["gpus"][0]["index"], 3);
 }
+
+/// gpu-share#55 item 6: `nvidia-smi -L` shows no MIG mode, and a MIG-enabled GPU with no instances
+/// lists no MIG line (MIG User Guide, "MIG Device Names": one line per MIG device), so `fit` says it
+/// assumed "disabled" and which output would tell; `detect` marks the mode as not shown.
+#[test]
+fn fit_and_detect_word_an_unseen_mig_mode_as_an_assumption() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("list.txt");
+    std::fs::write(
+        &list,
+        "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5c2c1c33-1e9a-4b1b-8b2e-5a3a1f0f0c11)\n",
+    )
+    .unwrap();
+    let text = stdout(
+        gpu_share(no_ledger())
+            .arg("fit")
+            .arg("--current")
+            .arg(&list),
+    );
+    assert!(
+        text.contains("note: GPU 0: the input does not show its MIG mode and lists no MIG devices on it, so it is taken as MIG disabled"),
+        "{text}"
+    );
+    assert!(!text.contains("MIG is not enabled"), "{text}");
+    let detect = stdout(
+        gpu_share(no_ledger())
+            .arg("detect")
+            .arg("--from")
+            .arg(&list),
+    );
+    assert!(detect.contains("not shown (taken as off)"), "{detect}");
+    assert!(
+        detect.contains("MIG off (capable; mode not shown, taken as disabled)"),
+        "{detect}"
+    );
+}

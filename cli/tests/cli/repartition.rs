@@ -85,3 +85,52 @@ fn bad_free_values_name_the_flag() {
         .assert()
         .code(2);
 }
+
+/// gpu-share#55 item 5: four 1g.5gb at slices 0, 2, 4, 6 of an A100-40GB; `big:3g.20gb` fits alone
+/// with 2 moves and `m:2g.10gb` with 1, but not both (3 + 2 + 4 compute slices of 7; placements
+/// from the MIG User Guide's -lgipp, docs/hardware-facts.md §1.2). The text says why big is out.
+#[test]
+fn an_ask_left_out_for_another_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let lgi = dir.path().join("lgi.txt");
+    let mut text = String::from(
+        "+-------------------------------------------------------+\n\
+         | GPU instances:                                        |\n\
+         | GPU   Name             Profile  Instance   Placement  |\n\
+         |                          ID       ID       Start:Size |\n\
+         |=======================================================|\n",
+    );
+    for (id, start) in [(7, 0), (8, 2), (9, 4), (10, 6)] {
+        text.push_str(&format!(
+            "|   0  MIG 1g.5gb          19       {id:>2}          {start}:1     |\n\
+             +-------------------------------------------------------+\n"
+        ));
+    }
+    std::fs::write(&lgi, text).unwrap();
+    let mut cmd = gpu_share(no_ledger());
+    cmd.args(["repartition", "--current"]).arg(&lgi).args([
+        "--gpu-model",
+        "A100-SXM4-40GB",
+        "--ask",
+        "big:3g.20gb",
+        "--ask",
+        "m:2g.10gb",
+    ]);
+    cmd.assert().code(3).stdout(contains(
+        "big: unplaced — fits alone with 2 moves, but not together with m, which needs 1 move",
+    ));
+    let mut cmd = gpu_share(no_ledger());
+    cmd.args(["repartition", "--current"]).arg(&lgi).args([
+        "--gpu-model",
+        "A100-SXM4-40GB",
+        "--ask",
+        "big:3g.20gb",
+        "--ask",
+        "m:2g.10gb",
+        "--json",
+    ]);
+    let out = cmd.assert().code(3).get_output().stdout.clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["unplaced"], serde_json::json!(["big"]));
+    assert_eq!(v["unplaced_reasons"][0]["name"], "big");
+}

@@ -95,7 +95,17 @@ pub fn caps_summary(caps: &ClusterGpuCaps, inv: &Inventory) -> String {
         (None, None) => "model and count unknown".into(),
     }];
     parts.push(match (caps.supports_mig, &caps.mig_profiles) {
-        (false, _) if inv.mig_disabled_gpus() > 0 => "MIG off (capable, disabled)".into(),
+        (false, _) if inv.mig_disabled_gpus() > 0 => {
+            let assumed = inv
+                .gpus
+                .iter()
+                .any(|g| g.mig_capable && !g.mig_enabled && !g.mig_mode_shown);
+            if assumed {
+                "MIG off (capable; mode not shown, taken as disabled)".into()
+            } else {
+                "MIG off (capable, disabled)".into()
+            }
+        }
         (false, _) => "no MIG".into(),
         (true, None) => "MIG".into(),
         (true, Some(p)) => format!("MIG ({})", p.join(" ")),
@@ -115,11 +125,16 @@ pub fn caps_summary(caps: &ClusterGpuCaps, inv: &Inventory) -> String {
 
 /// GPUs grouped by model (or reported name) and MIG capability, in first-seen order.
 fn gpu_groups(inv: &Inventory) -> Vec<String> {
-    let mut groups: Vec<((String, bool), (usize, usize))> = Vec::new();
+    // (model or name, MIG capable, MIG mode assumed) → (GPUs, MIG-enabled GPUs)
+    type Group = ((String, bool, bool), (usize, usize));
+    let mut groups: Vec<Group> = Vec::new();
     for g in &inv.gpus {
+        // A GPU whose MIG mode the input does not show is told apart: its "disabled" is assumed.
+        let assumed = g.mig_capable && !g.mig_enabled && !g.mig_mode_shown;
         let key = (
             g.model.clone().unwrap_or_else(|| g.name.clone()),
             g.mig_capable,
+            assumed,
         );
         let enabled = usize::from(g.mig_enabled);
         match groups.iter_mut().find(|(k, _)| *k == key) {
@@ -132,9 +147,12 @@ fn gpu_groups(inv: &Inventory) -> Vec<String> {
     }
     groups
         .into_iter()
-        .map(|((name, capable), (n, enabled))| {
+        .map(|((name, capable, assumed), (n, enabled))| {
             let mig = match (capable, enabled) {
                 (false, _) => "no MIG".to_string(),
+                (true, 0) if assumed => {
+                    "MIG capable (mode not shown: taken as disabled)".to_string()
+                }
                 (true, 0) => "MIG capable (disabled)".to_string(),
                 (true, e) if e == n => "MIG enabled".to_string(),
                 (true, e) => format!("MIG enabled on {e} of {n}"),
@@ -239,20 +257,23 @@ mod tests {
     fn detected_caps_say_where_they_came_from() {
         let text = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1)\nGPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-2)\n";
         let d = detect(&input(text)).unwrap();
-        assert_eq!(d.gpu_groups, ["2 × A100-SXM4-40GB, MIG capable (disabled)"]);
+        // `nvidia-smi -L` lists an enabled GPU without instances as it lists a disabled one
+        // (gpu-share#55 item 6): "disabled" is an assumption, and said to be one.
+        assert_eq!(
+            d.gpu_groups,
+            ["2 × A100-SXM4-40GB, MIG capable (mode not shown: taken as disabled)"]
+        );
         assert_eq!(
             d.summary,
-            "A100-SXM4-40GB ×2; MIG off (capable, disabled); MPS (assumed); time-slicing (assumed)"
+            "A100-SXM4-40GB ×2; MIG off (capable; mode not shown, taken as disabled); MPS (assumed); time-slicing (assumed)"
         );
         // MIG capable but disabled: left out, so nothing moves onto MIG unasked; the note says why.
         assert!(!d.caps.supports_mig);
         assert_eq!(d.inventory.mig_disabled_gpus(), 2);
         assert!(
-            d.inventory
-                .notes
-                .iter()
-                .any(|n| n.starts_with("MIG is supported but disabled on")
-                    && n.contains("GPU reset")),
+            d.inventory.notes.iter().any(|n| n.starts_with(
+                "MIG is supported, and its mode not shown (so taken as disabled), on"
+            ) && n.contains("GPU reset")),
             "{:?}",
             d.inventory.notes
         );

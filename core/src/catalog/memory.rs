@@ -1,42 +1,9 @@
-//! Memory a workload can use: each MIG instance's real MiB, and what the driver keeps of a whole GPU.
+//! Memory a workload can use: each MIG instance's MiB from real listings (the smallest where drivers differ)
+//! or an estimate at or below all of them, and what the driver keeps of a whole GPU.
 
+use super::listings::{ListedMemory, MigMemoryListing, LISTINGS};
 use super::{Certainty, GpuModel, MigProfile};
-use crate::memory::MIB;
-
-/// The memory (MiB) of a GPU instance covering `.1` memory slices on the model named `.0`, as real
-/// `nvidia-smi mig -lgip` output or real MIG devices show it (docs/hardware-facts.md §1.3, §1.4,
-/// §5). Every `-lgip` seen gives profiles of the same memory slices (3g and 4g, 1g.2M and 2g, a
-/// profile and its `+me` variant) the same memory, so the table is keyed by memory slices.
-const REAL_INSTANCE_MIB: &[(&str, u8, u64)] = &[
-    ("A100-SXM4-40GB", 2, 9984),
-    ("A100-SXM4-40GB", 4, 20096),
-    ("A100-SXM4-40GB", 8, 40448),
-    ("A100-SXM4-80GB", 1, 9728),
-    ("A100-SXM4-80GB", 2, 19968),
-    ("A100-SXM4-80GB", 4, 40192),
-    // GFD's nvidia.com/mig-<profile>.memory labels of a real A100 80GB PCIe node (§9).
-    ("A100-80GB-PCIe", 1, 9728),
-    ("A100-80GB-PCIe", 2, 19968),
-    ("A100-80GB-PCIe", 4, 40192),
-    ("H100-80GB-HBM3", 1, 9984),
-    ("H100-80GB-HBM3", 2, 20096),
-    ("H100-80GB-HBM3", 4, 40448),
-    ("H100-80GB-HBM3", 8, 81152),
-    ("H100-NVL", 1, 11008),
-    ("H100-NVL", 2, 22144),
-    ("H100-NVL", 4, 47488),
-    ("H100-NVL", 8, 95360),
-    ("GH200-96GB", 1, 11264),
-    ("GH200-96GB", 2, 23552),
-    ("GH200-96GB", 4, 47616),
-    ("GH200-96GB", 8, 95232),
-    ("H200", 1, 16384),
-    ("H200", 2, 33280),
-    ("H200", 4, 71424),
-    ("A30", 1, 5952),
-    ("A30", 2, 11968),
-    ("A30", 4, 24064),
-];
+use std::collections::HashMap;
 
 /// FB memory "Reserved" (MiB) of whole GPUs in real `nvidia-smi -q` captures kept in
 /// `tests/fixtures/nvidia-smi/` (docs/hardware-facts.md §10): memory the driver keeps, which no
@@ -52,6 +19,82 @@ const RESERVED_MIB: &[(&str, u64)] = &[
 /// the side of room (docs/hardware-facts.md §10).
 pub const RESERVED_MIB_UNCAPTURED: u64 = 609;
 
+/// Why an instance's memory is estimated (docs/hardware-facts.md §1.6).
+pub const ESTIMATED: &str = "estimated: no real nvidia-smi mig -lgip listing of this board and instance size is known, so it is taken as the least any listed instance of the same share of memory offers on any board, scaled to this board's memory";
+
+/// One real listing of an instance size on a board, and the MiB it counts for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListedInstance {
+    pub listing: &'static MigMemoryListing,
+    /// As the listing shows it.
+    pub listed: ListedMemory,
+    /// The MiB the catalogue counts it for (see [`GpuModel::instance_listings`]).
+    pub mib: u64,
+}
+
+/// `memory_slices` of `model` in eighths of its memory (a 4-slice board's slice is two eighths).
+fn eighths(model: &GpuModel, memory_slices: u8) -> Option<u32> {
+    let g = model.mig?;
+    let total = u32::from(g.memory_slices);
+    let k = u32::from(memory_slices) * 8;
+    (total > 0 && k % total == 0).then_some(k / total)
+}
+
+/// The MiB a listed value counts for on `model` at `memory_slices`: exact MiB as shown; a printed
+/// `-lgip` GiB figure as the smallest exact MiB listed for the same board and size that prints as it
+/// (the figure then says nothing lower), else rounded down ([`ListedMemory::floor_mib`]).
+fn counted_mib(model: &str, memory_slices: u8, listed: ListedMemory) -> u64 {
+    LISTINGS
+        .iter()
+        .filter(|l| l.model == model)
+        .filter_map(|l| match l.of(memory_slices)? {
+            ListedMemory::Mib(e) if listed.prints(e) => Some(e),
+            _ => None,
+        })
+        .min()
+        .unwrap_or_else(|| listed.floor_mib())
+}
+
+/// The smallest listing of `model` at `memory_slices` and the MiB it counts for (ties: the first).
+fn smallest_of(model: &str, memory_slices: u8) -> Option<(&'static MigMemoryListing, u64)> {
+    LISTINGS
+        .iter()
+        .filter(|l| l.model == model)
+        .filter_map(|l| Some((l, counted_mib(model, memory_slices, l.of(memory_slices)?))))
+        .min_by_key(|&(_, mib)| mib)
+}
+
+/// Of every listing of an instance holding `share` eighths of its board's memory: the one with the
+/// least MiB per MiB of its board, as (counted MiB, board MiB). Computed once: it depends on the
+/// static tables alone.
+fn least_ratio(share: u32) -> Option<(u64, u64)> {
+    static LEAST: std::sync::OnceLock<[Option<(u64, u64)>; 9]> = std::sync::OnceLock::new();
+    let table = LEAST.get_or_init(|| {
+        let mut least: [Option<(u64, u64)>; 9] = [None; 9];
+        for l in LISTINGS {
+            let Some(board) = super::models().iter().find(|m| m.name == l.model) else {
+                continue;
+            };
+            for &(k, listed) in l.sizes {
+                let Some(e) = eighths(board, k).filter(|&e| e <= 8) else {
+                    continue;
+                };
+                let here = (counted_mib(board.name, k, listed), board.memory_mib.max(1));
+                let slot = &mut least[e as usize];
+                // a/b < c/d exactly, as a·d < c·b.
+                let smaller = slot.is_none_or(|(c, d)| {
+                    u128::from(here.0) * u128::from(d) < u128::from(c) * u128::from(here.1)
+                });
+                if smaller {
+                    *slot = Some(here);
+                }
+            }
+        }
+        least
+    });
+    table.get(share as usize).copied().flatten()
+}
+
 /// How much memory an instance or a GPU offers, and how sure the catalogue is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct UsableMemory {
@@ -60,37 +103,76 @@ pub struct UsableMemory {
 }
 
 impl GpuModel {
-    /// The real MiB of an instance of `memory_slices` on this board, where real output shows it.
-    pub fn real_instance_mib(&self, memory_slices: u8) -> Option<u64> {
-        REAL_INSTANCE_MIB
+    /// The real listings of an instance of `memory_slices` on this board, smallest first, each
+    /// with the MiB it counts for (see [`counted_mib`]), docs/hardware-facts.md §1.6.
+    pub fn instance_listings(&self, memory_slices: u8) -> Vec<ListedInstance> {
+        let mut out: Vec<ListedInstance> = LISTINGS
             .iter()
-            .find(|(m, slices, _)| *m == self.name && *slices == memory_slices)
-            .map(|&(_, _, mib)| mib)
+            .filter(|l| l.model == self.name)
+            .filter_map(|listing| {
+                let listed = listing.of(memory_slices)?;
+                Some(ListedInstance {
+                    listing,
+                    listed,
+                    mib: counted_mib(self.name, memory_slices, listed),
+                })
+            })
+            .collect();
+        crate::sort::sort_by_key(&mut out, |l| l.mib);
+        out
     }
 
-    /// The memory a process in an instance of `profile` can use: the real MiB where real output
-    /// shows it; else the GB of the profile's name read as SI gigabytes (`1g.5gb` → 4768 MiB),
-    /// which every real instance seen exceeds, marked uncertain.
+    /// The smallest real listing of an instance of `memory_slices` on this board and the MiB it
+    /// counts for, if any listing shows one: a plan must hold on every driver it may meet.
+    /// (Planning asks this for every profile of every memory ask, so the answers are worked out
+    /// once, from the static tables alone.)
+    pub fn smallest_listing(&self, memory_slices: u8) -> Option<(&'static MigMemoryListing, u64)> {
+        type Smallest = Option<(&'static MigMemoryListing, u64)>;
+        static SMALLEST: std::sync::OnceLock<HashMap<(&'static str, u8), Smallest>> =
+            std::sync::OnceLock::new();
+        let table = SMALLEST.get_or_init(|| {
+            let mut table = HashMap::new();
+            for l in LISTINGS {
+                for &(k, _) in l.sizes {
+                    table
+                        .entry((l.model, k))
+                        .or_insert_with(|| smallest_of(l.model, k));
+                }
+            }
+            table
+        });
+        table.get(&(self.name, memory_slices)).copied().flatten()
+    }
+
+    /// The smallest real MiB listed for an instance of `memory_slices` on this board, if any.
+    pub fn real_instance_mib(&self, memory_slices: u8) -> Option<u64> {
+        self.smallest_listing(memory_slices).map(|(_, mib)| mib)
+    }
+
+    /// For a size this board has no listing of: the least any listed instance of the same share of
+    /// memory offers on any board, scaled to this board's memory and rounded down, so it is at or
+    /// below every listing of that share, this board's own included (docs/hardware-facts.md §1.6).
+    /// `None` for a board without MIG or a share no listing shows.
+    pub fn estimated_instance_mib(&self, memory_slices: u8) -> Option<u64> {
+        let share = eighths(self, memory_slices)?;
+        let (mib, board_mib) = least_ratio(share)?;
+        Some((u128::from(mib) * u128::from(self.memory_mib) / u128::from(board_mib.max(1))) as u64)
+    }
+
+    /// The memory a process in an instance of `profile` can use: the smallest real listing of this
+    /// board and size; else the estimate of [`GpuModel::estimated_instance_mib`], marked uncertain.
     pub fn profile_memory(&self, profile: &MigProfile) -> UsableMemory {
-        if let Some(mib) = self.real_instance_mib(profile.memory_slices) {
+        if let Some((listing, mib)) = self.smallest_listing(profile.memory_slices) {
             return UsableMemory {
                 mib,
-                certainty: Certainty::Known,
+                certainty: listing.certainty,
             };
         }
-        let gb = profile
-            .name
-            .split(['+', '-'])
-            .next()
-            .and_then(|base| base.split_once('.'))
-            .and_then(|(_, m)| m.strip_suffix("gb"))
-            .and_then(|m| m.parse::<u64>().ok())
-            .unwrap_or(0);
         UsableMemory {
-            mib: gb * 1_000_000_000 / MIB,
-            certainty: Certainty::Uncertain(
-                "no real nvidia-smi mig -lgip output for this board: memory taken from the profile's name in SI gigabytes",
-            ),
+            mib: self
+                .estimated_instance_mib(profile.memory_slices)
+                .unwrap_or(0),
+            certainty: Certainty::Uncertain(ESTIMATED),
         }
     }
 

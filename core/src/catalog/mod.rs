@@ -4,11 +4,16 @@
 //! `docs/hardware-facts.md`. Facts that source tags uncertain carry an [`Certainty::Uncertain`]
 //! note, so front ends can say so instead of pretending.
 
+mod listings;
 mod memory;
 mod models;
 mod profile;
 
-pub use memory::{largest_gpu, smallest_gpu_holding, UsableMemory, RESERVED_MIB_UNCAPTURED};
+pub use listings::{ListedMemory, MigMemoryListing};
+pub use memory::{
+    largest_gpu, smallest_gpu_holding, ListedInstance, UsableMemory, ESTIMATED,
+    RESERVED_MIB_UNCAPTURED,
+};
 pub use profile::{MigProfile, ProfileClass};
 
 use crate::error::{Error, ErrorKind, Result};

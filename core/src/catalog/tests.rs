@@ -284,3 +284,118 @@ fn the_nearest_profile_keeps_compute_then_memory_and_the_engine_tail() {
     assert_eq!(near(a100_40, "half"), None);
     assert_eq!(near(find_model("T4").unwrap(), "1g.5gb"), None);
 }
+
+/// Every listing names a MIG-capable catalogue model and sizes its profiles have
+/// (docs/hardware-facts.md §1.6).
+#[test]
+fn every_listing_is_of_a_catalogued_board_and_size() {
+    for l in listings::LISTINGS {
+        let m = models()
+            .iter()
+            .find(|m| m.name == l.model)
+            .unwrap_or_else(|| panic!("{} is no catalogue model", l.model));
+        assert!(m.is_mig_capable(), "{}", l.model);
+        assert!(!l.sizes.is_empty() && !l.source.is_empty(), "{}", l.model);
+        for (k, listed) in l.sizes {
+            assert!(
+                m.profiles.iter().any(|p| p.memory_slices == *k),
+                "{}: no profile of {k} memory slices",
+                l.model
+            );
+            assert!(listed.floor_mib() > 0, "{}", l.model);
+        }
+    }
+}
+
+/// gpu-share#55 items 2–4: where drivers list different memory, the catalogue offers the smallest,
+/// so no plan promises more than some driver gives. Each figure from its listing:
+/// B200 1g.23gb 22.00 GiB (NVIDIA/mig-parted#166) and 20.50 GiB (#187, gpu-operator#1351);
+/// GB200 1g.23gb 22.00 GiB (mig-parted#227) and 20.00 GiB as an HGX GB200's 1g.24gb
+/// (gpu-operator#1303); H200 16.00 / 32.25 / 69.50 GiB (mig-parted#120) against 16384 / 33280 /
+/// 71424 MiB devices (nvidia_gpu_exporter's H200 capture, driver 590.48.01); A100-40GB 9.62 / 19.50
+/// / 39.25 GiB (the MIG User Guide's -lgip) against 9.75 / 19.62 / 39.50 (driver 580.126.09);
+/// GH200 144GB 1g.18gb 17.50 GiB (mig-parted#139); RTX PRO 6000 1g.24gb 23.12 GiB
+/// (bigstack-oss/cubecos#312) against 23.62 (container-engine-accelerators#564).
+#[test]
+fn instance_memory_is_the_smallest_listing() {
+    let mib = |m: &str, p: &str| {
+        let model = find_model(m).unwrap();
+        model.profile_memory(model.profile(p).unwrap())
+    };
+    let known = |m: &str, p: &str| {
+        let u = mib(m, p);
+        assert_eq!(u.certainty, Certainty::Known, "{m} {p}");
+        u.mib
+    };
+    assert_eq!(known("B200", "1g.23gb"), 20992); // 20.50 GiB
+    assert_eq!(known("B200", "1g.23gb+me"), 20992);
+    assert_eq!(known("B200", "2g.45gb"), 45312); // 44.25 GiB
+    assert_eq!(known("GB200", "1g.23gb"), 20480); // 20.00 GiB
+    assert_eq!(known("H200", "1g.18gb"), 16384);
+    assert_eq!(known("H200", "2g.35gb"), 33024); // 32.25 GiB, below the 33280 MiB device
+    assert_eq!(known("H200", "4g.71gb"), 71168); // 69.50 GiB, below 71424
+    assert_eq!(known("A100-SXM4-40GB", "2g.10gb"), 9850); // 9.62 GiB rounded down
+    assert_eq!(known("A100-SXM4-40GB", "3g.20gb"), 19968);
+    assert_eq!(known("A100-SXM4-40GB", "7g.40gb"), 40192);
+    assert_eq!(known("GH200-144GB", "1g.18gb"), 17920);
+    assert_eq!(known("RTX-PRO-6000-Blackwell", "1g.24gb"), 23674); // 23.12 GiB
+                                                                   // A printed figure the exact device of the same board prints as adds nothing lower: the H100
+                                                                   // NVL's 1g.12gb is 11008 MiB (10.75 GiB), the A30's 1g.6gb 5952 MiB (5.81 GiB).
+    assert_eq!(known("H100-NVL", "1g.12gb"), 11008);
+    assert_eq!(known("A30", "1g.6gb"), 5952);
+    for m in models() {
+        for p in m.profiles {
+            let offered = m.profile_memory(p).mib;
+            for l in m.instance_listings(p.memory_slices) {
+                assert!(
+                    offered <= l.listed.floor_mib().max(l.mib),
+                    "{} {}",
+                    m.name,
+                    p.name
+                );
+                assert!(offered <= l.mib, "{} {}", m.name, p.name);
+            }
+        }
+    }
+}
+
+/// gpu-share#55 item 2: the estimate for a size no listing shows is at or below every listing of
+/// the same share of memory on every board, scaled to the board (so on a listed board, at or below
+/// its own listing), and marked estimated. The old fallback, the profile name's GB in SI units,
+/// was above three real listings of the table (H100 NVL 1g.12gb 11008 MiB < 11444; GH200 96GB
+/// 1g.12gb 11264; H200 1g.18gb 16384 < 17166).
+#[test]
+fn the_estimate_is_below_every_listing_of_its_share() {
+    for board in models().iter().filter(|m| m.is_mig_capable()) {
+        for p in board.profiles {
+            for l in board.instance_listings(p.memory_slices) {
+                let share = (p.memory_slices, board.mig.unwrap().memory_slices);
+                for m in models().iter().filter(|m| m.is_mig_capable()) {
+                    let g = m.mig.unwrap();
+                    for q in m.profiles.iter().filter(|q| {
+                        u32::from(q.memory_slices) * u32::from(share.1)
+                            == u32::from(share.0) * u32::from(g.memory_slices)
+                    }) {
+                        let estimate = m.estimated_instance_mib(q.memory_slices).unwrap();
+                        let scaled = u128::from(l.mib) * u128::from(m.memory_mib)
+                            / u128::from(board.memory_mib);
+                        assert!(
+                            u128::from(estimate) <= scaled,
+                            "{} {}: {estimate} above {} {} scaled ({scaled})",
+                            m.name,
+                            q.name,
+                            board.name,
+                            p.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let h200_nvl = find_model("H200-NVL").unwrap();
+    let one = h200_nvl.profile_memory(h200_nvl.profile("1g.18gb").unwrap());
+    assert!(one.mib < 16384, "{one:?}");
+    assert_eq!(one.certainty, Certainty::Uncertain(ESTIMATED));
+    let si = |gb: u64| gb * 1_000_000_000 / crate::memory::MIB;
+    assert!(si(12) > 11008 && si(18) > 16384);
+}

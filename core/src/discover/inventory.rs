@@ -95,6 +95,10 @@ pub struct DiscoveredGpu {
     pub mig_capable: bool,
     /// MIG mode is currently enabled.
     pub mig_enabled: bool,
+    /// Whether the input shows the MIG mode (or MIG devices, which only an enabled GPU has);
+    /// otherwise `mig_enabled` is an assumption: `nvidia-smi -L` lists an enabled GPU without
+    /// instances just as a disabled one.
+    pub mig_mode_shown: bool,
     /// The MIG mode after the next GPU reset, when reported.
     pub mig_pending: Option<bool>,
     /// Existing GPU instances, each with the compute instances (the MIG devices nvidia-smi lists)
@@ -262,9 +266,17 @@ impl Inventory {
             .filter(|g| g.mig_capable && !g.mig_enabled)
             .map(|g| gpu_label(g))
             .collect();
+        let assumed = of_chosen
+            .iter()
+            .any(|g| g.mig_capable && !g.mig_enabled && !g.mig_mode_shown);
         if mig_model && !supports_mig && !all_disabled.is_empty() {
+            let state = if assumed {
+                "supported, and its mode not shown (so taken as disabled),"
+            } else {
+                "supported but disabled"
+            };
             notes.push(format!(
-                "MIG is supported but disabled on {}: left out of the caps, so the plan does not move work onto MIG unasked; turn MIG on to plan with it, and enable it on the GPUs first (it needs each GPU idle and a GPU reset: `nvidia-smi -i <index> -mig 1`)",
+                "MIG is {state} on {}: left out of the caps, so the plan does not move work onto MIG unasked; turn MIG on to plan with it, and enable it on the GPUs first if it is off (it needs each GPU idle and a GPU reset: `nvidia-smi -i <index> -mig 1`)",
                 list(&all_disabled)
             ));
         } else if !self.gpus.is_empty() && !supports_mig {

@@ -390,6 +390,8 @@ fn gpu(
         memory_mib,
         mig_capable,
         mig_enabled,
+        // GFD labels show MIG devices, not the mode: a GPU without them may be enabled and empty.
+        mig_mode_shown: mig_enabled,
         mig_pending: None,
         mig_devices: Vec::new(),
         uuid: None,
@@ -467,6 +469,7 @@ fn spread(
             continue;
         }
         g.mig_enabled = true;
+        g.mig_mode_shown = true;
         g.mig_capable = true;
         g.mig_devices = list
             .into_iter()

@@ -212,6 +212,7 @@ pub(super) fn settle(raw: Vec<RawGpu>, notes: &mut Vec<String>) -> Vec<Discovere
             memory_mib: r.memory_mib,
             mig_capable,
             mig_enabled,
+            mig_mode_shown: r.mig_current.is_some() || listed,
             mig_pending,
             mig_devices,
             uuid: r.uuid,

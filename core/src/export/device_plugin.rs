@@ -42,14 +42,30 @@ pub(crate) fn equal_share_covers(replicas: u32, fraction: Share, memory_mib: Opt
 /// Whether the equal share at `replicas` gives MPS client `c` its ask: the threads of its share,
 /// and as pinned memory the memory it asked (an ask with memory) or its share of the GPU's.
 fn client_covered(replicas: u32, c: &Choice, total_mib: Option<u64>) -> bool {
-    match (c.memory_mib, total_mib) {
+    share_covered(replicas, c.allocated_fraction, c.memory_mib, total_mib)
+}
+
+/// [`client_covered`] for a client of `fraction` that asked `asked_mib` of memory, if any, on a GPU
+/// of `total_mib`: what the planner checks before any export (so a plan says at once what the
+/// device plugin cannot give).
+pub(crate) fn share_covered(
+    replicas: u32,
+    fraction: Share,
+    asked_mib: Option<u64>,
+    total_mib: Option<u64>,
+) -> bool {
+    match (asked_mib, total_mib) {
         (Some(asked), Some(total)) => {
-            equal_share_covers(replicas, c.allocated_fraction, None)
+            equal_share_covers(replicas, fraction, None)
                 && total / u64::from(replicas.max(1)) >= asked
         }
-        _ => equal_share_covers(replicas, c.allocated_fraction, total_mib),
+        _ => equal_share_covers(replicas, fraction, total_mib),
     }
 }
+
+/// The plugin's least number of replicas ("replicas must be at least 2", its README): the most
+/// any one MPS client can get is the equal share at this many.
+pub(crate) const MIN_REPLICAS: u32 = 2;
 
 /// The sharing of the plan's GPUs of `mechanism` (MPS or time-slicing), if it has any.
 ///

@@ -209,6 +209,9 @@ pub struct ExportOptions {
     pub image: String,
     /// The name of the mig-parted and device-plugin configs; default [`DEFAULT_CONFIG_NAME`].
     pub config_name: String,
+    /// The slurmd version the Slurm export targets (`23.02.5`); none: 23.02.6 or later, which
+    /// names MIG devices as NVML does (docs/hardware-facts.md §5).
+    pub slurm_version: Option<String>,
 }
 
 impl Default for ExportOptions {
@@ -218,6 +221,7 @@ impl Default for ExportOptions {
             namespace: None,
             image: DEFAULT_IMAGE.to_string(),
             config_name: DEFAULT_CONFIG_NAME.to_string(),
+            slurm_version: None,
         }
     }
 }
@@ -230,7 +234,7 @@ impl ExportOptions {
     /// and `-`, at most 63, starting and ending with a letter or digit); `image` empty or holding
     /// whitespace or control characters; `config_name` not a label value of at most
     /// [`MAX_CONFIG_NAME_CHARS`] characters (letters, digits, `-`, `_`, `.`, starting and
-    /// ending with a letter or digit).
+    /// ending with a letter or digit); `slurm_version` not a version such as `23.02.6`.
     pub fn validate(&self) -> Result<()> {
         let err = |field: &str, m: String| Err(Error::new(ErrorKind::Syntax, m).in_field(field));
         if let Some(ns) = &self.namespace {
@@ -263,6 +267,9 @@ impl ExportOptions {
                 format!("{name:?} is not a valid config name: letters, digits, '-', '_' and '.', at most {MAX_CONFIG_NAME_CHARS}, starting and ending with a letter or digit"),
             );
         }
+        if let Some(v) = &self.slurm_version {
+            slurm::SlurmVersion::parse(v).map_err(|e| e.in_field("slurm_version"))?;
+        }
         Ok(())
     }
 }
@@ -289,7 +296,7 @@ pub fn export(
         ExportFormat::DevicePlugin => device_plugin::configs(&plan, options),
         ExportFormat::MigParted => Ok(mig_parted::mig_parted(&plan, options)),
         ExportFormat::MigCommands => Ok(mig_parted::mig_commands(&plan)),
-        ExportFormat::Slurm => Ok(slurm::slurm(&plan)),
+        ExportFormat::Slurm => Ok(slurm::slurm(&plan, options)),
     }
 }
 

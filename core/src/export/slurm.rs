@@ -1,26 +1,92 @@
 //! Slurm GRES for the plan: `gres.conf`, `slurm.conf` `GresTypes=`/`Gres=` lines, and each ask's `--gres=` option (docs/hardware-facts.md §5).
 //!
-//! MIG instances are GPUs of the type slurmd's NVML detection gives them
-//! (`gpu:nvidia_a100_3g.20gb:N`, see [`mig_type`]); time-sliced GPUs are shards; MPS GPUs are
-//! `mps` counts of 100 per GPU (a request is a percentage of one GPU). Node names are placeholders.
+//! MIG instances are GPUs of the type slurmd's NVML detection gives them (see [`mig_type`]):
+//! since slurmd 23.02.6 the MIG device's own NVML name (`gpu:nvidia_h200_1g.18gb:N`), before it a
+//! name built from the instance's memory, rounded (`--slurm-version`). Time-sliced GPUs are
+//! shards; MPS GPUs are `mps` counts of 100 per GPU (a request is a percentage of one GPU). Node
+//! names are placeholders.
 
 use super::yaml::{quoted, write_comment};
-use super::{gpu_list, Plan};
+use super::{gpu_list, ExportOptions, Plan};
 use crate::catalog::{GpuModel, MigProfile};
+use crate::error::{Error, ErrorKind, Result};
 use crate::plan::Mechanism;
 use crate::units::{gcd, Share};
+use std::fmt;
 
 /// The most shards per GPU written; finer fractions round their shard counts up.
 pub const MAX_SHARDS_PER_GPU: u64 = 1000;
 
+/// A Slurm release, `major.minor.micro` (`23.02.6`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SlurmVersion(pub u32, pub u32, pub u32);
+
+/// The first slurmd that takes a MIG device's type from its NVML name: SchedMD/slurm's
+/// CHANGELOG for 23.02.6, "Fix some mig profile names in slurm not matching nvidia mig profiles"
+/// (commit 04f0e4c3d7, bug 17705), docs/hardware-facts.md §5.
+pub const NVML_MIG_NAMES_SINCE: SlurmVersion = SlurmVersion(23, 2, 6);
+
+impl SlurmVersion {
+    /// `23.02.6`, `23.02` (its first release, `.0`) or `24.11.1`.
+    ///
+    /// # Errors
+    /// `Syntax` for anything else.
+    pub fn parse(text: &str) -> Result<SlurmVersion> {
+        let parts: Vec<&str> = text.trim().split('.').collect();
+        let number = |s: &str| {
+            (!s.is_empty() && s.len() <= 4 && s.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| s.parse::<u32>().ok())
+                .flatten()
+        };
+        let numbers: Option<Vec<u32>> = parts.iter().map(|p| number(p)).collect();
+        match numbers.as_deref() {
+            Some(&[major, minor]) => Ok(SlurmVersion(major, minor, 0)),
+            Some(&[major, minor, micro]) => Ok(SlurmVersion(major, minor, micro)),
+            _ => Err(Error::new(
+                ErrorKind::Syntax,
+                format!("{text:?} is not a Slurm version such as 23.02.6 or 24.11"),
+            )),
+        }
+    }
+
+    /// How this slurmd names a MIG device.
+    pub fn naming(self) -> MigNaming {
+        if self >= NVML_MIG_NAMES_SINCE {
+            MigNaming::NvmlName
+        } else {
+            MigNaming::RoundedMemory
+        }
+    }
+}
+
+impl fmt::Display for SlurmVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{:02}.{}", self.0, self.1, self.2)
+    }
+}
+
+/// How slurmd's NVML detection (`AutoDetect=nvml`) names a MIG device, after the parent board's
+/// prefix ([`mig_type_prefix`]), docs/hardware-facts.md §5.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MigNaming {
+    /// slurmd 23.02.6 and later (`gpu_nvml.c`, the `strstr(device_name, "mig_")` branch): the MIG
+    /// device's NVML name from `mig_` on, keeping the `_`, so `_3g.71gb`, `_1g.10gb+me`.
+    NvmlName,
+    /// slurmd before 23.02.6: `_<GPU-instance slices>g.<memory MiB / 1024, rounded half away from
+    /// zero>gb`, so the name follows the instance's real memory (`_3g.70gb` for 71424 MiB).
+    RoundedMemory,
+}
+
 /// A MIG profile's GRES type as slurmd's NVML detection names it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MigType {
-    /// The detected type, e.g. `nvidia_a100_3g.20gb`.
+    /// The detected type, e.g. `nvidia_h200_1g.18gb`.
     pub name: String,
-    /// The real memory of such an instance in MiB, when real output shows it; `None` means the GB
-    /// figure was taken from the profile's name and is uncertain.
+    /// Rounded-memory naming: the real memory it rounds, in MiB (the smallest listed), when a real
+    /// listing shows it; `None` means the GB figure was taken from the profile's name, uncertain.
     pub real_mib: Option<u64>,
+    /// Rounded-memory naming: the names other listed drivers' memory rounds to, with the listing.
+    pub other_drivers: Vec<(String, String)>,
 }
 
 /// The part of a board's NVML name that Slurm keeps for a MIG type: lower-cased, spaces as `_`,
@@ -39,39 +105,69 @@ fn name_gb(profile: &MigProfile) -> Option<u64> {
     base.split_once('.')?.1.strip_suffix("gb")?.parse().ok()
 }
 
-/// The GRES type slurmd's NVML detection (`AutoDetect=nvml`) gives an instance of `profile` on a
-/// board of `model` named as its first nvidia-smi name: the prefix of [`mig_type_prefix`], then
-/// `_<GPU-instance slices>g.<memory MiB / 1024, rounded>gb` (docs/hardware-facts.md §5). The
-/// memory is the real one where real output shows it, which can differ from the profile's name
-/// (an A100 80GB 3g.40gb is `nvidia_a100_3g.39gb`); attributes such as `+me` are not part of it.
-pub fn mig_type(model: &GpuModel, profile: &MigProfile) -> MigType {
+/// `roundl(MiB / 1024)`: half away from zero, as `(mib + 512) / 1024` for whole MiB.
+fn rounded_gb(mib: u64) -> u64 {
+    (mib + 512) / 1024
+}
+
+/// The GRES type slurmd's NVML detection gives an instance of `profile` on a board of `model`
+/// named as its first nvidia-smi name: the prefix of [`mig_type_prefix`], then, as `naming`
+/// says, the MIG device's NVML name (the profile's name as nvidia-smi shows it, attributes kept)
+/// or the slice count and the rounded real memory (an A100 80GB 3g.40gb: `nvidia_a100_3g.39gb`).
+pub fn mig_type(model: &GpuModel, profile: &MigProfile, naming: MigNaming) -> MigType {
     let board = model.smi_names.first().copied().unwrap_or(model.name);
-    let real_mib = model.real_instance_mib(profile.memory_slices);
-    // roundl(MiB / 1024): half away from zero, as `(mib + 512) / 1024` for whole MiB.
+    let prefix = mig_type_prefix(board);
+    if naming == MigNaming::NvmlName {
+        return MigType {
+            name: format!("{prefix}_{}", profile.name.to_ascii_lowercase()),
+            real_mib: None,
+            other_drivers: Vec::new(),
+        };
+    }
+    let rounded = |gb: u64| format!("{prefix}_{}g.{gb}gb", profile.compute_slices);
+    let listed = model.instance_listings(profile.memory_slices);
+    let real_mib = listed.first().map(|l| l.mib);
     let gb = real_mib
-        .map(|mib| (mib + 512) / 1024)
+        .map(rounded_gb)
         .or_else(|| name_gb(profile))
         .unwrap_or_default();
+    let name = rounded(gb);
+    let mut other_drivers: Vec<(String, String)> = Vec::new();
+    for l in &listed {
+        let other = rounded(rounded_gb(l.mib));
+        if other != name && !other_drivers.iter().any(|(n, _)| *n == other) {
+            other_drivers.push((other, l.listing.cite()));
+        }
+    }
     MigType {
-        name: format!(
-            "{}_{}g.{gb}gb",
-            mig_type_prefix(board),
-            profile.compute_slices
-        ),
+        name,
         real_mib,
+        other_drivers,
     }
 }
 
-/// Each detected MIG type of the plan with its count, largest first; profiles Slurm cannot tell
-/// apart (`1g.10gb` and `1g.10gb+me`) share one type.
-fn mig_type_totals(plan: &Plan, model: &GpuModel) -> Vec<(MigType, u64)> {
+/// The naming of the slurmd `options` target: NVML names unless an older version is given.
+fn naming_of(options: &ExportOptions) -> (MigNaming, Option<SlurmVersion>) {
+    let version = options
+        .slurm_version
+        .as_deref()
+        .and_then(|v| SlurmVersion::parse(v).ok());
+    (
+        version.map_or(MigNaming::NvmlName, SlurmVersion::naming),
+        version,
+    )
+}
+
+/// Each detected MIG type of the plan with its count, largest first; under rounded-memory naming
+/// profiles Slurm cannot tell apart (`1g.10gb` and `1g.10gb+me`) share one type.
+fn mig_type_totals(plan: &Plan, model: &GpuModel, naming: MigNaming) -> Vec<(MigType, u64)> {
     let mut totals: Vec<(MigType, u8, u64)> = Vec::new();
     for g in &plan.mig_gpus {
         for p in &g.validation.placements {
             let Some(profile) = model.profile(&p.profile) else {
                 continue;
             };
-            let t = mig_type(model, profile);
+            let t = mig_type(model, profile, naming);
             match totals.iter_mut().find(|(n, _, _)| n.name == t.name) {
                 Some(e) => e.2 += 1,
                 None => totals.push((t, profile.memory_slices, 1)),
@@ -84,9 +180,9 @@ fn mig_type_totals(plan: &Plan, model: &GpuModel) -> Vec<(MigType, u64)> {
     totals.into_iter().map(|(t, _, n)| (t, n)).collect()
 }
 
-/// The comment above the MIG `Gres=` line: the instances per GPU, the naming rule, and where the
-/// detected names differ from the profiles' (docs/hardware-facts.md §5).
-fn mig_text(plan: &Plan, model: &GpuModel, mig: &[u64]) -> String {
+/// The MIG instances per GPU of the plan, `GPU 0: 3g.71gb ×1, 1g.18gb ×1`, and the distinct
+/// profiles, largest first.
+fn instances_per_gpu(plan: &Plan, model: &GpuModel) -> (Vec<String>, Vec<&'static MigProfile>) {
     let mut per_gpu = Vec::new();
     let mut profiles: Vec<&'static MigProfile> = Vec::new();
     for g in &plan.mig_gpus {
@@ -110,38 +206,46 @@ fn mig_text(plan: &Plan, model: &GpuModel, mig: &[u64]) -> String {
             .cmp(&a.memory_slices)
             .then_with(|| a.name.cmp(b.name))
     });
+    (per_gpu, profiles)
+}
+
+/// How the types are named, for the comment above the MIG `Gres=` line.
+fn naming_text(board: &str, naming: MigNaming, version: Option<SlurmVersion>) -> String {
+    let target = match version {
+        Some(v) => format!("slurmd {v}"),
+        None => format!(
+            "slurmd {NVML_MIG_NAMES_SINCE} or later (give --slurm-version for an older one)"
+        ),
+    };
+    let rule = match naming {
+        MigNaming::NvmlName => format!(
+            "the board's name ({board}) lower-cased with spaces as _ and cut at its first '-', then _ and the MIG device's name as NVML gives it (the profile, attributes such as +me kept): SchedMD/slurm gpu_nvml.c since 23.02.6 (its CHANGELOG: \"Fix some mig profile names in slurm not matching nvidia mig profiles\"); real clusters request e.g. gpu:nvidia_h200_2g.35gb"
+        ),
+        MigNaming::RoundedMemory => format!(
+            "the board's name ({board}) lower-cased with spaces as _ and cut at its first '-', then _<GPU-instance slices>g.<instance memory in MiB / 1024, rounded>gb, as slurmd before 23.02.6 names them (SchedMD/slurm gpu_nvml.c). The rounded memory changes with the driver (an A100 80GB 3g.40gb was found as 3g.39gb with driver 535 and 3g.40gb with 495, NVIDIA/mig-parted#31)"
+        ),
+    };
+    format!(
+        "Types for {target}: the names slurmd's NVML detection gives MIG devices: {rule}. A configured Type must be a substring of the detected name, or the node drains (SchedMD gres.html); Slurm matches the longest types first (gres_gpu.c). slurmd -G, or its debug2 log line \"MIG Profile\", shows the names a node really has."
+    )
+}
+
+/// The comment above the MIG `Gres=` line: the instances per GPU, the naming rule and the slurmd
+/// it targets, and where the detected names differ from the profiles' (docs/hardware-facts.md §5).
+fn mig_text(plan: &Plan, model: &GpuModel, mig: &[u64], options: &ExportOptions) -> String {
+    let (naming, version) = naming_of(options);
+    let (per_gpu, profiles) = instances_per_gpu(plan, model);
     let board = model.smi_names.first().copied().unwrap_or(model.name);
     let mut text = format!(
-        "MIG {} ({}): {}.
-Types are the names slurmd's NVML detection gives MIG devices: the board's name ({board}) lower-cased with spaces as _ and cut at its first '-', then _<GPU-instance slices>g.<instance memory in MiB / 1024, rounded>gb (SchedMD/slurm gpu_nvml.c). A configured Type must be a substring of the detected name, or the node drains (SchedMD gres.html); slurmd -G, or its debug2 log line \"MIG Profile\", shows the names a node really has. The rounded memory can change with the driver (an A100 80GB 3g.40gb was found as 3g.39gb with driver 535 and 3g.40gb with 495, NVIDIA/mig-parted#31).",
+        "MIG {} ({}): {}.\n{}",
         gpu_list(mig),
         model.name,
-        per_gpu.join("; ")
+        per_gpu.join("; "),
+        naming_text(board, naming, version)
     );
     for p in &profiles {
-        let t = mig_type(model, p);
-        let gb = name_gb(p).unwrap_or_default();
-        match t.real_mib {
-            Some(mib) if (mib + 512) / 1024 != gb => text.push_str(&format!(
-                "
-{} is detected as {}, not …{gb}gb: its {mib} MiB round to {} GiB (real nvidia-smi output).",
-                p.name,
-                t.name,
-                (mib + 512) / 1024
-            )),
-            Some(_) => {}
-            None => text.push_str(&format!(
-                "
-(unverified) {}: its real memory was not seen in nvidia-smi output, so {} takes the {gb} GB of the profile's name; detection may round the real memory to less.",
-                p.name, t.name
-            )),
-        }
-        if !p.is_plain() {
-            text.push_str(&format!(
-                "
-{} is detected as {}: the name carries no attribute, so Slurm cannot tell it from the plain profile of the same size.",
-                p.name, t.name
-            ));
+        if naming == MigNaming::RoundedMemory {
+            text.push_str(&rounded_note(model, p));
         }
     }
     let others: Vec<String> = model
@@ -153,9 +257,40 @@ Types are the names slurmd's NVML detection gives MIG devices: the board's name 
         .collect();
     if !others.is_empty() {
         text.push_str(&format!(
-            "
-Other boards of this model have other names: on nodes with them, types start with {} instead.",
+            "\nOther boards of this model have other names: on nodes with them, types start with {} instead.",
             others.join(" or ")
+        ));
+    }
+    text
+}
+
+/// Under rounded-memory naming, what one profile is detected as and why.
+fn rounded_note(model: &GpuModel, p: &MigProfile) -> String {
+    let t = mig_type(model, p, MigNaming::RoundedMemory);
+    let gb = name_gb(p).unwrap_or_default();
+    let mut text = match t.real_mib {
+        Some(mib) if rounded_gb(mib) != gb => format!(
+            "\n{} is detected as {}, not …{gb}gb: its {mib} MiB (the smallest real listing) round to {} GiB.",
+            p.name,
+            t.name,
+            rounded_gb(mib)
+        ),
+        Some(_) => String::new(),
+        None => format!(
+            "\n(unverified) {}: its real memory was not seen in nvidia-smi output, so {} takes the {gb} GB of the profile's name; detection may round the real memory to less.",
+            p.name, t.name
+        ),
+    };
+    for (other, cite) in &t.other_drivers {
+        text.push_str(&format!(
+            "\nWith the driver of {cite}, {} is detected as {other} instead.",
+            p.name
+        ));
+    }
+    if !p.is_plain() {
+        text.push_str(&format!(
+            "\n{} is detected as {}: the name carries no attribute, so Slurm cannot tell it from the plain profile of the same size.",
+            p.name, t.name
         ));
     }
     text
@@ -181,7 +316,7 @@ fn shards(fraction: Share, per_gpu: u64) -> u64 {
     (u128::from(fraction.units()) * u128::from(per_gpu)).div_ceil(one) as u64
 }
 
-pub(crate) fn slurm(plan: &Plan) -> String {
+pub(crate) fn slurm(plan: &Plan, options: &ExportOptions) -> String {
     let mut out = plan.header("slurm");
     write_comment(
         &mut out,
@@ -237,8 +372,8 @@ pub(crate) fn slurm(plan: &Plan) -> String {
     }
     out.push_str(&format!("GresTypes={}\n", types.join(",")));
     if let (false, Some(model)) = (mig.is_empty(), plan.model) {
-        write_comment(&mut out, 0, &mig_text(plan, model, &mig));
-        let gres: Vec<String> = mig_type_totals(plan, model)
+        write_comment(&mut out, 0, &mig_text(plan, model, &mig, options));
+        let gres: Vec<String> = mig_type_totals(plan, model, naming_of(options).0)
             .iter()
             .map(|(t, n)| format!("gpu:{}:{n}", t.name))
             .collect();
@@ -286,9 +421,10 @@ pub(crate) fn slurm(plan: &Plan) -> String {
                     .map(|i| i.profile)
                     .or(c.mig_profile.as_deref())
                     .unwrap_or_default();
+                let naming = naming_of(options).0;
                 match plan
                     .model
-                    .and_then(|m| Some(mig_type(m, m.profile(profile)?)))
+                    .and_then(|m| Some(mig_type(m, m.profile(profile)?, naming)))
                 {
                     Some(t) => format!("--gres=gpu:{}:1", t.name),
                     None => format!("--gres=gpu:{profile}:1"),
@@ -320,36 +456,55 @@ mod tests {
     use crate::export::{export, ExportFormat, ExportOptions};
     use crate::pack::bin_pack;
 
-    /// slurmd's NVML autodetection, transliterated from SchedMD/slurm
-    /// `src/plugins/gpu/nvml/gpu_nvml.c` (and `gpu_common_underscorify_tolower` in
-    /// `src/plugins/gpu/common/gpu_common.c`), independently of the code under test:
-    ///
-    /// `_nvml_get_device_name`: `nvmlDeviceGetName(...); gpu_common_underscorify_tolower(device_name);`
-    /// where that function does `str[i] = tolower(str[i]); if (str[i] == ' ') str[i] = '_';`.
-    ///
-    /// `_get_system_gpu_list_nvml`, MIG mode: `char *tok = xstrchr(tmp_device_name, '-'); if (tok)
-    /// { /* Here we are clearing everything after the first '-' ... */ tok[0] = '\0'; }` and the
-    /// result seeds `nvml_mig.profile_name`.
-    ///
-    /// `_handle_mig`: `/* Divide MB by 1024 (2^10) to get GB, and then round */
-    /// xstrfmtcat(nvml_mig->profile_name, "_%ug.%lugb", attributes.gpuInstanceSliceCount,
-    /// (unsigned long)roundl((long double)attributes.memorySizeMB / (long double)1024));`
-    fn slurmd_mig_profile(device_name: &str, slice_count: u8, memory_size_mb: u64) -> String {
-        let mut name: String = device_name
-            .chars()
+    /// `gpu_common_underscorify_tolower` (SchedMD/slurm `src/plugins/gpu/common/gpu_common.c`):
+    /// `str[i] = tolower(str[i]); if (str[i] == ' ') str[i] = '_';`, applied by
+    /// `_nvml_get_device_name` to every NVML name.
+    fn underscorify_tolower(name: &str) -> String {
+        name.chars()
             .map(|c| match c.to_ascii_lowercase() {
                 ' ' => '_',
                 c => c,
             })
-            .collect();
+            .collect()
+    }
+
+    /// The parent GPU's part (`_get_system_gpu_list_nvml`, MIG mode): `char *tok =
+    /// xstrchr(tmp_device_name, '-'); if (tok) { /* Here we are clearing everything after the
+    /// first '-' ... */ tok[0] = '\0'; }`.
+    fn parent_part(device_name: &str) -> String {
+        let mut name = underscorify_tolower(device_name);
         if let Some(i) = name.find('-') {
             name.truncate(i);
         }
-        let gb = (memory_size_mb as f64 / 1024.0).round();
-        format!("{name}_{slice_count}g.{gb}gb")
+        name
     }
 
-    fn plan_text(model: &str, specs: &[String]) -> String {
+    /// slurmd before 23.02.6, transliterated from SchedMD/slurm `src/plugins/gpu/nvml/gpu_nvml.c`
+    /// `_handle_mig`, independently of the code under test: `/* Divide MB by 1024 (2^10) to get
+    /// GB, and then round */ xstrfmtcat(nvml_mig->profile_name, "_%ug.%lugb",
+    /// attributes.gpuInstanceSliceCount, (unsigned long)roundl((long double)attributes.memorySizeMB
+    /// / (long double)1024));`
+    fn slurmd_rounded(device_name: &str, slice_count: u8, memory_size_mb: u64) -> String {
+        let gb = (memory_size_mb as f64 / 1024.0).round();
+        format!("{}_{slice_count}g.{gb}gb", parent_part(device_name))
+    }
+
+    /// slurmd 23.02.6 and later (SchedMD/slurm CHANGELOG/slurm-23.02.md, "Changes in Slurm
+    /// 23.02.6": "Fix some mig profile names in slurm not matching nvidia mig profiles"), `_handle_mig`:
+    /// `_nvml_get_device_name(&mig, device_name, ...); if (device_name[0] && (str =
+    /// strstr(device_name, "mig_"))) { /* Adding 3 to skip "mig" but keep "_" */
+    /// xstrfmtcat(nvml_mig->profile_name, "%s", str + 3); }`. A MIG device's NVML name is the
+    /// board's, ` MIG `, and the profile: `NVIDIA A100-SXM4-40GB MIG 3g.20gb` in HTCondor's
+    /// condor_gpu_discovery manual (an NVML device list).
+    fn slurmd_nvml(device_name: &str, profile: &str) -> String {
+        let mig = underscorify_tolower(&format!("{device_name} MIG {profile}"));
+        let at = mig
+            .find("mig_")
+            .expect("a MIG device's NVML name holds \"MIG \"");
+        format!("{}{}", parent_part(device_name), &mig[at + 3..])
+    }
+
+    fn plan_text_for(model: &str, specs: &[String], slurm_version: Option<&str>) -> String {
         let asks: Vec<FractionalAsk> = specs
             .iter()
             .map(|s| FractionalAsk::parse_spec(s).unwrap())
@@ -360,34 +515,58 @@ mod tests {
             ..Default::default()
         };
         let r = bin_pack(&asks, &caps).unwrap();
-        export(&r, ExportFormat::Slurm, &ExportOptions::default()).unwrap()
+        let options = ExportOptions {
+            slurm_version: slurm_version.map(str::to_string),
+            ..ExportOptions::default()
+        };
+        export(&r, ExportFormat::Slurm, &options).unwrap()
     }
 
-    /// Real names Slurm detected, each from a public source:
-    /// SchedMD gres.html ("Here is an example slurm.conf for a system with 2 gpus, one of which is
-    /// partitioned into 2 MIGs where the \"MIG Profile\" is nvidia_a100_3g.20gb");
-    /// stackhpc/ansible-slurm-appliance docs (an H100 80GB HBM3 node: nvidia_h100_80gb_hbm3_1g.10gb);
-    /// NVIDIA/mig-parted#31 (A100-SXM4-80GB, AutoDetect=nvml, driver 535: "3g.39gb").
+    fn plan_text(model: &str, specs: &[String]) -> String {
+        plan_text_for(model, specs, None)
+    }
+
+    /// gpu-share#55 item 1, real names Slurm detected, each from a public source: SchedMD
+    /// gres.html ("the \"MIG Profile\" is nvidia_a100_3g.20gb"); stackhpc/ansible-slurm-appliance
+    /// docs (an H100 80GB HBM3 node: nvidia_h100_80gb_hbm3_1g.10gb); job scripts of real clusters
+    /// requesting gpu:nvidia_h200_2g.35gb and gpu:nvidia_b200_3g.90gb (names no rounding of the
+    /// real 32–33 GiB and 86–89 GiB gives); NVIDIA/mig-parted#31 (A100-SXM4-80GB, slurmd of
+    /// 2023 with drivers 535 and 545: "3g.39gb").
     #[test]
     fn mig_types_are_the_names_slurmd_detects() {
-        let a100 = crate::catalog::find_model("A100-SXM4-40GB").unwrap();
-        let t = mig_type(a100, a100.profile("3g.20gb").unwrap());
-        assert_eq!(t.name, "nvidia_a100_3g.20gb");
-        let h100 = crate::catalog::find_model("H100-80GB-HBM3").unwrap();
+        let nvml = MigNaming::NvmlName;
+        let old = MigNaming::RoundedMemory;
+        let find = |m: &str| crate::catalog::find_model(m).unwrap();
+        let name = |m: &str, p: &str, n: MigNaming| {
+            let model = find(m);
+            mig_type(model, model.profile(p).unwrap(), n).name
+        };
+        assert_eq!(name("a100", "3g.20gb", nvml), "nvidia_a100_3g.20gb");
         assert_eq!(
-            mig_type(h100, h100.profile("1g.10gb").unwrap()).name,
+            name("h100", "1g.10gb", nvml),
             "nvidia_h100_80gb_hbm3_1g.10gb"
         );
-        let a100_80 = crate::catalog::find_model("A100-SXM4-80GB").unwrap();
+        assert_eq!(name("h200", "2g.35gb", nvml), "nvidia_h200_2g.35gb");
+        assert_eq!(name("b200", "3g.90gb", nvml), "nvidia_b200_3g.90gb");
+        // The issue's cases: what slurmd ≥ 23.02.6 detects.
+        assert_eq!(name("h200", "1g.18gb", nvml), "nvidia_h200_1g.18gb");
+        assert_eq!(name("h200", "3g.71gb", nvml), "nvidia_h200_3g.71gb");
         assert_eq!(
-            mig_type(a100_80, a100_80.profile("3g.40gb").unwrap()).name,
-            "nvidia_a100_3g.39gb"
+            name("a100-pcie-80gb", "3g.40gb", nvml),
+            "nvidia_a100_80gb_pcie_3g.40gb"
         );
-        // Attributes are not part of the detected name.
         assert_eq!(
-            mig_type(a100_80, a100_80.profile("1g.10gb+me").unwrap()).name,
-            "nvidia_a100_1g.10gb"
+            name("h100", "7g.80gb", nvml),
+            "nvidia_h100_80gb_hbm3_7g.80gb"
         );
+        // NVML keeps the attribute.
+        assert_eq!(
+            name("a100-80gb", "1g.10gb+me", nvml),
+            "nvidia_a100_1g.10gb+me"
+        );
+        // Before 23.02.6: the rounded memory, no attribute.
+        assert_eq!(name("a100-80gb", "3g.40gb", old), "nvidia_a100_3g.39gb");
+        assert_eq!(name("a100-80gb", "1g.10gb+me", old), "nvidia_a100_1g.10gb");
         let text = plan_text("a100", &["x:3g.20gb".into(), "y:2g.10gb".into()]);
         assert!(
             text.contains(
@@ -399,58 +578,114 @@ mod tests {
             text.contains("# \"x\": --gres=gpu:nvidia_a100_3g.20gb:1\n"),
             "{text}"
         );
+        assert!(text.contains("Types for slurmd 23.02.6 or later"), "{text}");
     }
 
-    /// Every profile of every MIG-capable model: the Type written is the name slurmd detects for
-    /// it (so it is a substring of it, SchedMD gres.html: "This type must be a substring of the
-    /// \"MIG Profile\" string as reported by the node in its slurmd log"), taking the real memory
-    /// where real output shows it; and the export writes those types and no other.
+    /// Every profile of every MIG-capable model, under both namings: the Type written is the name
+    /// slurmd detects for it (so it is a substring of it, SchedMD gres.html: "This type must be a
+    /// substring of the \"MIG Profile\" string as reported by the node in its slurmd log"), taking
+    /// for the rounded naming the smallest real listing; and the export writes those types and no
+    /// other.
     #[test]
     fn every_catalogued_mig_profile_gets_its_detected_type() {
-        for model in models().iter().filter(|m| m.is_mig_capable()) {
-            let board = model.smi_names[0];
-            let mut specs = Vec::new();
-            for (i, p) in model.profiles.iter().enumerate() {
-                let t = mig_type(model, p);
-                let mib = t.real_mib.unwrap_or_else(|| name_gb(p).unwrap() * 1024);
-                let detected = slurmd_mig_profile(board, p.compute_slices, mib);
-                assert_eq!(t.name, detected, "{} {}", model.name, p.name);
-                assert!(!t.name.contains(['+', '-', ' ']), "{}", t.name);
-                specs.push(format!("a{i}:{}", p.name));
-            }
-            let text = plan_text(model.name, &specs);
-            let gres = text
-                .lines()
-                .find_map(|l| l.strip_prefix("NodeName=<mig-nodes> Gres="))
-                .unwrap_or_else(|| panic!("{text}"));
-            for entry in gres.split(',') {
-                let ty = entry
-                    .strip_prefix("gpu:")
-                    .unwrap()
-                    .rsplit_once(':')
-                    .unwrap()
-                    .0;
-                assert!(
-                    model.profiles.iter().any(|p| mig_type(model, p).name == ty),
-                    "{}: {ty} is detected for no profile\n{text}",
-                    model.name
-                );
-            }
-            for line in text.lines().filter(|l| l.contains("--gres=gpu:")) {
-                let ty = line
-                    .split("--gres=gpu:")
-                    .nth(1)
-                    .unwrap()
-                    .trim_end_matches(":1");
-                assert!(gres.contains(&format!("gpu:{ty}:")), "{line}\n{text}");
+        for (naming, version) in [
+            (MigNaming::NvmlName, None),
+            (MigNaming::RoundedMemory, Some("23.02.5")),
+        ] {
+            for model in models().iter().filter(|m| m.is_mig_capable()) {
+                let board = model.smi_names[0];
+                let mut specs = Vec::new();
+                for (i, p) in model.profiles.iter().enumerate() {
+                    let t = mig_type(model, p, naming);
+                    let detected = match naming {
+                        MigNaming::NvmlName => slurmd_nvml(board, p.name),
+                        MigNaming::RoundedMemory => {
+                            let mib = t.real_mib.unwrap_or_else(|| name_gb(p).unwrap() * 1024);
+                            slurmd_rounded(board, p.compute_slices, mib)
+                        }
+                    };
+                    assert_eq!(t.name, detected, "{} {}", model.name, p.name);
+                    assert!(!t.name.contains(' '), "{}", t.name);
+                    specs.push(format!("a{i}:{}", p.name));
+                }
+                let text = plan_text_for(model.name, &specs, version);
+                let gres = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("NodeName=<mig-nodes> Gres="))
+                    .unwrap_or_else(|| panic!("{text}"));
+                for entry in gres.split(',') {
+                    let ty = entry
+                        .strip_prefix("gpu:")
+                        .unwrap()
+                        .rsplit_once(':')
+                        .unwrap()
+                        .0;
+                    assert!(
+                        model
+                            .profiles
+                            .iter()
+                            .any(|p| mig_type(model, p, naming).name == ty),
+                        "{}: {ty} is detected for no profile\n{text}",
+                        model.name
+                    );
+                }
+                for line in text.lines().filter(|l| l.contains("--gres=gpu:")) {
+                    let ty = line
+                        .split("--gres=gpu:")
+                        .nth(1)
+                        .unwrap()
+                        .trim_end_matches(":1");
+                    assert!(gres.contains(&format!("gpu:{ty}:")), "{line}\n{text}");
+                }
             }
         }
     }
 
-    /// Where the real memory rounds to another GB than the profile's name, the output says so.
+    /// Slurm sorts configured and detected types longest first and gives each device the first
+    /// unused record whose type is a substring of its name (SchedMD/slurm
+    /// `src/plugins/gres/gpu/gres_gpu.c`, `_normalize_sys_gres_types`: "Sort conf and sys gres
+    /// lists by longest GRES type to shortest, so we can avoid issues if e.g. `k20m` and `k20m1` are
+    /// both specified"; `_find_type_in_gres_list`: `xstrcasestr(sys_gres_type, type_name)`). So a
+    /// +me instance beside plain ones of its size finds its own record first, and every device
+    /// written finds one: simulated here on each model's profiles.
+    #[test]
+    fn every_detected_device_finds_its_configured_record() {
+        for model in models().iter().filter(|m| m.is_mig_capable()) {
+            let types: Vec<String> = model
+                .profiles
+                .iter()
+                .map(|p| mig_type(model, p, MigNaming::NvmlName).name)
+                .collect();
+            // One of each profile, as configured and as detected.
+            let mut conf: Vec<(String, u32)> = types.iter().map(|t| (t.clone(), 1)).collect();
+            let mut sys = types.clone();
+            conf.sort_by_key(|(t, _)| std::cmp::Reverse(t.len()));
+            sys.sort_by_key(|t| std::cmp::Reverse(t.len()));
+            for device in &sys {
+                let record = conf
+                    .iter_mut()
+                    .find(|(t, n)| *n > 0 && device.to_lowercase().contains(&t.to_lowercase()))
+                    .unwrap_or_else(|| panic!("{}: {device} finds no record", model.name));
+                assert_eq!(
+                    &record.0, device,
+                    "{}: {device} took another's record",
+                    model.name
+                );
+                record.1 -= 1;
+            }
+        }
+    }
+
+    /// Before 23.02.6 the name rounds the real memory, which differs between drivers: the smallest
+    /// listing's name is written and the others are said (a B200's 1g.23gb: 20.50 GiB in
+    /// NVIDIA/mig-parted#187, 22.00 GiB in #166).
     #[test]
     fn a_detected_name_that_differs_from_the_profile_is_explained() {
-        let text = plan_text("h200", &["x:1g.18gb".into(), "y:3g.71gb".into()]);
+        let text = plan_text_for(
+            "h200",
+            &["x:1g.18gb".into(), "y:3g.71gb".into()],
+            Some("23.02.5"),
+        );
         assert!(
             text.contains("gpu:nvidia_h200_3g.70gb:1,gpu:nvidia_h200_1g.16gb:1"),
             "{text}"
@@ -459,11 +694,30 @@ mod tests {
             text.contains("1g.18gb is detected as nvidia_h200_1g.16gb"),
             "{text}"
         );
-        let text = plan_text("b200", &["x:3g.90gb".into()]);
+        assert!(text.contains("Types for slurmd 23.02.5"), "{text}");
+        let text = plan_text_for("b200", &["x:1g.23gb".into()], Some("22.05"));
+        assert!(text.contains("gpu:nvidia_b200_1g.21gb:1"), "{text}");
+        assert!(text.contains("NVIDIA/mig-parted#166"), "{text}");
+        assert!(text.contains("nvidia_b200_1g.22gb instead"), "{text}");
+        let text = plan_text_for("b200", &["x:3g.90gb".into()], Some("23.02.0"));
         assert!(
             text.contains("(unverified) 3g.90gb: its real memory was not seen"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn versions_are_read_and_compared() {
+        let v = |s: &str| SlurmVersion::parse(s).unwrap();
+        assert_eq!(v("23.02.6"), NVML_MIG_NAMES_SINCE);
+        assert_eq!(v("23.02.5").naming(), MigNaming::RoundedMemory);
+        assert_eq!(v("23.02").naming(), MigNaming::RoundedMemory);
+        assert_eq!(v("23.02.6").naming(), MigNaming::NvmlName);
+        assert_eq!(v("23.11").naming(), MigNaming::NvmlName);
+        assert_eq!(v("24.11.1").to_string(), "24.11.1");
+        for bad in ["", "23", "23.x", "23.02.6.1", "v23.02", "23..1"] {
+            assert!(SlurmVersion::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

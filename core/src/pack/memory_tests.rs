@@ -59,7 +59,9 @@ fn twenty_two_gigabytes_on_h100_need_a_40gb_class_profile() {
     assert_eq!(choice.allocated_memory_mib, Some(40448));
 }
 
-/// A100-40GB 2g.10gb offers 9.75 GiB (9984 MiB, a real `nvidia-smi mig -lgip`), not 10 GB.
+/// A100-40GB 2g.10gb offers 9.62 GiB (9850 MiB), not 10 GB: the smallest real `nvidia-smi mig
+/// -lgip` listing, the NVIDIA MIG User Guide's example, where a later driver lists 9.75 GiB (a
+/// public blog post, driver 580.126.09); docs/hardware-facts.md §1.6.
 #[test]
 fn mig_profiles_hold_their_usable_memory_not_their_name() {
     let plan = |spec: &str, context: Option<u64>| {
@@ -72,11 +74,11 @@ fn mig_profiles_hold_their_usable_memory_not_their_name() {
         crate::plan::select_mechanism(&ask, &c).unwrap()
     };
     assert_eq!(
-        plan("m:9984MiB", Some(0)).mig_profile.as_deref(),
+        plan("m:9850MiB", Some(0)).mig_profile.as_deref(),
         Some("2g.10gb")
     );
     assert_eq!(
-        plan("m:9985MiB", Some(0)).mig_profile.as_deref(),
+        plan("m:9851MiB", Some(0)).mig_profile.as_deref(),
         Some("3g.20gb")
     );
     assert_eq!(

@@ -7,7 +7,7 @@
 
 use crate::ask::FractionalAsk;
 use crate::caps::ResolvedCaps;
-use crate::catalog::{largest_gpu, smallest_gpu_holding, GpuModel, MigProfile};
+use crate::catalog::{largest_gpu, smallest_gpu_holding, GpuModel, ListedInstance, MigProfile};
 use crate::error::{Error, ErrorKind, Hint, Input, Result};
 use crate::memory::mib_text;
 use crate::units::Share;
@@ -42,18 +42,52 @@ pub(crate) fn profile_holds(model: &GpuModel, profile: &MigProfile, need: Need) 
     model.profile_memory(profile).mib >= need.held_mib
 }
 
-/// The plan's note on a MIG instance's memory: usable MiB and what the ask holds.
+/// The plan's note on a MIG instance's memory: usable MiB, on what the figure rests, and what the
+/// ask holds (docs/hardware-facts.md §1.6).
 pub(crate) fn mig_note(model: &GpuModel, profile: &MigProfile, need: Need) -> String {
     let usable = model.profile_memory(profile).mib;
     format!(
-        "{} on {} offers {} ({usable} MiB); the ask holds {} ({} asked + {} CUDA context)",
+        "{} on {} offers {} ({usable} MiB{}); the ask holds {} ({} asked + {} CUDA context)",
         profile.name,
         model.name,
         mib_text(usable),
+        memory_basis(model, profile),
         mib_text(need.held_mib),
         mib_text(need.asked_mib),
         mib_text(need.held_mib - need.asked_mib)
     )
+}
+
+/// Where an instance's memory comes from: the real listing, the smallest of several that differ
+/// (a plan must hold on every driver listed), or an estimate below every listing of its share.
+pub(crate) fn memory_basis(model: &GpuModel, profile: &MigProfile) -> String {
+    let listed = model.instance_listings(profile.memory_slices);
+    let cite = |l: &ListedInstance| format!("{} in {}", l.listed.text(), l.listing.cite());
+    match listed.as_slice() {
+        [] => {
+            let share = model
+                .mig
+                .and_then(|g| {
+                    Share::ratio(profile.memory_slices.into(), g.memory_slices.into()).ok()
+                })
+                .unwrap_or(Share::ONE);
+            format!(
+                ", estimated: no real listing of this board and size is known; the least any listed instance of {share} of its board's memory offers, scaled to this board"
+            )
+        }
+        [first, rest @ ..] if rest.iter().all(|l| l.mib == first.mib) => {
+            format!(", as listed: {}", cite(first))
+        }
+        [first, rest @ ..] => {
+            let others: Vec<String> = rest.iter().map(cite).collect();
+            format!(
+                ", the smallest of {} listings, so that it holds on every driver listed: {}; also {}",
+                listed.len(),
+                cite(first),
+                others.join("; ")
+            )
+        }
+    }
 }
 
 /// Refuses memory asks the cluster cannot judge or no GPU of it can hold: memory needs a known

@@ -201,7 +201,7 @@ pub(super) fn targets<'a>(
     for g in &inventory.gpus {
         let name = gpu_name(g.node.as_deref(), g.index);
         if !g.mig_enabled {
-            notes.push(format!("{name}: MIG is not enabled, so nothing can be created on it (enabling MIG needs a GPU reset)"));
+            notes.push(not_enabled(g, &name));
             continue;
         }
         if g.mig_devices.iter().any(|d| d.start.is_none()) {
@@ -255,6 +255,20 @@ pub(super) fn targets<'a>(
         });
     }
     Ok(out)
+}
+
+/// Why a GPU is left out as not MIG-enabled, saying what the input shows and what is assumed.
+fn not_enabled(g: &DiscoveredGpu, name: &str) -> String {
+    if !g.mig_capable {
+        let model = g.model.as_deref().unwrap_or(&g.name);
+        return format!("{name}: {model} has no MIG, so nothing can be created on it");
+    }
+    if g.mig_mode_shown {
+        return format!("{name}: MIG is disabled, as the input shows, so nothing can be created on it (enabling MIG needs a GPU reset)");
+    }
+    format!(
+        "{name}: the input does not show its MIG mode and lists no MIG devices on it, so it is taken as MIG disabled and nothing is placed on it; were MIG enabled with no instances yet, every profile could be created. nvidia-smi -q -x (or nvidia-smi mig -lgi) shows which"
+    )
 }
 
 /// The GPU's model: as the input names it, else the one given, else the only catalogue model

@@ -3,7 +3,7 @@
 //! steps, the nvidia-smi commands, what to drain first, and the mig-parted config of the end state.
 
 use super::discover::DetectInput;
-use super::fit::{gpu_name, live_inventory, profile_for, targets, Target};
+use super::fit::{gpu_name, live_inventory, profile_for, targets, FitUnplaced, Target};
 use crate::ask::FractionalAsk;
 use crate::catalog::GpuModel;
 use crate::error::{Error, ErrorKind, Result};
@@ -11,6 +11,7 @@ use search::{solve, Existing, Refusal, MAX_WORK};
 
 mod plan;
 mod search;
+mod why;
 use plan::{commands, mig_parted, placed_asks, Planner};
 
 /// The most asks one repartition places.
@@ -47,8 +48,11 @@ pub struct RepartitionResponse {
     pub moved: u32,
     /// GPUs with any destroy or create: the fewest possible for that many moves.
     pub gpus_touched: u32,
-    /// Asks that fit nowhere, even with moves (names, in input order).
+    /// Asks left out (names, in input order).
     pub unplaced: Vec<String>,
+    /// Why each of them is left out, in the same order: it fits nowhere even moving instances, or
+    /// it fits alone but not with the asks placed (naming them and the moves each needs).
+    pub unplaced_reasons: Vec<FitUnplaced>,
     /// Every GPU as it ends.
     pub gpus: Vec<RepartitionGpu>,
     /// In order; each is valid at the moment it runs.
@@ -235,6 +239,7 @@ pub fn repartition(request: &RepartitionRequest) -> Result<RepartitionResponse> 
     let plan = Planner::new(model, &targets, &gpus, &solution, &wanted);
     let (gpus_out, steps, drain) = plan.build();
     let placed = placed_asks(&wanted, &solution.unplaced);
+    let reasons = why::reasons(model, &gpus, &wanted, &placed, &unplaced);
     for w in &wanted {
         if !placed.iter().any(|p| p.index == w.index) {
             unplaced.push((w.index, w.name.to_string()));
@@ -247,6 +252,7 @@ pub fn repartition(request: &RepartitionRequest) -> Result<RepartitionResponse> 
         moved: solution.moved,
         gpus_touched: solution.touched,
         unplaced: unplaced.into_iter().map(|(_, n)| n).collect(),
+        unplaced_reasons: reasons.into_iter().map(|(_, r)| r).collect(),
         mig_parted: mig_parted(&targets, &solution, model),
         gpus: gpus_out,
         steps,

@@ -208,7 +208,7 @@ fn demand_and_limit(model: &GpuModel, gpus: &[Vec<Existing>], asks: &[u32]) -> (
 }
 
 /// The forward pass: per GPU, every option applied to every demand reached so far.
-fn search(per_gpu: &[Vec<Option_>], demand: Demand) -> Result<Layers, Refusal> {
+fn search(per_gpu: &[Vec<Option_>], demand: Demand, max_work: u64) -> Result<Layers, Refusal> {
     let mut layers: Layers = vec![HashMap::from([(
         demand,
         Reached {
@@ -225,7 +225,7 @@ fn search(per_gpu: &[Vec<Option_>], demand: Demand) -> Result<Layers, Refusal> {
             for (oi, opt) in opts.iter().enumerate() {
                 for (ui, (_, consumed)) in opt.uses.iter().enumerate() {
                     work += 1;
-                    if work > MAX_WORK {
+                    if work > max_work {
                         return Err(Refusal::TooLarge);
                     }
                     if consumed.iter().zip(state).any(|(c, s)| c > s) {
@@ -255,10 +255,20 @@ pub(crate) fn solve(
     gpus: &[Vec<Existing>],
     asks: &[u32],
 ) -> Result<Solution, Refusal> {
+    solve_within(model, gpus, asks, MAX_WORK)
+}
+
+/// [`solve`] within `max_work` (state, layout) steps.
+pub(crate) fn solve_within(
+    model: &GpuModel,
+    gpus: &[Vec<Existing>],
+    asks: &[u32],
+    max_work: u64,
+) -> Result<Solution, Refusal> {
     let (demand, limit) = demand_and_limit(model, gpus, asks);
     let all = layouts(model, &limit);
     let per_gpu: Vec<Vec<Option_>> = gpus.iter().map(|g| options(model, g, &all)).collect();
-    let layers = search(&per_gpu, demand.clone())?;
+    let layers = search(&per_gpu, demand.clone(), max_work)?;
     // Every instance in use placed; of the rest, fewest asks unplaced, then the best score. The
     // current layouts always qualify (nothing moved, every ask unplaced), so there is a best.
     let in_use_of = |p: usize| demand[p] - asks.get(p).copied().unwrap_or(0);
