@@ -175,6 +175,7 @@ mod never_panics {
                 namespace,
                 image,
                 config_name: config,
+                ..ExportOptions::default()
             };
             for format in ExportFormat::ALL {
                 let _ = export(&result, format, &options);

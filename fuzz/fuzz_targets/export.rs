@@ -34,6 +34,7 @@ fuzz_target!(|input: ExportIn| {
         namespace: input.namespace.clone(),
         image: input.image.clone().unwrap_or(defaults.image),
         config_name: input.config_name.clone().unwrap_or(defaults.config_name),
+        dra: defaults.dra.clone(),
     };
     for format in ExportFormat::ALL {
         let Ok(out) = export(&packed, format, &options) else {

@@ -31,12 +31,16 @@ pub fn giving(input: gpu_share_core::Input) -> &'static str {
 /// Core fields, each with the flag that set it in this command line.
 pub type Flags = Vec<(&'static str, &'static str)>;
 
-const EXPORT_OPTIONS: [(&str, &str); 5] = [
+const EXPORT_OPTIONS: [(&str, &str); 9] = [
     ("format", "FORMAT"),
     ("namespace", "--namespace"),
     ("image", "--image"),
     ("config_name", "--config-name"),
     ("mig_strategy", "--mig-strategy"),
+    ("dra.kubernetes_version", "--k8s-version"),
+    ("dra.mig", "--dra-mig"),
+    ("dra.time_slice_interval", "--time-slice-interval"),
+    ("dra.consumable_memory", "--consumable-memory"),
 ];
 
 const RATES: [(&str, &str); 4] = [
