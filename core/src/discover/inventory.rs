@@ -56,7 +56,7 @@ impl SourceFormat {
             SourceFormat::SmiMigGpuInstances => "nvidia-smi mig -lgi",
             SourceFormat::SmiMigComputeInstances => "nvidia-smi mig -lci",
             SourceFormat::KubectlNodes => "kubectl get nodes -o json",
-            SourceFormat::KubectlResourceSlices => "kubectl get resourceslices -o json",
+            SourceFormat::KubectlResourceSlices => "kubectl get resourceslices",
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Each GPU after a simulation: what is allocated on it, which memory slices are free, which are stranded, and the largest profile still possible.
 //!
-//! Stranded (as in `fit`): a free memory slice of a dynamic-MIG GPU that lies in no placement of
+//! Stranded (as in `fit`): a free memory slice of a partly allocated dynamic-MIG GPU that lies in no placement of
 //! the profiles asked that could still be created next to what is allocated, by the catalogue's
 //! placement rules (docs/hardware-facts.md §1.1–1.2, checked by `pack::mig::verify`). On a
 //! static-MIG GPU the layout was made beforehand; its unallocated MIG devices are listed instead.
@@ -109,6 +109,8 @@ fn outcome(view: &NodeView, uuid: &str, asked: &BTreeSet<&str>) -> GpuOutcome {
             .collect()
     };
     let (stranded, largest) = match model.filter(|_| dynamic_mig && !whole_taken) {
+        // A GPU nothing was allocated on strands nothing: it can still be given whole.
+        Some(m) if allocated.is_empty() => (Vec::new(), largest(m, &placed)),
         Some(m) => (stranded(m, &placed, &free, asked), largest(m, &placed)),
         None => (Vec::new(), None),
     };
