@@ -411,3 +411,74 @@ fn on_static_mig_the_held_claim_finds_the_gpu_with_the_layout() {
     let idle: usize = r.gpu_share.gpus.iter().map(|g| g.idle_devices.len()).sum();
     assert_eq!(idle, 4, "GPU 0's four MIG devices stay free");
 }
+
+#[test]
+fn time_sliced_tenants_get_a_gpu_each_from_templates_and_one_from_the_shared_claim() {
+    // Under DRA a template gives every pod its own device (a Deployment of N replicas with a template
+    // asks for N GPUs); gpu-share's shared claim puts the four tenants on one. On these slices the
+    // fourth template even takes a GPU of the MIG node, advertised whole beside its MIG devices
+    // (dra-driver-nvidia-gpu#719).
+    let slices = slices("a100-80gb-pcie-static-mig.yaml");
+    let caps = ClusterGpuCaps {
+        supports_timeslicing: true,
+        gpu_model: Some("A100-80GB-PCIe".into()),
+        ..Default::default()
+    };
+    let plan = pack(&["a:0.25", "b:0.25", "c:0.25", "d:0.25"], &caps);
+    assert_eq!(plan.gpus_used, 1);
+    let r = compare(&slices, &plan, &DraOptions::default(), SliceOrder::Listed).unwrap();
+    assert_eq!(r.per_ask.gpus_used, 4);
+    let nodes: BTreeSet<&str> = r
+        .per_ask
+        .claims
+        .iter()
+        .map(|c| c.devices[0].node.as_str())
+        .collect();
+    assert_eq!(nodes.len(), 2);
+    assert_eq!(r.gpu_share.gpus_used, 1);
+    assert_eq!(r.gpu_share.claims.len(), 1);
+}
+
+mod no_panic {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// A cut or mangled ResourceSlice list is an error or a reading, never a panic, and the
+        /// simulation runs on whatever was read.
+        #[test]
+        fn mangled_slices_never_panic(cut in 0usize..10_000, at in 0usize..10_000, byte in any::<u8>()) {
+            let text = dynamic_text();
+            let mut bytes = text.into_bytes();
+            let at = at % bytes.len();
+            bytes[at] = byte;
+            bytes.truncate(bytes.len() - cut.min(bytes.len()));
+            let text = String::from_utf8_lossy(&bytes).to_string();
+            let _ = detect(&text);
+            if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) {
+                if let Ok(slices) = resource_slices_from_value(&value) {
+                    let (_, plan) = case_932();
+                    let ours = claims(&plan, &DraOptions::default()).unwrap();
+                    let _ = simulate(&slices, &ours, SliceOrder::Spread);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_simulation_takes_kubectl_text_and_plain_options() {
+    use gpu_share_core::export::dra::allocator::{compare_text, SimulationOptions};
+    let (_, plan) = case_932();
+    let options: SimulationOptions =
+        serde_json::from_str(r#"{"order": "spread", "dra": {"mig": "dynamic"}}"#).unwrap();
+    let r = compare_text(&dynamic_text(), &plan, &options).unwrap();
+    assert_eq!((r.per_ask.gpus_used, r.gpu_share.gpus_used), (4, 1));
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["per_ask"]["stranded_memory_slices"], 4);
+    let e = compare_text("{", &plan, &options).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("slices"));
+    assert!(serde_json::from_str::<SimulationOptions>(r#"{"odrer": "spread"}"#).is_err());
+}

@@ -14,7 +14,9 @@ mod compare;
 mod gpus;
 mod search;
 
-pub use compare::{compare, per_ask_claims, PlanVsScheduler};
+#[cfg(feature = "serde")]
+pub use compare::compare_text;
+pub use compare::{compare, per_ask_claims, PlanVsScheduler, SimulationOptions};
 pub use gpus::GpuOutcome;
 
 use crate::discover::resource_slice::{ResourceSlices, SliceDevice, NVIDIA_DRIVER};

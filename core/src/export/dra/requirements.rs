@@ -118,6 +118,12 @@ pub(crate) fn requirements(
     if mig_devices_first {
         notes.push("Static MIG: the driver publishes only MIG devices that exist, so create the planned layout first (gpu-share export mig-parted, applied by mig-parted or the GPU Operator's MIG manager), then let the driver republish its ResourceSlices.".into());
     }
+    let gpu_class = claims
+        .iter()
+        .any(|c| c.requests.iter().any(|r| r.class == DeviceClass::Gpu));
+    if mig_devices_first && gpu_class {
+        notes.push("The driver also advertises MIG-partitioned GPUs whole (dra-driver-nvidia-gpu#719, open): a gpu.nvidia.com claim can be given a GPU whose MIG devices are in use, so keep the whole-GPU and shared claims' pods off the MIG nodes (node affinity) until it is fixed.".into());
+    }
     if gates.is_empty() && !mig_devices_first {
         notes.push("No feature gate beyond what the driver enables by default.".into());
     }

@@ -85,9 +85,15 @@ fn outcome(view: &NodeView, uuid: &str, asked: &BTreeSet<&str>) -> GpuOutcome {
         .any(|&i| device(i).nvidia("type") == Some("gpu"));
     let mut placed: Vec<Placed> = Vec::new();
     let mut used: BTreeSet<u8> = BTreeSet::new();
+    let total = model.and_then(|m| m.mig).map_or(0, |g| g.memory_slices);
     for &i in allocated.iter().filter(|i| mig(i)) {
         let d = device(i);
-        let slices = d.memory_slices();
+        // Only the slices the board has (the input names them).
+        let slices: Vec<u8> = d
+            .memory_slices()
+            .into_iter()
+            .filter(|&s| s < total)
+            .collect();
         used.extend(slices.iter().copied());
         let profile = d
             .nvidia("profile")
@@ -96,7 +102,6 @@ fn outcome(view: &NodeView, uuid: &str, asked: &BTreeSet<&str>) -> GpuOutcome {
             placed.push(Placed { profile, start });
         }
     }
-    let total = model.and_then(|m| m.mig).map_or(0, |g| g.memory_slices);
     let free: Vec<u8> = if whole_taken {
         Vec::new()
     } else if dynamic_mig {
