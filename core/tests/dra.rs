@@ -12,7 +12,7 @@ use gpu_share_core::discover::resource_slice::{
 };
 use gpu_share_core::discover::{detect, SourceFormat};
 use gpu_share_core::export::dra::allocator::{compare, simulate, SliceOrder};
-use gpu_share_core::export::dra::{claims, DeviceClass, DraOptions};
+use gpu_share_core::export::dra::{claims_for as claims, DeviceClass, DraOptions};
 use gpu_share_core::pack::{bin_pack, PackResult};
 use gpu_share_core::{ClusterGpuCaps, FractionalAsk};
 use std::collections::{BTreeSet, HashMap};

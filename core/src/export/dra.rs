@@ -40,7 +40,20 @@ pub(crate) fn dra(plan: &Plan, options: &ExportOptions) -> Result<String> {
     let needs = requirements::requirements(&dra_plan.claims, &options.dra, version, api);
     let mut out = plan.header("dra");
     let mut intro = needs.notes.join("\n");
-    intro.push_str("\nThe scheduler allocates each claim by first fit, devices in ResourceSlice order, with no device scoring (kubernetes/kubernetes#138765): a claim per planned GPU, its MIG devices held together, is what keeps the planned layout. One replica each: the plan reserves devices for one pod.");
+    let mig = dra_plan
+        .claims
+        .iter()
+        .any(|c| c.requests.iter().any(|r| r.class == DeviceClass::Mig));
+    intro.push_str(&format!(
+        "\nThe scheduler allocates each claim by first fit, devices in ResourceSlice order, with no device scoring (kubernetes/kubernetes#138765): {} One replica each: the plan reserves devices for one pod.",
+        if mig {
+            "one claim per planned GPU, its MIG devices held together, is what keeps the planned layout."
+        } else if plan.model.is_some() {
+            "the claims ask only for devices of the planned board."
+        } else {
+            "with no GPU model in the plan, the claims take any GPU of the class."
+        }
+    ));
     intro.push_str(&format!(
         "\nThe image is {}.",
         if options.image == super::DEFAULT_IMAGE {
@@ -86,7 +99,7 @@ pub(crate) fn dra(plan: &Plan, options: &ExportOptions) -> Result<String> {
 ///
 /// # Errors
 /// As the export: bad options, a MIG layout the catalogue refuses, a plan the driver cannot serve.
-pub fn claims(result: &PackResult, options: &DraOptions) -> Result<Vec<DraClaim>> {
+pub fn claims_for(result: &PackResult, options: &DraOptions) -> Result<Vec<DraClaim>> {
     options.resolve()?;
     let plan = Plan::new(result)?;
     Ok(claims::build(&plan, options)?.claims)
@@ -96,7 +109,7 @@ pub fn claims(result: &PackResult, options: &DraOptions) -> Result<Vec<DraClaim>
 /// whether the MIG devices must be made first (the export's comments say the same).
 ///
 /// # Errors
-/// As [`claims`].
+/// As [`claims_for`].
 pub fn requirements(result: &PackResult, options: &DraOptions) -> Result<DraRequirements> {
     let (version, api) = options.resolve()?;
     let plan = Plan::new(result)?;

@@ -47,7 +47,7 @@ fn gate(name: &str, stage: &str, set_on: &str, why: &str) -> Gate {
     }
 }
 
-const DRIVER: &str = "the NVIDIA DRA driver (its kubelet plugin's feature gates)";
+const DRIVER: &str = "the NVIDIA DRA driver's kubelet plugin";
 const KUBERNETES: &str = "kube-apiserver, kube-controller-manager, kube-scheduler and kubelet";
 
 /// The requirements of `claims` on Kubernetes `version` (`api`).

@@ -67,7 +67,7 @@ pub fn compare_text(
 /// One template per placed ask, one device each (whole asks: their GPU count).
 ///
 /// # Errors
-/// As [`crate::export::dra::claims`].
+/// As [`crate::export::dra::claims_for`].
 pub fn per_ask_claims(result: &PackResult, options: &DraOptions) -> Result<Vec<DraClaim>> {
     options.resolve()?;
     let plan = Plan::new(result)?;
