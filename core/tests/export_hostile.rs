@@ -176,6 +176,7 @@ mod never_panics {
                 image,
                 config_name: config,
                 slurm_version: None,
+                dra: Default::default(),
             };
             for format in ExportFormat::ALL {
                 let _ = export(&result, format, &options);

@@ -35,6 +35,7 @@ fuzz_target!(|input: ExportIn| {
         image: input.image.clone().unwrap_or(defaults.image),
         config_name: input.config_name.clone().unwrap_or(defaults.config_name),
         slurm_version: None,
+        dra: defaults.dra.clone(),
     };
     for format in ExportFormat::ALL {
         let Ok(out) = export(&packed, format, &options) else {

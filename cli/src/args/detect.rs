@@ -9,7 +9,7 @@ use std::path::PathBuf;
 #[derive(Args, Debug)]
 pub struct DetectArgs {
     /// Read the output of `nvidia-smi -q -x`, `nvidia-smi`, `nvidia-smi -L`, `nvidia-smi --query-gpu=…
-    /// --format=csv`, `nvidia-smi mig -lgip` or `kubectl get nodes -o json` from FILE (`-` is stdin);
+    /// --format=csv`, `nvidia-smi mig -lgip`, `kubectl get nodes -o json` or `kubectl get resourceslices -o json|yaml` from FILE (`-` is stdin);
     /// repeat to merge several. Without it, runs `nvidia-smi -q -x`.
     #[arg(long = "from", value_name = "FILE")]
     pub from: Vec<PathBuf>,

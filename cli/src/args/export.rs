@@ -4,8 +4,8 @@ use super::{read_input, Format, PackArgs};
 use crate::exit::CliError;
 use clap::Args;
 use gpu_share_core::api::{
-    Error, ErrorKind, ExportFormat, ExportOptions, ExportRequest, MigPartedRequest, MigStrategy,
-    ValidateMigRequest,
+    DraOptions, Error, ErrorKind, ExportFormat, ExportOptions, ExportRequest, MigManagement,
+    MigPartedRequest, MigStrategy, ValidateMigRequest,
 };
 use std::path::PathBuf;
 
@@ -13,8 +13,9 @@ use std::path::PathBuf;
 #[command(mut_arg("json", |a| a.hide(true)))]
 pub struct ExportArgs {
     /// What to write: k8s (Deployments), kserve (InferenceServices), device-plugin (configs),
-    /// mig-parted (config), mig-commands (nvidia-smi script) or slurm (GRES lines).
-    #[arg(value_name = "FORMAT", value_parser = ["k8s", "kubernetes", "kserve", "device-plugin", "mig-parted", "mig-commands", "slurm"])]
+    /// mig-parted (config), mig-commands (nvidia-smi script), slurm (GRES lines) or dra
+    /// (Kubernetes DRA claims for the NVIDIA DRA driver, and Deployments).
+    #[arg(value_name = "FORMAT", value_parser = ["k8s", "kubernetes", "kserve", "device-plugin", "mig-parted", "mig-commands", "slurm", "dra"])]
     pub format: String,
     #[command(flatten)]
     pub pack: PackArgs,
@@ -34,6 +35,19 @@ pub struct ExportArgs {
     /// Name of the mig-parted and device-plugin configs.
     #[arg(long, value_name = "NAME", default_value = gpu_share_core::api::DEFAULT_CONFIG_NAME)]
     pub config_name: String,
+    /// dra: the cluster's Kubernetes version (1.34 and later: resource.k8s.io/v1; 1.32 and 1.33:
+    /// v1beta1).
+    #[arg(long, value_name = "VERSION", default_value = gpu_share_core::api::DEFAULT_KUBERNETES_VERSION)]
+    pub k8s_version: String,
+    /// dra: MIG devices made beforehand (static) or by the driver's DynamicMIG gate (dynamic).
+    #[arg(long, value_name = "M", value_parser = ["static", "dynamic"], default_value = "static")]
+    pub dra_mig: String,
+    /// dra: the time slice of time-sliced GPUs (the driver's GpuConfig interval).
+    #[arg(long, value_name = "I", value_parser = ["Default", "Short", "Medium", "Long"], default_value = "Default")]
+    pub time_slice_interval: String,
+    /// dra: the driver publishes GPU memory as consumable capacity (its ConsumableShares gate).
+    #[arg(long)]
+    pub consumable_memory: bool,
     /// Write to FILE instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -56,12 +70,23 @@ impl ExportArgs {
         let format: ExportFormat = self.format.parse()?;
         let mig_strategy: MigStrategy = self.mig_strategy.parse()?;
         let defaults = ExportOptions::default();
+        let dra = DraOptions {
+            kubernetes_version: self.k8s_version,
+            mig: if self.dra_mig == "dynamic" {
+                MigManagement::Dynamic
+            } else {
+                MigManagement::Static
+            },
+            time_slice_interval: self.time_slice_interval.parse()?,
+            consumable_memory: self.consumable_memory,
+        };
         let options = ExportOptions {
             mig_strategy,
             namespace: self.namespace,
             image: self.image.unwrap_or(defaults.image),
             config_name: self.config_name,
             slurm_version: self.slurm_version,
+            dra,
         };
         options.validate()?;
         Ok(ExportConfig {

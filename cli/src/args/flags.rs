@@ -31,13 +31,17 @@ pub fn giving(input: gpu_share_core::api::Input) -> &'static str {
 /// Core fields, each with the flag that set it in this command line.
 pub type Flags = Vec<(&'static str, &'static str)>;
 
-const EXPORT_OPTIONS: [(&str, &str); 6] = [
+const EXPORT_OPTIONS: [(&str, &str); 10] = [
     ("format", "FORMAT"),
     ("namespace", "--namespace"),
     ("image", "--image"),
     ("config_name", "--config-name"),
     ("mig_strategy", "--mig-strategy"),
     ("slurm_version", "--slurm-version"),
+    ("dra.kubernetes_version", "--k8s-version"),
+    ("dra.mig", "--dra-mig"),
+    ("dra.time_slice_interval", "--time-slice-interval"),
+    ("dra.consumable_memory", "--consumable-memory"),
 ];
 
 const RATES: [(&str, &str); 4] = [

@@ -94,6 +94,9 @@ pub use crate::catalog::{
 };
 pub use crate::discover::{failed_input, DiscoveredGpu, Inventory};
 pub use crate::error::{Error, ErrorKind, Hint, Input, Result};
+pub use crate::export::dra::{
+    DraOptions, KubernetesVersion, MigManagement, TimeSliceInterval, DEFAULT_KUBERNETES_VERSION,
+};
 pub use crate::export::{
     ExportFormat, ExportOptions, MigStrategy, DEFAULT_CONFIG_NAME, DEFAULT_IMAGE,
 };

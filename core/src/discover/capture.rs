@@ -93,6 +93,12 @@ pub(super) fn command_format(command: &str) -> Option<SourceFormat> {
     if program.ends_with("kubectl") {
         let nodes = args.iter().any(|a| matches!(*a, "nodes" | "node" | "no"));
         let json = has("json") || has("-ojson") || has("--output=json") || has("-o=json");
+        let slices = args
+            .iter()
+            .any(|a| matches!(*a, "resourceslices" | "resourceslice"));
+        if slices {
+            return Some(SourceFormat::KubectlResourceSlices);
+        }
         return (nodes && json).then_some(SourceFormat::KubectlNodes);
     }
     if !program.ends_with("nvidia-smi") {
@@ -157,7 +163,9 @@ pub(super) fn read(text: &str) -> Result<Parsed> {
         };
         let is_gpus = !matches!(
             format,
-            SourceFormat::SmiMigProfiles | SourceFormat::KubectlNodes
+            SourceFormat::SmiMigProfiles
+                | SourceFormat::KubectlNodes
+                | SourceFormat::KubectlResourceSlices
         );
         if is_gpus && pieces.iter().any(|(f, _)| *f == format) {
             continue;

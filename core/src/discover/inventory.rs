@@ -27,11 +27,13 @@ pub enum SourceFormat {
     SmiMigComputeInstances,
     /// `kubectl get nodes -o json` (a NodeList or one Node).
     KubectlNodes,
+    /// `kubectl get resourceslices -o json` or `-o yaml`: the NVIDIA DRA driver's devices.
+    KubectlResourceSlices,
 }
 
 impl SourceFormat {
     /// Every format, in the order detection prefers them for GPU facts.
-    pub const ALL: [SourceFormat; 8] = [
+    pub const ALL: [SourceFormat; 9] = [
         SourceFormat::SmiXml,
         SourceFormat::SmiQueryCsv,
         SourceFormat::SmiTable,
@@ -40,6 +42,7 @@ impl SourceFormat {
         SourceFormat::SmiMigComputeInstances,
         SourceFormat::SmiMigProfiles,
         SourceFormat::KubectlNodes,
+        SourceFormat::KubectlResourceSlices,
     ];
 
     /// The command that prints this format.
@@ -53,6 +56,7 @@ impl SourceFormat {
             SourceFormat::SmiMigGpuInstances => "nvidia-smi mig -lgi",
             SourceFormat::SmiMigComputeInstances => "nvidia-smi mig -lci",
             SourceFormat::KubectlNodes => "kubectl get nodes -o json",
+            SourceFormat::KubectlResourceSlices => "kubectl get resourceslices",
         }
     }
 }

@@ -3,7 +3,8 @@
 //! [`detect`] recognises one input by its content: `nvidia-smi -q -x` (XML), `nvidia-smi --query-gpu=…
 //! --format=csv` (with or without header and units), `nvidia-smi -L`, the `nvidia-smi` summary table,
 //! `nvidia-smi mig -lgi`/`-lci` (GPU and compute instances, with placements), `nvidia-smi mig
-//! -lgip`/`-lgipp`, `kubectl get nodes -o json`, or a capture of several nvidia-smi
+//! -lgip`/`-lgipp`, `kubectl get nodes -o json`, `kubectl get resourceslices -o json` (or `-o yaml`,
+//! with the `yaml` feature; `resource_slice`), or a capture of several nvidia-smi
 //! commands each under a `# $ nvidia-smi …` banner. [`detect_all`] merges several inputs (one machine
 //! or cluster listing each, e.g. nodes + `-lgip`). [`Inventory::caps`] turns the result into the
 //! [`ClusterGpuCaps`](crate::caps::ClusterGpuCaps) the planner takes, and the inventory's notes say what was
@@ -35,6 +36,7 @@ mod mig_profiles;
 mod profile;
 mod query_csv;
 mod raw;
+pub mod resource_slice;
 mod table;
 mod values;
 mod xml;
@@ -52,7 +54,7 @@ use raw::RawGpu;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// What the error for unrecognised input lists.
-const ACCEPTED: &str = "nvidia-smi -q -x (XML), nvidia-smi --query-gpu=… --format=csv, nvidia-smi -L, nvidia-smi (the summary table), nvidia-smi mig -lgi / -lci, nvidia-smi mig -lgip / -lgipp, or kubectl get nodes -o json — or a capture of several of them, each under a `# $ nvidia-smi …` banner";
+const ACCEPTED: &str = "nvidia-smi -q -x (XML), nvidia-smi --query-gpu=… --format=csv, nvidia-smi -L, nvidia-smi (the summary table), nvidia-smi mig -lgi / -lci, nvidia-smi mig -lgip / -lgipp, kubectl get nodes -o json, or kubectl get resourceslices -o json (or -o yaml) — or a capture of several of them, each under a `# $ nvidia-smi …` banner";
 
 /// Reads one input in any supported format (recognised by its content) into an inventory.
 ///
@@ -134,6 +136,9 @@ enum Piece {
     Profiles(mig_profiles::Parsed),
     #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     Nodes(NodesParsed),
+    /// The NVIDIA DRA driver's ResourceSlices.
+    #[cfg(feature = "serde")]
+    Slices(resource_slice::inventory::Read),
 }
 
 #[cfg(feature = "serde")]
@@ -192,6 +197,15 @@ impl Parsed {
                 notes,
                 ..Parsed::default()
             },
+            #[cfg(feature = "serde")]
+            Piece::Slices(read) => Parsed {
+                gpus: read.gpus,
+                nodes: read.nodes,
+                profiles: read.profiles,
+                sources: vec![format],
+                notes: read.notes,
+                ..Parsed::default()
+            },
         }
     }
 }
@@ -217,7 +231,27 @@ fn read_piece(format: SourceFormat, text: &str, first_line: usize) -> Result<Pie
             )
             .at_line(first_line))
         }
+        #[cfg(feature = "serde")]
+        SourceFormat::KubectlResourceSlices => Piece::Slices(resource_slice::inventory::read(
+            &resource_slice::read_resource_slices(text)
+                .map_err(|e| shift_line(e, first_line))?,
+        )),
+        #[cfg(not(feature = "serde"))]
+        SourceFormat::KubectlResourceSlices => {
+            return Err(Error::new(
+                ErrorKind::Syntax,
+                "reading `kubectl get resourceslices` needs gpu-share-core's `serde` feature (on by default)",
+            )
+            .at_line(first_line))
+        }
     })
+}
+
+/// An error's line, counted from `first_line` of the caller's input.
+#[cfg(feature = "serde")]
+fn shift_line(mut e: Error, first_line: usize) -> Error {
+    e.line = e.line.map(|l| l + first_line.saturating_sub(1));
+    e
 }
 
 /// The format of a single (non-capture) input, from its content.
@@ -225,6 +259,9 @@ fn sniff(text: &str) -> Option<SourceFormat> {
     let t = text.trim_start();
     if t.starts_with('<') {
         return Some(SourceFormat::SmiXml);
+    }
+    if resource_slice_like(t) {
+        return Some(SourceFormat::KubectlResourceSlices);
     }
     if t.starts_with(['{', '[']) {
         return Some(SourceFormat::KubectlNodes);
@@ -246,6 +283,26 @@ fn sniff(text: &str) -> Option<SourceFormat> {
         return Some(SourceFormat::SmiQueryCsv);
     }
     None
+}
+
+/// Whether `text` is kubectl's JSON or YAML of ResourceSlices: a `kind` of `ResourceSlice` or
+/// `ResourceSliceList` (kubectl writes `"kind": "ResourceSlice"` in JSON, `kind: ResourceSlice`
+/// in YAML, the latter also as `- kind: …` in a list).
+fn resource_slice_like(text: &str) -> bool {
+    if text.starts_with(['{', '[']) {
+        let compact: String = text
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .take(1 << 20)
+            .collect();
+        return compact.contains("\"kind\":\"ResourceSlice\"")
+            || compact.contains("\"kind\":\"ResourceSliceList\"");
+    }
+    text.lines().take(100_000).any(|line| {
+        let l = line.trim_start();
+        let l = l.strip_prefix("- ").unwrap_or(l).trim_end();
+        l == "kind: ResourceSlice" || l == "kind: ResourceSliceList"
+    })
 }
 
 fn read(text: &str) -> Result<Parsed> {

@@ -1,4 +1,4 @@
-//! Exports of a pack result for the tools that make it real: Kubernetes workloads, device-plugin and mig-parted configs, nvidia-smi commands, Slurm GRES.
+//! Exports of a pack result for the tools that make it real: Kubernetes workloads, DRA claims, device-plugin and mig-parted configs, nvidia-smi commands, Slurm GRES.
 //!
 //! Pure generators: a [`PackResult`] and its asks in, text out, the same text for the same input.
 //! Every MIG layout is re-checked against the catalogue's placement rules before anything is
@@ -6,6 +6,7 @@
 //! exported as workloads; every format lists them in a leading comment.
 
 pub mod device_plugin;
+pub mod dra;
 pub mod kubernetes;
 pub mod mig_parted;
 pub mod slurm;
@@ -42,16 +43,21 @@ pub enum ExportFormat {
     /// Slurm `gres.conf`, `slurm.conf` GRES lines and per-ask `--gres=` options.
     #[cfg_attr(feature = "serde", serde(rename = "slurm"))]
     Slurm,
+    /// Kubernetes DRA (`resource.k8s.io`) ResourceClaims and templates for the NVIDIA DRA driver,
+    /// and the Deployments that reference them.
+    #[cfg_attr(feature = "serde", serde(rename = "dra"))]
+    Dra,
 }
 
 impl ExportFormat {
-    pub const ALL: [ExportFormat; 6] = [
+    pub const ALL: [ExportFormat; 7] = [
         ExportFormat::Kubernetes,
         ExportFormat::KServe,
         ExportFormat::DevicePlugin,
         ExportFormat::MigParted,
         ExportFormat::MigCommands,
         ExportFormat::Slurm,
+        ExportFormat::Dra,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -62,6 +68,7 @@ impl ExportFormat {
             ExportFormat::MigParted => "mig-parted",
             ExportFormat::MigCommands => "mig-commands",
             ExportFormat::Slurm => "slurm",
+            ExportFormat::Dra => "dra",
         }
     }
 
@@ -74,6 +81,7 @@ impl ExportFormat {
             ExportFormat::MigParted => "mig-parted config",
             ExportFormat::MigCommands => "nvidia-smi mig commands",
             ExportFormat::Slurm => "Slurm (gres.conf, GRES lines, --gres options)",
+            ExportFormat::Dra => "Kubernetes DRA claims (NVIDIA DRA driver) and Deployments",
         }
     }
 
@@ -86,6 +94,7 @@ impl ExportFormat {
             ExportFormat::MigParted => "gpu-share-mig-parted.yaml",
             ExportFormat::MigCommands => "gpu-share-mig.sh",
             ExportFormat::Slurm => "gpu-share-slurm.txt",
+            ExportFormat::Dra => "gpu-share-dra.yaml",
         }
     }
 
@@ -100,14 +109,25 @@ impl ExportFormat {
 
     /// Whether the text depends on the namespace and image options (the Kubernetes formats).
     pub fn uses_workload_options(self) -> bool {
-        matches!(self, ExportFormat::Kubernetes | ExportFormat::KServe)
+        matches!(
+            self,
+            ExportFormat::Kubernetes | ExportFormat::KServe | ExportFormat::Dra
+        )
+    }
+
+    /// Whether the text depends on the DRA options ([`dra::DraOptions`]).
+    pub fn uses_dra_options(self) -> bool {
+        self == ExportFormat::Dra
     }
 
     /// Whether the text depends on the MIG strategy: the formats that name the NVIDIA device
     /// plugin's resources or configure it. mig-parted, `nvidia-smi mig` commands and Slurm
     /// describe the GPUs themselves.
     pub fn uses_mig_strategy(self) -> bool {
-        self.uses_workload_options() || self == ExportFormat::DevicePlugin
+        matches!(
+            self,
+            ExportFormat::Kubernetes | ExportFormat::KServe | ExportFormat::DevicePlugin
+        )
     }
 }
 
@@ -120,8 +140,8 @@ impl fmt::Display for ExportFormat {
 impl FromStr for ExportFormat {
     type Err = Error;
 
-    /// `k8s` or `kubernetes`, `kserve`, `device-plugin`, `mig-parted`, `mig-commands`, `slurm`
-    /// (case-insensitive).
+    /// `k8s` or `kubernetes`, `kserve`, `device-plugin`, `mig-parted`, `mig-commands`, `slurm`,
+    /// `dra` (case-insensitive).
     fn from_str(s: &str) -> Result<Self> {
         let key = s.trim().to_ascii_lowercase();
         if key == "k8s" {
@@ -134,7 +154,7 @@ impl FromStr for ExportFormat {
                 Error::new(
                     ErrorKind::Syntax,
                     format!(
-                        "unknown export format {s:?}; expected k8s, kserve, device-plugin, mig-parted, mig-commands or slurm"
+                        "unknown export format {s:?}; expected k8s, kserve, device-plugin, mig-parted, mig-commands, slurm or dra"
                     ),
                 )
                 .in_field("format")
@@ -212,6 +232,8 @@ pub struct ExportOptions {
     /// The slurmd version the Slurm export targets (`23.02.5`); none: 23.02.6 or later, which
     /// names MIG devices as NVML does (docs/hardware-facts.md §5).
     pub slurm_version: Option<String>,
+    /// The Kubernetes version and NVIDIA DRA driver settings of the `dra` format.
+    pub dra: dra::DraOptions,
 }
 
 impl Default for ExportOptions {
@@ -222,6 +244,7 @@ impl Default for ExportOptions {
             image: DEFAULT_IMAGE.to_string(),
             config_name: DEFAULT_CONFIG_NAME.to_string(),
             slurm_version: None,
+            dra: dra::DraOptions::default(),
         }
     }
 }
@@ -297,6 +320,7 @@ pub fn export(
         ExportFormat::MigParted => Ok(mig_parted::mig_parted(&plan, options)),
         ExportFormat::MigCommands => Ok(mig_parted::mig_commands(&plan)),
         ExportFormat::Slurm => Ok(slurm::slurm(&plan, options)),
+        ExportFormat::Dra => dra::dra(&plan, options),
     }
 }
 

@@ -3,10 +3,10 @@
 //! compete with?). The plan leaves out the fewest asks, then moves the fewest instances, so an ask
 //! that fits alone can still lose to one that needs fewer moves.
 
+use super::search::{solve_within, Existing, Solution};
 use super::FitUnplaced;
 use super::Wanted;
 use crate::catalog::GpuModel;
-use super::search::{solve_within, Existing, Solution};
 
 /// Each search for a reason stops past this many steps (the plan's own search may take more).
 const WORK_PER_REASON: u64 = 2_000_000;
