@@ -1,0 +1,1 @@
+//! Tests of the engine model: each term against a hand computation with its source.
