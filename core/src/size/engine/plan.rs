@@ -7,7 +7,7 @@ use super::kv::{layout, KvLayout};
 use super::measured;
 use super::model::{self, EngineModel, LayerKind, Quant};
 use super::version;
-use super::weights::{held, kv_layers, stage_layers, Rank};
+use super::weights::{held, is_moe_layer, kv_layers, stage_layers, Rank};
 use super::{Engine, EngineDetail, EngineRequest, EngineTarget, PerGpu, Utilization};
 use crate::error::{Error, ErrorKind, Result};
 use crate::size::dtype::Dtype;
@@ -155,7 +155,6 @@ fn stages(
 ) -> Vec<Stage> {
     let (tp, pp) = (r.tensor_parallel_size, r.pipeline_parallel_size);
     let per_stage = stage_layers(m.text.layers, pp);
-    let moe_fraction = m.text.moe.map_or((0, 1), |x| (x.moe_layers, m.text.layers));
     (0..pp)
         .map(|stage| {
             let rank = Rank {
@@ -165,7 +164,10 @@ fn stages(
             };
             let h = held(m, rank, compute, quant);
             let n = per_stage[stage as usize];
-            let moe_layers = n * moe_fraction.0 / moe_fraction.1;
+            let start: u64 = per_stage[..stage as usize].iter().sum();
+            let moe_layers = (start..start + n)
+                .filter(|i| is_moe_layer(&m.text, *i))
+                .count() as u64;
             let layers = kv_layers(m, rank);
             Stage {
                 weights: h.bytes,

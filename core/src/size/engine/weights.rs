@@ -122,12 +122,15 @@ pub struct Held {
 pub fn held(m: &EngineModel, rank: Rank, compute: Dtype, quant: Quant) -> Held {
     let c = &m.text;
     let t = rank.tp;
-    let layers = stage_layers(c.layers, rank.stages)[rank.stage as usize];
+    let per_stage = stage_layers(c.layers, rank.stages);
+    let start: u64 = per_stage[..rank.stage as usize].iter().sum();
+    let layers = per_stage[rank.stage as usize];
     let mut tensors = Vec::new();
-    let mut layer = Vec::new();
-    decoder_layer(m, t, compute, quant, &mut layer);
-    for _ in 0..layers {
-        tensors.extend_from_slice(&layer);
+    let (mut dense, mut mixture) = (Vec::new(), Vec::new());
+    decoder_layer(m, t, compute, quant, false, &mut dense);
+    decoder_layer(m, t, compute, quant, true, &mut mixture);
+    for i in start..start + layers {
+        tensors.extend_from_slice(if is_moe_layer(c, i) { &mixture } else { &dense });
     }
     let vocab_rows = padded_vocab(c.vocab_size) / t;
     let embedding = bytes(u128::from(vocab_rows) * u128::from(c.hidden_size), compute);
@@ -159,8 +162,22 @@ pub fn held(m: &EngineModel, rank: Rank, compute: Dtype, quant: Quant) -> Held {
     }
 }
 
-/// One decoder layer's tensors on a rank of `t`.
-fn decoder_layer(m: &EngineModel, t: u64, compute: Dtype, quant: Quant, out: &mut Vec<u64>) {
+/// Whether layer `i` has the mixture of experts: the last `moe_layers` of the layers (DeepSeek's
+/// `first_k_dense_replace` dense layers come first; Qwen-MoE's `mlp_only_layers` are taken as
+/// the first too, which changes no stage's total unless the stages split them).
+pub fn is_moe_layer(c: &super::super::config::ModelConfig, i: u64) -> bool {
+    c.moe.is_some_and(|m| i >= c.layers - m.moe_layers)
+}
+
+/// One decoder layer's tensors on a rank of `t`, with the experts or a dense MLP.
+fn decoder_layer(
+    m: &EngineModel,
+    t: u64,
+    compute: Dtype,
+    quant: Quant,
+    moe: bool,
+    out: &mut Vec<u64>,
+) {
     let c = &m.text;
     let h = c.hidden_size;
     let small = |n: u64, out: &mut Vec<u64>| out.push(bytes(u128::from(n), compute));
@@ -219,16 +236,15 @@ fn decoder_layer(m: &EngineModel, t: u64, compute: Dtype, quant: Quant, out: &mu
     for _ in 0..norms {
         small(h, out);
     }
-    mlp(m, t, compute, quant, out);
+    mlp(m, t, compute, quant, moe, out);
 }
 
 /// The layer's MLP: a dense one, or the experts (all of them on every rank, each split), the
-/// shared experts and the router. A model whose first layers are dense is counted as if every
-/// layer had the mixture's shape only where it has one: the dense share is spread evenly.
-fn mlp(m: &EngineModel, t: u64, compute: Dtype, quant: Quant, out: &mut Vec<u64>) {
+/// shared experts and the router.
+fn mlp(m: &EngineModel, t: u64, compute: Dtype, quant: Quant, mixture: bool, out: &mut Vec<u64>) {
     let c = &m.text;
     let h = c.hidden_size;
-    let Some(moe) = c.moe else {
+    let Some(moe) = c.moe.filter(|_| mixture) else {
         let i = c.intermediate_size / t;
         let up = if m.two_matrix_mlp() { i } else { 2 * i };
         linear(up, h, 1, quant, compute, out);
