@@ -6,6 +6,7 @@
 
 mod api;
 mod bpplib;
+mod engine;
 mod generate;
 mod memory_quality;
 mod mig_quality;
@@ -24,7 +25,7 @@ use gpu_share_core::internals::pack::optimize::Budget;
 use std::path::{Path, PathBuf};
 
 const USAGE: &str = "usage: cargo xtask bench --bpplib DIR [--trace DIR] [--tsv FILE] [--budget-ms N] \
-[--only PART[,PART…]] (parts: quality, unseen, peers, mig, memory, repartition, speed, api, page, replay) [--family NAME] [--no-write] (--help: what DIR holds)
+[--only PART[,PART…]] (parts: quality, unseen, peers, mig, memory, repartition, speed, api, page, replay, engine) [--vllm DIR] [--family NAME] [--no-write] (--help: what DIR holds)
 (with --only or --family the report goes to target/bench/BENCHMARKS-partial.md, not BENCHMARKS.md)";
 
 /// What `--bpplib DIR` must hold; the data is not in the repository.
@@ -50,6 +51,8 @@ struct Options {
     bpplib: Option<PathBuf>,
     /// The trace folder, made absolute.
     trace: Option<PathBuf>,
+    /// The vLLM start-ups folder (runs.tsv), made absolute.
+    vllm: Option<PathBuf>,
     tsv: PathBuf,
     budget_ms: u64,
     only: Option<String>,
@@ -81,6 +84,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
         bpplib: None,
         trace: None,
+        vllm: None,
         tsv: root().join("target/bench/bpplib.tsv"),
         budget_ms: 1000,
         only: None,
@@ -99,6 +103,10 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--trace" => {
                 let dir = PathBuf::from(value()?);
                 o.trace = Some(std::path::absolute(&dir).unwrap_or(dir));
+            }
+            "--vllm" => {
+                let dir = PathBuf::from(value()?);
+                o.vllm = Some(std::path::absolute(&dir).unwrap_or(dir));
             }
             "--tsv" => o.tsv = PathBuf::from(value()?),
             "--budget-ms" => o.budget_ms = value()?.parse().map_err(|_| USAGE.to_string())?,
@@ -146,7 +154,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let mut it = args.iter();
         while let Some(a) = it.next() {
             out.push(a.clone());
-            if a == "--bpplib" || a == "--trace" {
+            if a == "--bpplib" || a == "--trace" || a == "--vllm" {
                 it.next();
                 out.push(dir.to_string());
             }
@@ -165,6 +173,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             let dir = match a.as_str() {
                 "--bpplib" => options.bpplib.as_deref(),
                 "--trace" => options.trace.as_deref(),
+                "--vllm" => options.vllm.as_deref(),
                 _ => continue,
             };
             it.next();
@@ -249,6 +258,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
     } else {
         None
     };
+    let engine_rows = match &options.vllm {
+        Some(dir) if wants("engine") => {
+            let rows = engine::run(dir, &root())?;
+            engine::print(&rows);
+            rows
+        }
+        _ => Vec::new(),
+    };
+    if let (false, false) = (options.write, engine_rows.is_empty()) {
+        print!("{}", engine::markdown(&engine_rows));
+    }
     let replay = match &options.trace {
         Some(dir) if wants("replay") => Some(replay::run(dir, &root())?),
         _ => None,
@@ -278,6 +298,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             npm_builds: &npm_builds,
             page: page.as_ref(),
             replay: replay.as_ref(),
+            engine: &engine_rows,
             wall_s: started.elapsed().as_secs_f64(),
         });
         let path = options.report_path();

@@ -21,10 +21,14 @@ pub enum Architecture {
     GptNeoX,
     DeepseekV2,
     DeepseekV3,
+    /// IBM Granite 3.x: Llama's shapes, with multipliers that change no parameter.
+    Granite,
+    /// Gemma 3's text model (`gemma3_text`): Gemma 2's four norms per layer with Qwen3's q/k norms.
+    Gemma3Text,
 }
 
 /// Each architecture's class name (`architectures[0]`) and `model_type`.
-const NAMES: [(Architecture, &str, &str); 13] = [
+const NAMES: [(Architecture, &str, &str); 15] = [
     (Architecture::Llama, "LlamaForCausalLM", "llama"),
     (Architecture::Mistral, "MistralForCausalLM", "mistral"),
     (Architecture::Mixtral, "MixtralForCausalLM", "mixtral"),
@@ -46,6 +50,8 @@ const NAMES: [(Architecture, &str, &str); 13] = [
         "DeepseekV3ForCausalLM",
         "deepseek_v3",
     ),
+    (Architecture::Granite, "GraniteForCausalLM", "granite"),
+    (Architecture::Gemma3Text, "Gemma3ForCausalLM", "gemma3_text"),
 ];
 
 /// How the model's MLP is built.
@@ -106,7 +112,10 @@ impl Architecture {
     /// Whether `tie_word_embeddings` is on when config.json leaves it out (the config class's
     /// default: true for Gemma and Gemma 2, false for the others).
     pub fn ties_embeddings_by_default(self) -> bool {
-        matches!(self, Architecture::Gemma | Architecture::Gemma2)
+        matches!(
+            self,
+            Architecture::Gemma | Architecture::Gemma2 | Architecture::Gemma3Text
+        )
     }
 
     /// Whether q, k and v always have biases, whatever `attention_bias` says (Qwen2 and
@@ -126,6 +135,8 @@ impl Architecture {
                 | Architecture::Qwen3Moe
                 | Architecture::Gemma
                 | Architecture::Gemma2
+                | Architecture::Gemma3Text
+                | Architecture::Granite
                 | Architecture::GptNeoX
                 | Architecture::DeepseekV2
                 | Architecture::DeepseekV3
@@ -139,13 +150,13 @@ impl Architecture {
 
     /// Whether `mlp_bias` adds biases to the MLP's three matrices (Llama only).
     pub fn reads_mlp_bias(self) -> bool {
-        self == Architecture::Llama
+        matches!(self, Architecture::Llama | Architecture::Granite)
     }
 
     /// RMSNorms per layer: two (before attention and before the MLP), four for Gemma 2 (also
     /// after each). GPT-NeoX's two LayerNorms also have biases.
     pub fn norms_per_layer(self) -> u64 {
-        if self == Architecture::Gemma2 {
+        if matches!(self, Architecture::Gemma2 | Architecture::Gemma3Text) {
             4
         } else {
             2
@@ -155,7 +166,10 @@ impl Architecture {
     /// Whether each layer normalises queries and keys over the head dimension (`q_norm`,
     /// `k_norm`: Qwen3 and Qwen3-MoE).
     pub fn has_qk_norm(self) -> bool {
-        matches!(self, Architecture::Qwen3 | Architecture::Qwen3Moe)
+        matches!(
+            self,
+            Architecture::Qwen3 | Architecture::Qwen3Moe | Architecture::Gemma3Text
+        )
     }
 
     /// Whether config.json must give `head_dim` (Gemma's, Gemma 2's and Qwen3's differ from
@@ -165,9 +179,11 @@ impl Architecture {
         match self {
             Architecture::Gemma
             | Architecture::Gemma2
+            | Architecture::Gemma3Text
             | Architecture::Qwen3
             | Architecture::Qwen3Moe => HeadDim::Required,
             Architecture::Llama
+            | Architecture::Granite
             | Architecture::Mistral
             | Architecture::Mixtral
             | Architecture::Qwen2

@@ -24,6 +24,7 @@
 mod architectures;
 mod config;
 mod dtype;
+pub mod engine;
 mod explain;
 mod fields;
 mod fit;
@@ -43,6 +44,10 @@ mod tests;
 pub use architectures::Architecture;
 pub use config::{from_map, read_config, Mla, ModelConfig, Moe, MAX_CONFIG_BYTES};
 pub use dtype::Dtype;
+pub use engine::{
+    plan_engine, share_device, smallest_utilization, Engine, EngineRequest, EngineTarget, PerGpu,
+    SharedDevice, Tenant, TenantAsk, Utilization,
+};
 pub use fit::{max_concurrency, max_context};
 pub use overheads::{Overhead, ACTIVATIONS_PERCENT};
 pub use parameters::{ParameterCount, Part, PartClass};

@@ -2,6 +2,24 @@
 //! them (keys the sizing never reads, such as token ids, are left out of a few), each with the
 //! parameter count its publisher or its safetensors give. Each config sits as a JSON file in
 //! `published/`; `tests.rs` checks the arithmetic on them.
+//!
+//! The engine model (`engine/tests.rs`, and the bench's `--only engine`) also reads the configs
+//! of the models in the vLLM 0.19 start-ups, each written from its Hugging Face repository's
+//! config.json (keys the sizing never reads left out of some): `codellama_7b.json`
+//! (codellama/CodeLlama-7b-hf), `llama_3_1_8b.json` (meta-llama/Llama-3.1-8B-Instruct),
+//! `llama_3_1_8b_w4a16.json` (RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16: its GPTQ
+//! `quantization_config`, group 128 with `desc_act`), `qwen2_5_7b.json`
+//! (Qwen/Qwen2.5-7B-Instruct), `qwen2_5_7b_fp8_dynamic.json` and `qwen2_5_7b_w8a8.json`
+//! (RedHatAI/Qwen2.5-7B-Instruct-fp8-dynamic and -quantized.w8a8: compressed-tensors, 8-bit
+//! weights per channel, `lm_head` ignored), `granite_3_1_8b.json`
+//! (ibm-granite/granite-3.1-8b-instruct), `granite_vision_3_3_2b.json`
+//! (ibm-granite/granite-vision-3.3-2b, LLaVA-NeXT with a SigLIP tower), `gemma3_4b.json`,
+//! `gemma3_12b.json`, `gemma3_27b.json` (google/gemma-3-*-it: a `text_config` of few keys, the
+//! rest `Gemma3TextConfig`'s defaults), `mistral_small_3_1.json` and
+//! `mistral_small_3_1_w8a8.json` (mistralai/Mistral-Small-3.1-24B-Instruct-2503 and RedHatAI's
+//! w8a8 of it, vision tower and projector ignored by the quantizer), `kimi_vl_a3b.json`
+//! (moonshotai/Kimi-VL-A3B-Instruct: a DeepSeek-V3 text model, MoonViT). Gemma-2-9B-it,
+//! Mixtral-8x7B-Instruct and DeepSeek-V2-Lite-Chat share the shapes of the base configs below.
 
 /// meta-llama/Llama-2-7b-hf. Published: 6,738,415,616 parameters (the safetensors total).
 pub const LLAMA_2_7B: &str = include_str!("published/llama_2_7b.json");

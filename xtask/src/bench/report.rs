@@ -36,6 +36,8 @@ pub struct Report<'a> {
     pub page: Option<&'a super::page::PageBench>,
     /// The replay part, with `--trace`.
     pub replay: Option<&'a super::replay::ReplayBench>,
+    /// The vLLM engine model against measured start-ups (`--vllm`).
+    pub engine: &'a [super::engine::EngineRow],
     pub wall_s: f64,
 }
 
@@ -136,6 +138,9 @@ Times are wall-clock per instance on 2 threads (two instances at a time).\n",
     repartition(&mut s, r);
     if let Some(replay) = r.replay {
         s += &super::replay::markdown(replay);
+    }
+    if !r.engine.is_empty() {
+        s += &super::engine::markdown(r.engine);
     }
     let _ = writeln!(s, "## Speed\n");
     let _ = writeln!(

@@ -1,0 +1,121 @@
+//! The activation peak of vLLM's profile run: the rise of `torch.cuda.max_memory_allocated`
+//! while `gpu_model_runner.py` `profile_run` runs one forward of `max_num_batched_tokens`
+//! tokens in `min(max_num_seqs, tokens)` requests (`_dummy_run`), then the sampler on one row
+//! per request (`_dummy_sampler_run`), on the last pipeline stage only.
+//!
+//! The peak is the larger of two moments, each modelled from the code's shapes:
+//!
+//! - **The sampler**: the logits `[requests, vocab]` in the compute dtype (`compute_logits`,
+//!   all-gathered to every tensor-parallel rank, so not split), their float32 copy
+//!   (`Sampler.forward`), and two more float32 `[requests, vocab]` buffers of top-k/top-p
+//!   sampling (the dummy batch asks for both: FlashInfer's masked logits and probabilities, or
+//!   the native path's probabilities and exponential noise `q`) — 14 bytes per logit in bf16,
+//!   12 in fp32, where the copy is the tensor itself. Alive beside them: the forward's output
+//!   `[tokens, hidden]` and two `[requests, hidden]` rows (the sampled rows and
+//!   `torch.rand_like` of them).
+//! - **The forward**: the widest layer's temporaries: a dense MLP's `gate_up` output
+//!   `[tokens, 2 × intermediate / TP]` and the activation `[tokens, intermediate / TP]`; a
+//!   mixture's fused-MoE workspaces, `2 bytes × (max(I, H) + max(2I, H))` per token and routed
+//!   expert (`fused_moe` `TritonExperts.workspace_shapes`) and its `[tokens, hidden]` output;
+//!   beside them hidden-sized buffers (residual, normed input, outputs).
+//!
+//! A non-first pipeline stage also holds the `[tokens, hidden]` hidden states and residual it
+//! receives (`make_empty_intermediate_tensors`).
+//!
+//! Three numbers are measured, not read from the code, each on the tuning part of the vLLM
+//! 0.19 data only (Llama and Qwen start-ups; `xtask/src/bench/engine.rs`): the hidden-sized
+//! buffers live at the forward's peak ([`FORWARD_HIDDEN_QUARTERS`]); the sampler's half byte
+//! per logit and fixed 36 MiB beyond the four buffers above ([`SAMPLER_EXTRA_HALF_BYTES`],
+//! [`SAMPLER_EXTRA_BYTES`]; torch's sort or FlashInfer's row buffers, not identified); and
+//! what each MoE layer keeps until the peak ([`MOE_LAYER_HIDDEN_QUARTERS`]).
+//!
+//! Not counted: a multimodal model's encoder run (profiled first, its peak not modelled; its
+//! cached outputs are small), attention (skipped in the profile run: no attention metadata),
+//! and CUDA graphs (captured after the KV cache, on top of the budget in 0.19).
+
+use super::super::config::ModelConfig;
+use super::super::dtype::Dtype;
+use super::batch::Batch;
+
+/// Hidden-sized `[tokens, hidden]` buffers alive at the forward's peak, in quarters (measured:
+/// CodeLlama-7B's forward-bound peak of 0.77 GiB, and Llama-3.1-8B's middle pipeline stage).
+pub const FORWARD_HIDDEN_QUARTERS: u64 = 17;
+/// Beyond the four `[requests, vocab]` buffers: half a byte per logit, and 36 MiB (measured on
+/// Llama-3.1-8B and Qwen2.5-7B, whose peaks are the sampler's).
+pub const SAMPLER_EXTRA_HALF_BYTES: u64 = 1;
+pub const SAMPLER_EXTRA_BYTES: u64 = 36 << 20;
+/// What each MoE layer keeps until the peak, in quarters of `[tokens, hidden]` (measured on
+/// Qwen3-30B-A3B, the one mixture of the tuning part).
+pub const MOE_LAYER_HIDDEN_QUARTERS: u64 = 5;
+
+/// The peak's parts, in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Peak {
+    pub sampler: u64,
+    pub forward: u64,
+    /// The pipeline's received hidden states and residual.
+    pub intermediate: u64,
+}
+
+impl Peak {
+    pub fn bytes(&self) -> u64 {
+        self.sampler.max(self.forward) + self.intermediate
+    }
+}
+
+/// The profile run's peak on a rank of `tp` at pipeline stage `stage` of `stages`, holding
+/// `moe_layers` of the mixture's layers.
+pub fn peak(
+    c: &ModelConfig,
+    dtype: Dtype,
+    batch: &Batch,
+    tp: u64,
+    first: bool,
+    last: bool,
+    moe_layers: u64,
+) -> Peak {
+    let b = u64::from(dtype.bits() / 8);
+    let tokens = batch.tokens;
+    let hidden = tokens * c.hidden_size * b;
+    let sampler = if last {
+        sampler(c, dtype, batch) + hidden
+    } else {
+        0
+    };
+    let intermediate = if first { 0 } else { 2 * hidden };
+    Peak {
+        sampler,
+        forward: forward(c, b, tokens, tp, moe_layers),
+        intermediate,
+    }
+}
+
+/// The sampler's moment, beside the forward's output.
+fn sampler(c: &ModelConfig, dtype: Dtype, batch: &Batch) -> u64 {
+    let b = u64::from(dtype.bits() / 8);
+    let rows = batch.requests();
+    let logits = rows * c.vocab_size;
+    let copy = if dtype == Dtype::Fp32 { 0 } else { 4 };
+    let per_logit_halves = 2 * (b + copy + 4 + 4) + SAMPLER_EXTRA_HALF_BYTES;
+    logits * per_logit_halves / 2 + SAMPLER_EXTRA_BYTES + 2 * rows * c.hidden_size * b
+}
+
+/// The forward's widest moment.
+fn forward(c: &ModelConfig, b: u64, tokens: u64, tp: u64, moe_layers: u64) -> u64 {
+    let hidden = tokens * c.hidden_size * b;
+    let buffers = hidden * FORWARD_HIDDEN_QUARTERS / 4;
+    let dense = if c.intermediate_size > 0 {
+        let i = c.intermediate_size / tp;
+        tokens * 3 * i * b
+    } else {
+        0
+    };
+    let moe = c.moe.map_or(0, |m| {
+        let (i, h) = (m.expert_intermediate / tp, c.hidden_size);
+        let pairs = tokens * m.experts_per_token;
+        let workspaces = pairs * 2 * (i.max(h) + (2 * i).max(h));
+        let shared = tokens * 3 * (m.shared_intermediate / tp) * b;
+        workspaces + hidden + shared + moe_layers * hidden * MOE_LAYER_HIDDEN_QUARTERS / 4
+    });
+    buffers + dense.max(moe)
+}
