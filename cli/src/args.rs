@@ -3,8 +3,8 @@
 use crate::exit::CliError;
 use clap::{ArgGroup, Args, Parser, Subcommand};
 use gpu_share_core::api::{
-    parse_asks, parse_hours, parse_seconds, AskEntry, Cluster, ClusterGpuCaps, FractionalAsk,
-    Memory, PackRequest, PlanRequest, Rates, RatesInput, Share,
+    self, parse_asks, parse_hours, parse_seconds, AskEntry, Cluster, ClusterGpuCaps, Detected,
+    FractionalAsk, Memory, PackOptions, PackRequest, PlanRequest, Rates, RatesInput, Share,
 };
 use std::path::PathBuf;
 
@@ -25,7 +25,7 @@ pub use replay::{ReplayArgs, ReplayConfig};
 pub use size::{SizeArgs, SizeConfig};
 
 const EXIT_CODES: &str = "\
-Exit codes: 0 success, 1 invalid input (validate-mig: an invalid layout), 2 usage error, 3 some asks unplaced (pack, export, fit, repartition), 4 ledger error.
+Exit codes: 0 success, 1 invalid input (validate-mig: an invalid layout), 2 usage error, 3 some asks unplaced (pack, export, fit, repartition), 4 ledger error, 5 already recorded (--record of uses the ledger holds for these hours; --record-again records them anyway).
 Environment: GPU_SHARE_LEDGER (ledger file), NO_COLOR (plain output), GPU_SHARE_NOW (Unix seconds, for reproducible reports).";
 
 /// Plan fractional GPU asks: which mechanism serves them, how they pack, what they cost.
@@ -119,15 +119,15 @@ impl CapsArgs {
             || !self.caps_from.is_empty())
     }
 
-    /// The cluster from the flags, or from `--caps-from` files (read here, detected by the core;
-    /// `gpu_count`, when given, overrides the discovered count).
-    fn cluster(&self, gpu_count: Option<u64>) -> Result<Cluster, CliError> {
+    /// The cluster from the flags, or from `--caps-from` files (read here, detected by the core).
+    fn cluster(&self) -> Result<Cluster, CliError> {
         if !self.caps_from.is_empty() {
             // With --caps-from, --mig-capable turns MIG on for GPUs that have it disabled.
             return Ok(Cluster::Detected {
-                inputs: detect::read_all(&self.caps_from)?,
-                gpu_count,
-                turn_on_mig: self.mig_capable,
+                detected: Detected {
+                    inputs: detect::read_all(&self.caps_from)?,
+                    turn_on_mig: self.mig_capable,
+                },
             });
         }
         let context_overhead_mib = self
@@ -145,7 +145,7 @@ impl CapsArgs {
             supports_mps: self.mps,
             supports_timeslicing: self.timeslice,
             gpu_model: self.gpu_model.clone(),
-            gpu_count,
+            gpu_count: None,
             nodes: self
                 .nodes
                 .as_deref()
@@ -200,8 +200,8 @@ pub struct PlanArgs {
 /// `plan`, checked.
 pub struct PlanConfig {
     pub request: PlanRequest,
-    /// With `--record`: the duration, or `None` for a use open until `release`.
-    pub record: Option<Option<u64>>,
+    /// With `--record`: the duration, and whether to record again.
+    pub record: Option<Record>,
     pub format: Format,
 }
 
@@ -228,7 +228,7 @@ impl PlanArgs {
                 ))
             }
         };
-        let cluster = self.caps.cluster(None)?;
+        let cluster = self.caps.cluster()?;
         Ok(PlanConfig {
             request: PlanRequest { ask, cluster },
             record: self.record.recording()?,
@@ -239,28 +239,45 @@ impl PlanArgs {
 
 /// `--record` with its duration, for `plan` and `pack`.
 #[derive(Args, Debug)]
+#[command(group(ArgGroup::new("recording").args(["record", "record_again"])))]
 pub struct RecordArgs {
-    /// Append to the ledger (open until `release` unless --hours/--seconds is given).
+    /// Append to the ledger (open until `release` unless --hours/--seconds is given); refused,
+    /// with exit code 5, when the ledger already holds a use of these asks in these hours.
     #[arg(long)]
     pub record: bool,
+    /// Append to the ledger even when it already holds a use of these asks in these hours.
+    #[arg(long)]
+    pub record_again: bool,
     /// With --record: how long the workload ran, in hours.
     #[arg(
         long,
         value_name = "H",
-        requires = "record",
+        requires = "recording",
         conflicts_with = "seconds"
     )]
     pub hours: Option<String>,
     /// With --record: how long the workload ran, in seconds.
-    #[arg(long, value_name = "S", requires = "record")]
+    #[arg(long, value_name = "S", requires = "recording")]
     pub seconds: Option<String>,
 }
 
+/// What `--record` or `--record-again` asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The duration, or `None` for a use open until `release`.
+    pub seconds: Option<u64>,
+    /// Record even uses the ledger already holds for these hours.
+    pub again: bool,
+}
+
 impl RecordArgs {
-    /// `None` without `--record`; else the duration, or `None` for a use open until `release`.
-    fn recording(&self) -> Result<Option<Option<u64>>, CliError> {
+    /// `None` without `--record` or `--record-again`.
+    fn recording(&self) -> Result<Option<Record>, CliError> {
         let seconds = duration(self.hours.as_deref(), self.seconds.as_deref())?;
-        Ok(self.record.then_some(seconds))
+        Ok((self.record || self.record_again).then_some(Record {
+            seconds,
+            again: self.record_again,
+        }))
     }
 }
 
@@ -290,7 +307,7 @@ pub struct PackArgs {
     pub optimize: bool,
     /// With --optimize: how long the search may run, in milliseconds (a deterministic work budget
     /// calibrated to this many milliseconds of a release build).
-    #[arg(long, value_name = "MS", requires = "optimize", default_value_t = 1000)]
+    #[arg(long, value_name = "MS", requires = "optimize", default_value_t = api::DEFAULT_OPTIMIZE_MS)]
     pub time_limit_ms: u64,
     /// Print JSON.
     #[arg(long)]
@@ -352,8 +369,8 @@ pub enum SvgTo {
 /// `pack`, checked.
 pub struct PackConfig {
     pub request: PackRequest,
-    /// With `--record`: the duration, or `None` for uses open until `release`.
-    pub record: Option<Option<u64>>,
+    /// With `--record`: the duration, and whether to record again.
+    pub record: Option<Record>,
     pub format: Format,
     /// With `--svg`: where the diagram goes.
     pub svg: Option<SvgTo>,
@@ -386,8 +403,12 @@ impl PackArgs {
         Ok(PackConfig {
             request: PackRequest {
                 asks,
-                cluster: self.caps.cluster(self.gpus)?,
-                optimize_ms: self.optimize.then_some(self.time_limit_ms),
+                gpu_count: self.gpus,
+                cluster: self.caps.cluster()?,
+                options: PackOptions {
+                    optimize: self.optimize,
+                    time_limit_ms: Some(self.time_limit_ms),
+                },
             },
             record: None,
             format: format(self.json),
@@ -408,14 +429,7 @@ fn read_input(path: &std::path::Path) -> Result<String, CliError> {
     } else {
         path.display().to_string()
     };
-    let too_large = || {
-        CliError::Input(gpu_share_core::api::Error::new(
-            gpu_share_core::api::ErrorKind::TooLarge,
-            format!(
-                "{name} is larger than 64 MiB ({MAX_INPUT_BYTES} bytes), the most gpu-share reads"
-            ),
-        ))
-    };
+    let too_large = || CliError::Input(api::too_large(&name, api::Oversize::Unknown));
     let cannot = |e: std::io::Error| CliError::Usage(format!("cannot read {name}: {e}"));
     let mut bytes = Vec::new();
     let limit = MAX_INPUT_BYTES as u64 + 1;

@@ -16,6 +16,8 @@ pub enum Code {
     Unplaced = 3,
     /// The ledger could not be read or written, or is corrupt.
     Ledger = 4,
+    /// `--record` refused: the ledger already holds a use of these asks in these hours.
+    AlreadyRecorded = 5,
 }
 
 impl From<Code> for ExitCode {
@@ -39,6 +41,9 @@ pub enum CliError {
 impl CliError {
     pub fn code(&self) -> Code {
         match self {
+            CliError::Input(e) if e.kind == gpu_share_core::api::ErrorKind::AlreadyRecorded => {
+                Code::AlreadyRecorded
+            }
             CliError::Input(_) => Code::Input,
             CliError::Usage(_) => Code::Usage,
             CliError::Ledger(_) => Code::Ledger,

@@ -92,10 +92,49 @@ pub fn append(
     if let Some(check) = check {
         check(&read_locked(&mut file, path)?)?;
     }
+    write_entries(&mut file, path, entries)
+}
+
+/// Appends the entries `make` makes of the ledger as it is, read under the append's own lock (so
+/// no other process changes it in between): an entry the core derives from the ledger, such as
+/// a release of the open use.
+///
+/// # Errors
+/// As [`append`], and `make`'s own.
+pub fn append_made(
+    path: &Path,
+    make: &dyn Fn(&[LedgerEntry]) -> Result<Vec<LedgerEntry>, CliError>,
+) -> Result<Vec<LedgerEntry>, CliError> {
+    let mut file = open_for_append(path)?;
+    let entries = make(&read_locked(&mut file, path)?)?;
+    write_entries(&mut file, path, &entries)?;
+    Ok(entries)
+}
+
+/// Appends entries as [`append`] does, after `check` of the ledger as it is — when it reads: a
+/// ledger with a corrupt line (a write torn by a crash) is appended to unchecked, as always, and
+/// every reader goes on naming the bad line.
+///
+/// # Errors
+/// As [`append`].
+pub fn append_if_readable(
+    path: &Path,
+    entries: &[LedgerEntry],
+    check: Check<'_>,
+) -> Result<(), CliError> {
+    let mut file = open_for_append(path)?;
+    if let Ok(existing) = read_locked(&mut file, path) {
+        check(&existing)?;
+    }
+    write_entries(&mut file, path, entries)
+}
+
+/// One write of `entries` at the end of the locked `file`, synced.
+fn write_entries(file: &mut File, path: &Path, entries: &[LedgerEntry]) -> Result<(), CliError> {
     let mut text = String::new();
     // A write cut short by a crash leaves a last line without its newline; start on a fresh line
     // so the torn line stays on its own (and is reported), instead of corrupting this entry too.
-    if file.metadata().map(|m| m.len()).unwrap_or(0) > 0 && !ends_with_newline(&mut file) {
+    if file.metadata().map(|m| m.len()).unwrap_or(0) > 0 && !ends_with_newline(file) {
         text.push('\n');
     }
     for entry in entries {

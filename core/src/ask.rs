@@ -310,6 +310,16 @@ pub fn validate_name(name: &str) -> Result<String> {
     check_name(name.trim()).map(str::to_string)
 }
 
+/// A name none of `taken` has: `base-from`, or the first of `base-(from+1)`, … that is free and
+/// is a valid name (a copy of ask `a` is `a-2`; the fourth new row is `ask-4`). `base` itself
+/// when no candidate is (a base of the longest length).
+pub fn unused_name(base: &str, from: usize, taken: &[&str]) -> String {
+    (from..=from + taken.len())
+        .map(|n| format!("{base}-{n}"))
+        .find(|c| !taken.contains(&c.as_str()) && validate_name(c).is_ok())
+        .unwrap_or_else(|| base.to_string())
+}
+
 /// [`validate_name`] of a name already owned: the same name back, without a copy when it needs
 /// no trimming.
 fn validate_owned_name(name: String) -> Result<String> {
@@ -343,6 +353,16 @@ pub use json::{AskReader, JsonAskFields};
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unused_names_count_on_from_the_first_free_one() {
+        assert_eq!(unused_name("a", 2, &["a", "a-2"]), "a-3");
+        assert_eq!(unused_name("b", 2, &["a", "a-2"]), "b-2");
+        assert_eq!(unused_name("ask", 4, &["a", "b", "c"]), "ask-4");
+        // A base already of the longest length has no longer free name: itself.
+        let long = "x".repeat(MAX_NAME_CHARS);
+        assert_eq!(unused_name(&long, 2, &[long.as_str()]), long);
+    }
 
     #[test]
     fn parses_fractions_and_profiles() {

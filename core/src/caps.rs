@@ -77,6 +77,15 @@ impl ClusterGpuCaps {
         ClusterGpuCaps { gpu_count, ..self }
     }
 
+    /// The same caps with `gpu_count` in place of their own when one is given.
+    #[must_use]
+    pub fn counted(self, gpu_count: Option<u64>) -> Self {
+        ClusterGpuCaps {
+            gpu_count: gpu_count.or(self.gpu_count),
+            ..self
+        }
+    }
+
     /// Settles the GPU model and the allowed profiles. `asked_profiles` are profile names from
     /// the asks; they help infer a model when none is given.
     ///

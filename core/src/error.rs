@@ -23,6 +23,9 @@ pub enum ErrorKind {
     TooLarge,
     /// A ledger entry contradicts the rest of the ledger.
     Ledger,
+    /// Recording would count uses the ledger already holds for the same asks and hours a second
+    /// time (a recording made twice); recording again is the caller's explicit choice.
+    AlreadyRecorded,
 }
 
 /// An error in the caller's input. `Display` gives one line such as
@@ -58,6 +61,8 @@ pub enum Input {
     MigProfiles,
     /// The container image of exported workloads (`ExportOptions::image`).
     Image,
+    /// The choice to record uses the ledger already holds for these hours once more.
+    RecordAgain,
 }
 
 impl Input {
@@ -68,6 +73,7 @@ impl Input {
             Input::GpuCount => "gpu_count",
             Input::MigProfiles => "mig_profiles",
             Input::Image => "image",
+            Input::RecordAgain => "again",
         }
     }
 }

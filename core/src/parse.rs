@@ -17,15 +17,43 @@ pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
 /// `TooLarge`, saying the size and the limit.
 pub fn check_size(text: &str, what: &str) -> Result<()> {
     if text.len() > MAX_INPUT_BYTES {
-        return Err(Error::new(
-            ErrorKind::TooLarge,
-            format!(
-                "{what} is {} bytes; the limit is {MAX_INPUT_BYTES} (64 MiB)",
-                text.len()
-            ),
-        ));
+        return Err(too_large(what, Oversize::Bytes(text.len() as u64)));
     }
     Ok(())
+}
+
+/// What a front end knew of an input it refused for its size before reading it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Oversize {
+    /// Only that it went past the limit (a pipe read up to the limit and one byte more).
+    Unknown,
+    /// Its length in UTF-16 characters (a JavaScript string; its UTF-8 is at least as long).
+    Characters(u64),
+    /// Its size in bytes, exactly (a text the core read).
+    Bytes(u64),
+    /// Its size in bytes, said in megabytes (a file a page user picked: refused, not read).
+    File(u64),
+}
+
+/// The error for an input over [`MAX_INPUT_BYTES`]: every front end's words for the limit, from
+/// the constant (`64 MiB (67108864 bytes)`).
+pub fn too_large(what: &str, size: Oversize) -> Error {
+    let mib = crate::memory::mib_text((MAX_INPUT_BYTES >> 20) as u64);
+    let bytes = MAX_INPUT_BYTES;
+    let message = match size {
+        Oversize::Unknown => {
+            format!("{what} is larger than {mib} ({bytes} bytes), the most gpu-share reads")
+        }
+        Oversize::Characters(n) => {
+            format!("{what} is {n} characters; the limit is {bytes} bytes ({mib})")
+        }
+        Oversize::Bytes(n) => format!("{what} is {n} bytes; the limit is {bytes} bytes ({mib})"),
+        Oversize::File(n) => format!(
+            "{what} is {} MB; the limit is {mib} ({bytes} bytes), so it was not read",
+            (n + 500_000) / 1_000_000
+        ),
+    };
+    Error::new(ErrorKind::TooLarge, message)
 }
 
 /// The error for a list of more than [`MAX_ASKS`] asks, raised as soon as ask `MAX_ASKS + 1` is
@@ -48,6 +76,51 @@ pub const MAX_SECONDS: u64 = 10 * 366 * 24 * 3600;
 pub struct AskEntry {
     pub ask: FractionalAsk,
     pub seconds: Option<u64>,
+}
+
+impl From<FractionalAsk> for AskEntry {
+    /// The ask without a duration.
+    fn from(ask: FractionalAsk) -> AskEntry {
+        AskEntry { ask, seconds: None }
+    }
+}
+
+/// An entry in JSON: the ask itself (`{"name": "a", "fraction": 0.5}`), or the shape it is
+/// written in, `{"ask": {…}, "seconds": 7200}`. (A front end with many asks reads them with
+/// [`AskReader`](crate::ask::AskReader), which builds no value per ask.)
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for AskEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let value = serde_json::Value::deserialize(d)?;
+        let entry = value.get("ask").map(|ask| (ask, value.get("seconds")));
+        match entry {
+            Some((ask, seconds)) => {
+                if let Some(key) = value
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, _)| k)
+                    .find(|k| !matches!(k.as_str(), "ask" | "seconds"))
+                {
+                    return Err(D::Error::custom(format!(
+                        "unknown field {key:?}; expected ask and seconds"
+                    )));
+                }
+                Ok(AskEntry {
+                    ask: FractionalAsk::from_json(ask).map_err(D::Error::custom)?,
+                    seconds: match seconds {
+                        None | Some(serde_json::Value::Null) => None,
+                        Some(s) => Some(u64::deserialize(s).map_err(D::Error::custom)?),
+                    },
+                })
+            }
+            None => Ok(AskEntry {
+                ask: FractionalAsk::from_json(&value).map_err(D::Error::custom)?,
+                seconds: None,
+            }),
+        }
+    }
 }
 
 /// Reads hours (`2`, `0.5`) into whole seconds, rounded to the nearest second.

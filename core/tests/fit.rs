@@ -1,7 +1,7 @@
 //! `api::fit` on real `nvidia-smi mig -lgi` output: what can still be created where, what is
 //! stranded, and where new asks go without moving an instance.
 
-use gpu_share_core::api::{fit, DetectInput, FitRequest};
+use gpu_share_core::api::{fit, DetectInput, FitRequest, LiveOptions};
 use gpu_share_core::internals::{ErrorKind, FractionalAsk, Hint, Input};
 
 /// Real `nvidia-smi mig -lgi` output (tests/fixtures/nvidia-smi/README.md has the sources).
@@ -27,15 +27,17 @@ fn dcgm_138() -> String {
 
 fn request(text: &str, model: Option<&str>, asks: &[&str]) -> FitRequest {
     FitRequest {
-        inputs: vec![DetectInput {
+        current: vec![DetectInput {
             label: "lgi.txt".into(),
             text: text.into(),
         }],
-        gpu_model: model.map(String::from),
         asks: asks
             .iter()
             .map(|s| FractionalAsk::parse_spec(s).unwrap())
             .collect(),
+        options: LiveOptions {
+            gpu_model: model.map(String::from),
+        },
     }
 }
 
@@ -134,7 +136,7 @@ fn the_model_is_asked_for_when_the_profiles_do_not_settle_it() {
         })
     );
     let e = fit(&request(&dra_933(), Some("T4"), &[])).unwrap_err();
-    assert_eq!(e.field.as_deref(), Some("gpu_model"));
+    assert_eq!(e.field.as_deref(), Some("options.gpu_model"));
     // A100-40GB has a 1g.10gb too, but it spans two slices and cannot start at 1 or 5: a layout
     // the given model cannot hold is an error, not a guess.
     let e = fit(&request(&dra_933(), Some("A100-SXM4-40GB"), &[])).unwrap_err();

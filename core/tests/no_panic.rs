@@ -388,7 +388,7 @@ proptest! {
         names in prop::option::of(prop::collection::vec(".{0,3}", 30)),
         caps in caps(),
     ) {
-        use gpu_share_core::api::{pack_columns, AskColumns, Cluster, PackColumnsRequest};
+        use gpu_share_core::api::{pack_columns, AskColumns, Cluster, PackColumnsRequest, PackOptions};
         // Mostly sizes an ask can take, sometimes anything; a column one longer sometimes.
         let mut fractions: Vec<f64> = values.iter().map(|&(f, _)| f).collect();
         let memory: Vec<f64> = values.iter().map(|&(_, m)| m).collect();
@@ -396,7 +396,8 @@ proptest! {
         let names = names.map(|mut n| { n.truncate(values.len()); n });
         if let Ok(asks) = AskColumns::new(names, Some(&fractions), Some(&memory)) {
             let n = asks.len();
-            let request = PackColumnsRequest { asks, cluster: Cluster::Given(caps), optimize_ms: Some(5) };
+            let options = PackOptions { optimize: true, time_limit_ms: Some(5) };
+            let request = PackColumnsRequest { asks, gpu_count: None, cluster: Cluster::Given(caps), options };
             if let Ok(c) = pack_columns(&request) {
                 prop_assert_eq!(c.asks.gpu.len(), n);
                 prop_assert_eq!(c.gpus.ask_start.len() as u64, c.summary.gpus_used + 1);
@@ -438,16 +439,18 @@ proptest! {
         free in prop::collection::vec((0u64..4, 0u32..20), 0..3),
         model in prop::option::of(prop::sample::select(vec!["a100-80gb", "h100", "a30", "t4", "nonsense"])),
     ) {
-        use gpu_share_core::api::{fit, repartition, DetectInput, FitRequest, FreeInstance, RepartitionRequest};
+        use gpu_share_core::api::{fit, repartition, DetectInput, FitRequest, FreeInstance, LiveOptions, RepartitionOptions, RepartitionRequest};
         let asks: Vec<FractionalAsk> = asks.into_iter().flatten().collect();
         let inputs = vec![DetectInput { label: "text".into(), text }];
         let gpu_model = model.map(String::from);
-        let _ = fit(&FitRequest { inputs: inputs.clone(), gpu_model: gpu_model.clone(), asks: asks.clone() });
+        let options = LiveOptions { gpu_model: gpu_model.clone() };
+        let _ = fit(&FitRequest { current: inputs.clone(), asks: asks.clone(), options });
         let free = free
             .into_iter()
             .map(|(gpu, gpu_instance_id)| FreeInstance { node: None, gpu, gpu_instance_id })
             .collect();
-        if let Ok(r) = repartition(&RepartitionRequest { inputs, gpu_model, free, asks: asks.clone() }) {
+        let options = RepartitionOptions { gpu_model, free };
+        if let Ok(r) = repartition(&RepartitionRequest { current: inputs, asks: asks.clone(), options }) {
             prop_assert!(r.unplaced.len() <= asks.len());
         }
     }

@@ -2,7 +2,7 @@
 //! that replay validly from the current state to the reported end state, and no instance in use lost.
 
 use gpu_share_core::api::{
-    repartition, DetectInput, FreeInstance, InstanceStatus, RepartitionRequest,
+    repartition, DetectInput, FreeInstance, InstanceStatus, RepartitionOptions, RepartitionRequest,
     RepartitionResponse, Step,
 };
 use gpu_share_core::internals::validate_mig::validate_placements;
@@ -20,23 +20,25 @@ fn fixture(name: &str) -> String {
 
 fn request(text: &str, model: &str, asks: &[&str], free: &[(u64, u32)]) -> RepartitionRequest {
     RepartitionRequest {
-        inputs: vec![DetectInput {
+        current: vec![DetectInput {
             label: "lgi".into(),
             text: text.into(),
         }],
-        gpu_model: Some(model.into()),
-        free: free
-            .iter()
-            .map(|&(gpu, gpu_instance_id)| FreeInstance {
-                node: None,
-                gpu,
-                gpu_instance_id,
-            })
-            .collect(),
         asks: asks
             .iter()
             .map(|s| FractionalAsk::parse_spec(s).unwrap())
             .collect(),
+        options: RepartitionOptions {
+            gpu_model: Some(model.into()),
+            free: free
+                .iter()
+                .map(|&(gpu, gpu_instance_id)| FreeInstance {
+                    node: None,
+                    gpu,
+                    gpu_instance_id,
+                })
+                .collect(),
+        },
     }
 }
 
@@ -294,7 +296,7 @@ fn bad_requests_are_errors_naming_the_input() {
         &[(3, 99)],
     ))
     .unwrap_err();
-    assert_eq!(e.field.as_deref(), Some("free[0]"));
+    assert_eq!(e.field.as_deref(), Some("options.free[0]"));
     let e = repartition(&request("", "A100-SXM4-80GB", &[], &[])).unwrap_err();
     assert!(e.field.is_some());
 }

@@ -2,7 +2,7 @@
 //! never a panic; what it sizes adds up, and the largest fit it reports fits.
 #![no_main]
 
-use gpu_share_core::api::{self, FitTarget, SizeRequest};
+use gpu_share_core::api::{self, FitTarget, SizeRequest, SizingOptions};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -13,9 +13,11 @@ fuzz_target!(|data: &[u8]| {
     }
     let request = SizeRequest {
         config_json: text.to_string(),
-        context: Some(4096),
-        fit: Some(FitTarget::Bytes(80 << 30)),
-        ..Default::default()
+        options: SizingOptions {
+            context: Some(4096),
+            fit: Some(FitTarget::Bytes(80 << 30)),
+            ..Default::default()
+        },
     };
     if let Ok(r) = api::size(&request) {
         let parts: u128 = u128::from(r.weights_bytes)

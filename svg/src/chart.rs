@@ -203,13 +203,9 @@ fn plot(body: &mut Body, replay: &Replay, view: View) {
 }
 
 fn legend_line(body: &mut Body, policy: &PolicyRuns) {
-    let runs = policy.runs.len().max(1) as u64;
-    let mean =
-        |f: fn(&gpu_share_core::api::Run) -> u64| policy.runs.iter().map(f).sum::<u64>() / runs;
     let at = |p: Option<Percent>| p.map_or("—".to_string(), |p| format!("{}%", percent(p)));
     let spread = policy
         .spread_at_tune
-        .filter(|_| runs > 1)
         .map_or(String::new(), |s| format!(" ± {}", percent(s)));
     let text = format!(
         "{}: {} at 100%, {}{} at the end; failed {} shares, {} whole-GPU pods, {} without GPUs",
@@ -217,9 +213,9 @@ fn legend_line(body: &mut Body, policy: &PolicyRuns) {
         at(policy.at_100),
         at(policy.at_tune),
         spread,
-        mean(|r| r.failed.share),
-        mean(|r| r.failed.whole),
-        mean(|r| r.failed.no_gpu),
+        policy.mean_failed.share,
+        policy.mean_failed.whole,
+        policy.mean_failed.no_gpu,
     );
     body.y += LINE;
     let _ = writeln!(
@@ -237,16 +233,18 @@ fn legend_line(body: &mut Body, policy: &PolicyRuns) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpu_share_core::api::{self, ReplayRequest, Tune};
+    use gpu_share_core::api::{self, ReplayRequest, ReplaySettings, Tune};
 
     #[test]
     fn the_chart_is_well_formed_with_a_line_per_policy_twice() {
         let r = api::replay(&ReplayRequest {
             nodes_csv: "sn,cpu_milli,memory_mib,gpu,model\nn<&>,64000,262144,4,T4\n".into(),
             pods_csv: "name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,4000,1024,1,500\nb,8000,2048,1,1000\nc,1000,512,0,0\n".into(),
-            policies: vec![Policy::BestFit, Policy::GpuShare],
-            seeds: vec![1, 2],
-            tune: Some(Tune::PAPER),
+            options: ReplaySettings {
+                policies: vec![Policy::BestFit, Policy::GpuShare],
+                seeds: vec![1, 2],
+                tune: Some(Tune::PAPER),
+            },
         })
         .unwrap();
         let svg = render_replay(

@@ -75,7 +75,7 @@ pub fn document(result: &PackResult, options: &SvgOptions) -> String {
         width,
     };
     body.line("heading", &title, 24);
-    let utilisation = result.utilisation().percent_of(Share::ONE);
+    let utilisation = result.utilisation.percent_of(Share::ONE);
     body.line("muted", &format!("{desc}; utilisation {utilisation}%"), 20);
     body.y += 8;
     lanes_part(&mut body, &drawn, first, result.gpus.len(), &colours);

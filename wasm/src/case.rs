@@ -46,6 +46,19 @@ pub fn camel(key: &str) -> String {
     out
 }
 
+/// A field path of the core's (`options.kv_dtype`, `asks[2].mig_profile`) as JavaScript spells it
+/// (`options.kvDtype`, `asks[2].migProfile`). Under a text the user wrote whose keys are its own —
+/// a model's `config`, the trace's `nodes` and `pods` columns — the path is kept as it is.
+pub fn camel_path(path: &str) -> String {
+    if ["config", "nodes", "pods"].iter().any(|own| {
+        path.strip_prefix(own)
+            .is_some_and(|rest| rest.starts_with('.'))
+    }) {
+        return path.to_string();
+    }
+    path.split('.').map(camel).collect::<Vec<_>>().join(".")
+}
+
 /// `value` with its keys renamed by `f`, in place: an object is rebuilt only when one of its keys
 /// `changes`. (An ask list does not come here: `asks.rs` renames its keys as it reads them.)
 fn rename(mut value: Value, f: &dyn Fn(&str) -> String, changes: &dyn Fn(&str) -> bool) -> Value {
@@ -76,6 +89,19 @@ fn rename_in_place(value: &mut Value, f: &dyn Fn(&str) -> String, changes: &dyn 
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn paths_are_spelt_as_javascript_spells_them_but_inside_the_users_own_texts() {
+        assert_eq!(camel_path("options.kv_dtype"), "options.kvDtype");
+        assert_eq!(camel_path("asks[2].mig_profile"), "asks[2].migProfile");
+        assert_eq!(camel_path("gpu_count"), "gpuCount");
+        assert_eq!(
+            camel_path("config.num_key_value_heads"),
+            "config.num_key_value_heads"
+        );
+        assert_eq!(camel_path("pods.gpu_milli"), "pods.gpu_milli");
+        assert_eq!(camel_path("nodes"), "nodes");
+    }
 
     #[test]
     fn round_trips_keys_not_values() {

@@ -121,7 +121,7 @@ fn numeric_typed_array_length(value: &JsValue) -> Option<u32> {
 
 /// The names (`None`: not given): an array of strings.
 fn names(value: JsValue) -> Result<Option<Vec<String>>, Error> {
-    let Some(text) = crate::json_text(value, "names")? else {
+    let Some(text) = crate::read::json_text(value, "names")? else {
         return Ok(None);
     };
     serde_json::from_str(&text)

@@ -6,6 +6,11 @@ use wasm_bindgen::JsValue;
 /// A JS error whose message is the core's (`field "fraction": must be greater than 0`), with `kind`,
 /// `field` and `line` properties for programs.
 pub fn to_js(e: &Error) -> JsValue {
+    // The field as JavaScript spells it, in the message too (`field "gpuCount": …`).
+    let e = &Error {
+        field: e.field.as_deref().map(crate::case::camel_path),
+        ..e.clone()
+    };
     let message = e.to_string();
     let error: js_sys::Error = match e.kind {
         ErrorKind::OutOfRange | ErrorKind::TooLarge => js_sys::RangeError::new(&message).into(),
@@ -30,9 +35,4 @@ pub fn to_js(e: &Error) -> JsValue {
             .map_or(JsValue::NULL, |l| JsValue::from_f64(l as f64)),
     );
     error.into()
-}
-
-/// An input that does not have the expected shape (a missing field, a string where a number goes).
-pub fn shape(what: &str, e: impl std::fmt::Display) -> Error {
-    Error::new(ErrorKind::Syntax, format!("invalid {what}: {e}"))
 }

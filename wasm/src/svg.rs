@@ -3,7 +3,8 @@
 //! --svg` draws. A result edited into a state the packer never makes is a thrown error naming its
 //! field as JavaScript spells it (`result.gpus[0].usedFraction`), never a panic.
 
-use super::{case, input_or_default, js, json_of, whole};
+use crate::read::{arg_or_default, json_of, whole};
+use crate::{case, js};
 use gpu_share_core::api::{Error, ErrorKind, PackResult, MAX_GPU_COUNT};
 use gpu_share_svg::{
     SvgOptions, DEFAULT_ID_PREFIX, DEFAULT_MAX_GPUS, DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH,
@@ -60,15 +61,12 @@ impl SvgOptionsJs {
 #[wasm_bindgen(js_name = renderSvg)]
 pub fn render_svg(result: JsValue, options: JsValue) -> Result<String, JsValue> {
     js((|| {
-        let options = input_or_default::<SvgOptionsJs>(options, "options")?.options()?;
+        let options = arg_or_default::<SvgOptionsJs>(options, "options")?.options()?;
         let json = case::to_snake(json_of(result, "result")?);
         if json.is_null() {
             return Err(Error::new(ErrorKind::Syntax, "result is missing").in_field("result"));
         }
-        let result = PackResult::from_json(&json).map_err(|e| {
-            let field = e.field.as_deref().map(case::camel);
-            Error { field, ..e }.in_field("result")
-        })?;
+        let result = PackResult::from_json(&json).map_err(|e| e.in_field("result"))?;
         Ok(gpu_share_svg::render(&result, &options))
     })())
 }

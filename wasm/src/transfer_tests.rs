@@ -303,7 +303,7 @@ fn a_pack_response_reads_back_as_its_json() {
     let request = PackRequest {
         asks,
         cluster: Cluster::Given(serde_json::from_value(json!({"supports_timeslicing": true, "supports_mig": true, "gpu_model": "A100-SXM4-40GB"})).unwrap()),
-        optimize_ms: None,
+        ..PackRequest::default()
     };
     same_as_json(&api::pack(&request).unwrap());
 }

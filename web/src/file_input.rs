@@ -1,17 +1,14 @@
 //! Reading the file a user picked in an `<input type="file">`, and the text of a paste box, within
-//! the core's input limit ([`MAX_INPUT_BYTES`], 64 MiB): larger input is refused by its size
+//! the core's input limit ([`MAX_INPUT_BYTES`]): larger input is refused by its size
 //! before any of it is read or copied.
 
-use gpu_share_core::api::MAX_INPUT_BYTES;
+use gpu_share_core::api::{self, MAX_INPUT_BYTES};
 use leptos::ev::Event;
 use wasm_bindgen::JsCast;
 
-/// The message for input over the limit; nothing was read.
+/// The message for input over the limit (the core's words); nothing was read.
 pub fn too_large(what: &str, size: f64) -> String {
-    format!(
-        "{what} is {:.0} MB; the limit is 64 MiB ({MAX_INPUT_BYTES} bytes), so it was not read",
-        size / 1e6
-    )
+    api::too_large(what, api::Oversize::File(size as u64)).message
 }
 
 /// Reads the first file chosen in the input behind `ev` and hands its text to `then`, or why it

@@ -3,7 +3,7 @@
 
 use gpu_share_core::api::{
     self, find_model, parse_hours, AskEntry, AskSize, Cluster, ClusterGpuCaps, Error, ErrorKind,
-    FractionalAsk, GpuModel, LeftOut, PackRequest, PackResponse, Scenario, Share,
+    FractionalAsk, GpuModel, LeftOut, PackOptions, PackRequest, PackResponse, Scenario, Share,
     DEFAULT_MIG_MODEL,
 };
 use leptos::prelude::*;
@@ -372,8 +372,12 @@ impl AppState {
             settled.track();
             PackRequest {
                 asks: asks.get_untracked(),
+                gpu_count: None,
                 cluster: Cluster::Given(caps.get_untracked()),
-                optimize_ms: optimize.get_untracked().then_some(OPTIMIZE_MS),
+                options: PackOptions {
+                    optimize: optimize.get_untracked(),
+                    time_limit_ms: Some(OPTIMIZE_MS),
+                },
             }
         });
         // A field the page cannot read is not planned around: the plan waits for it.

@@ -88,7 +88,6 @@ impl ExportArgs {
             slurm_version: self.slurm_version,
             dra,
         };
-        options.validate()?;
         Ok(ExportConfig {
             request: ExportRequest {
                 format,

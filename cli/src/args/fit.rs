@@ -4,7 +4,7 @@ use super::live::{ask_flags, LiveArgs};
 use super::{format, Format};
 use crate::exit::CliError;
 use clap::Args;
-use gpu_share_core::api::FitRequest;
+use gpu_share_core::api::{FitRequest, LiveOptions};
 
 #[derive(Args, Debug)]
 pub struct FitArgs {
@@ -30,8 +30,10 @@ impl FitArgs {
         Ok(FitConfig {
             request: FitRequest {
                 asks: ask_flags(&self.asks)?,
-                inputs: self.live.inputs()?,
-                gpu_model: self.live.gpu_model,
+                current: self.live.inputs()?,
+                options: LiveOptions {
+                    gpu_model: self.live.gpu_model,
+                },
             },
             format: format(self.json),
         })

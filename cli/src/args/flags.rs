@@ -25,6 +25,7 @@ pub fn giving(input: gpu_share_core::api::Input) -> &'static str {
         Input::GpuCount => "--gpus",
         Input::MigProfiles => "--mig-profiles",
         Input::Image => "--image",
+        Input::RecordAgain => "--record-again",
     }
 }
 
@@ -33,15 +34,15 @@ pub type Flags = Vec<(&'static str, &'static str)>;
 
 const EXPORT_OPTIONS: [(&str, &str); 10] = [
     ("format", "FORMAT"),
-    ("namespace", "--namespace"),
-    ("image", "--image"),
-    ("config_name", "--config-name"),
-    ("mig_strategy", "--mig-strategy"),
-    ("slurm_version", "--slurm-version"),
-    ("dra.kubernetes_version", "--k8s-version"),
-    ("dra.mig", "--dra-mig"),
-    ("dra.time_slice_interval", "--time-slice-interval"),
-    ("dra.consumable_memory", "--consumable-memory"),
+    ("options.namespace", "--namespace"),
+    ("options.image", "--image"),
+    ("options.config_name", "--config-name"),
+    ("options.mig_strategy", "--mig-strategy"),
+    ("options.slurm_version", "--slurm-version"),
+    ("options.dra.kubernetes_version", "--k8s-version"),
+    ("options.dra.mig", "--dra-mig"),
+    ("options.dra.time_slice_interval", "--time-slice-interval"),
+    ("options.dra.consumable_memory", "--consumable-memory"),
 ];
 
 const RATES: [(&str, &str); 4] = [
@@ -73,14 +74,18 @@ pub fn of(command: &Command) -> Flags {
         Command::Release(_) => vec![("name", "NAME")],
         Command::ValidateMig(_) => vec![("model", "--gpu-model"), ("profiles", "PROFILE")],
         Command::Fit(a) => model_flag(a.live.gpu_model.is_some()),
-        Command::Repartition(a) => model_flag(a.live.gpu_model.is_some()),
+        Command::Repartition(a) => {
+            let mut flags = model_flag(a.live.gpu_model.is_some());
+            flags.push(("options.free", "--free"));
+            flags
+        }
         Command::Size(a) => size(a),
         Command::Replay(_) => vec![
             ("nodes", "--nodes"),
             ("pods", "--pods"),
-            ("policies", "--policy"),
-            ("seeds", "--seed"),
-            ("tune", "--tune"),
+            ("options.policies", "--policy"),
+            ("options.seeds", "--seed"),
+            ("options.tune", "--tune"),
         ],
         Command::Models(_) | Command::Detect(_) => Vec::new(),
     }
@@ -90,28 +95,28 @@ pub fn of(command: &Command) -> Flags {
 /// named by the flag that gives them, given or not); the config's own fields keep their path.
 fn size(a: &super::SizeArgs) -> Flags {
     let mut flags = vec![
-        ("dtype", "--dtype"),
-        ("kv_dtype", "--kv-dtype"),
-        ("context", "--context"),
-        ("concurrency", "--concurrency"),
-        ("fit.gpu_model", "--gpu-model"),
+        ("options.dtype", "--dtype"),
+        ("options.kv_dtype", "--kv-dtype"),
+        ("options.context", "--context"),
+        ("options.concurrency", "--concurrency"),
+        ("options.fit.gpu_model", "--gpu-model"),
     ];
     if a.fit.is_some() {
-        flags.extend([("fit", "--fit"), ("fit.profile", "--fit")]);
+        flags.extend([("options.fit", "--fit"), ("options.fit.profile", "--fit")]);
     } else {
-        flags.push(("fit", "--gpu-model"));
+        flags.push(("options.fit", "--gpu-model"));
     }
     if a.plan.is_some() {
-        flags.push(("plan", "--plan"));
+        flags.push(("options.plan", "--plan"));
         flags.extend(caps(&a.caps, None));
     }
     flags
 }
 
-/// `--gpu-model`, when it was given, is where the core's `gpu_model` came from.
+/// `--gpu-model`, when it was given, is where the request's `options.gpu_model` came from.
 fn model_flag(given: bool) -> Flags {
     if given {
-        vec![("gpu_model", "--gpu-model")]
+        vec![("options.gpu_model", "--gpu-model")]
     } else {
         Vec::new()
     }
@@ -230,7 +235,7 @@ mod tests {
             Some("--gpus")
         );
         assert_eq!(
-            named("export k8s --ask a:1 --image x", "image").as_deref(),
+            named("export k8s --ask a:1 --image x", "options.image").as_deref(),
             Some("--image")
         );
         assert_eq!(
@@ -238,7 +243,11 @@ mod tests {
             Some("--pue")
         );
         assert_eq!(
-            named("replay --nodes n --pods p --policy fgd,fgd", "policies[1]").as_deref(),
+            named(
+                "replay --nodes n --pods p --policy fgd,fgd",
+                "options.policies[1]"
+            )
+            .as_deref(),
             Some("--policy #2")
         );
     }

@@ -4,7 +4,7 @@ use super::live::{ask_flags, LiveArgs};
 use super::{flags::at_flag, format, Format};
 use crate::exit::CliError;
 use clap::Args;
-use gpu_share_core::api::{Error, ErrorKind, FreeInstance, RepartitionRequest};
+use gpu_share_core::api::{Error, ErrorKind, FreeInstance, RepartitionOptions, RepartitionRequest};
 
 #[derive(Args, Debug)]
 pub struct RepartitionArgs {
@@ -40,10 +40,12 @@ impl RepartitionArgs {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(RepartitionConfig {
             request: RepartitionRequest {
-                inputs: self.live.inputs()?,
-                gpu_model: self.live.gpu_model,
-                free,
+                current: self.live.inputs()?,
                 asks,
+                options: RepartitionOptions {
+                    gpu_model: self.live.gpu_model,
+                    free,
+                },
             },
             format: format(self.json),
         })

@@ -5,7 +5,7 @@ use super::flags::at_flag;
 use super::{format, read_input, svg_to, Format, SvgTo};
 use crate::exit::CliError;
 use clap::Args;
-use gpu_share_core::api::{Policy, ReplayRequest, Tune};
+use gpu_share_core::api::{Policy, ReplayRequest, ReplaySettings, Tune};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -64,9 +64,11 @@ impl ReplayArgs {
             request: ReplayRequest {
                 nodes_csv: read_input(&self.nodes)?,
                 pods_csv: read_input(&self.pods)?,
-                policies,
-                seeds: self.seed,
-                tune,
+                options: ReplaySettings {
+                    policies,
+                    seeds: self.seed,
+                    tune,
+                },
             },
             nodes_name: self.nodes.display().to_string(),
             pods_name: self.pods.display().to_string(),

@@ -6,7 +6,7 @@ use super::CapsArgs;
 use super::{format, read_input, Format};
 use crate::exit::CliError;
 use clap::Args;
-use gpu_share_core::api::{Dtype, FitTarget, Memory, SizePlan, SizeRequest};
+use gpu_share_core::api::{Dtype, FitTarget, Memory, SizePlan, SizeRequest, SizingOptions};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -64,7 +64,7 @@ impl SizeArgs {
         let plan = match &self.plan {
             Some(name) => Some(SizePlan {
                 name: name.clone(),
-                cluster: self.caps.cluster(None)?,
+                cluster: self.caps.cluster()?,
             }),
             None if self.caps.only_a_model() => None,
             None => {
@@ -115,12 +115,14 @@ impl SizeArgs {
         Ok(SizeConfig {
             request: SizeRequest {
                 config_json: read_input(&self.config)?,
-                dtype: dtype(&self.dtype, "--dtype")?,
-                kv_dtype: dtype(&self.kv_dtype, "--kv-dtype")?,
-                context: self.context,
-                concurrency: self.concurrency,
-                fit,
-                plan,
+                options: SizingOptions {
+                    dtype: dtype(&self.dtype, "--dtype")?,
+                    kv_dtype: dtype(&self.kv_dtype, "--kv-dtype")?,
+                    context: self.context,
+                    concurrency: self.concurrency,
+                    fit,
+                    plan,
+                },
             },
             config_name,
             format: format(self.json),

@@ -28,12 +28,8 @@ pub fn run(
 ) -> Result<Code, CliError> {
     let path = ledger_path(env)?;
     let entries = ledger_file::read(&path)?;
-    let response = api::summarise(&SummaryRequest {
-        entries: &entries,
-        now: env.now,
-        rates: cfg.rates.clone(),
-    })
-    .map_err(|e| CliError::Ledger(format!("inconsistent ledger {}: {e}", path.display())))?;
+    let response = api::summarise(&SummaryRequest::new(&entries, env.now, cfg.rates.clone()))
+        .map_err(|e| CliError::Ledger(format!("inconsistent ledger {}: {e}", path.display())))?;
     let (summary, usages) = (&response.summary, &response.records);
     match cfg.output {
         AccountingOutput::Json => write_json(

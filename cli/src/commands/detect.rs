@@ -4,7 +4,9 @@ use super::write_json;
 use crate::args::{DetectConfig, DetectFrom, Format};
 use crate::exit::{CliError, Code};
 use crate::output::{printable, table, Style};
-use gpu_share_core::api::{self, ClusterGpuCaps, DetectInput, DetectResponse, DiscoveredGpu};
+use gpu_share_core::api::{
+    self, ClusterGpuCaps, DetectInput, DetectRequest, DetectResponse, DiscoveredGpu,
+};
 use std::io::Write;
 
 const NOT_FOUND: &str = "nvidia-smi not found on PATH; pass --from FILE (output of nvidia-smi -q -x, nvidia-smi, kubectl get nodes -o json …) or give caps with flags to plan/pack";
@@ -17,7 +19,7 @@ pub fn run(cfg: DetectConfig, style: Style, out: &mut impl Write) -> Result<Code
             text: run_nvidia_smi()?,
         }],
     };
-    let response = api::detect(&inputs)?;
+    let response = api::detect(&DetectRequest { inputs })?;
     match cfg.format {
         Format::Json => write_json(out, &response)?,
         Format::Text => write_text(out, &response, style)?,

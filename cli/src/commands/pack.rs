@@ -1,13 +1,13 @@
 //! `gpu-share pack`: many asks onto GPUs, printed as one line per GPU; with `--svg`, also drawn.
 
-use super::{ledger_path, write_json};
+use super::write_json;
 use crate::args::{Format, PackConfig, SvgTo};
 use crate::env::Env;
 use crate::exit::{CliError, Code};
-use crate::ledger_file;
 use crate::output::{printable, table, Style};
 use gpu_share_core::api::{
     self, GpuLayout, OptimizeReport, PackResponse, PackResult, Recording, Share, Tenants,
+    WarningGroup,
 };
 use gpu_share_svg::SvgOptions;
 use std::io::Write;
@@ -50,15 +50,13 @@ pub fn run(
         super::write_file(path, text)?;
     }
     let recorded = match cfg.record {
-        Some(seconds) => {
-            let ledger = ledger_path(env)?;
-            let when = Recording::new(env.now, seconds)?;
+        Some(record) => {
+            let when = Recording::new(env.now, record.seconds)?;
             let entries = api::record_pack(&cfg.request, &response, when);
-            ledger_file::append(&ledger, &entries, None)?;
             Some(Recorded {
-                ledger,
+                ledger: super::append_recording(env, &entries, record)?,
                 records: entries.len(),
-                seconds,
+                seconds: record.seconds,
             })
         }
         None => None,
@@ -93,6 +91,7 @@ fn write_report(
         super::plan::write_caps_from(out, from)?;
     }
     write_text(out, &response.result, style)?;
+    write_warnings(out, &response.warnings, style)?;
     if let Some(report) = &response.optimize {
         write_optimize(out, &response.result, report)?;
     }
@@ -147,7 +146,7 @@ fn write_text(out: &mut impl Write, r: &PackResult, style: Style) -> std::io::Re
         plural(placed, "ask"),
         plural(r.gpus_used as usize, "GPU"),
         r.lower_bound,
-        r.utilisation().percent_of(gpu_share_core::api::Share::ONE),
+        r.utilisation.percent_of(gpu_share_core::api::Share::ONE),
         r.unplaced.len()
     )?;
     for note in &r.notes {
@@ -188,8 +187,16 @@ fn write_text(out: &mut impl Write, r: &PackResult, style: Style) -> std::io::Re
             )?;
         }
     }
-    // Each warning once, naming the asks it concerns (the core groups them, as on the page).
-    for g in gpu_share_core::api::warning_groups(&r.choices) {
+    Ok(())
+}
+
+/// Each warning once, naming the asks it concerns (grouped by the core, as on the page).
+fn write_warnings(
+    out: &mut impl Write,
+    groups: &[WarningGroup],
+    style: Style,
+) -> std::io::Result<()> {
+    for g in groups {
         let asks: Vec<String> = g.asks.iter().map(|a| printable(a)).collect();
         let line = format!("⚠ {} — applies to {}", printable(&g.text), asks.join(", "));
         writeln!(out, "{}", style.warning(&line))?;

@@ -1,13 +1,12 @@
 //! `gpu-share plan`: the mechanism for one ask, optionally recorded in the ledger.
 
-use super::{ledger_path, write_json};
+use super::{append_recording, write_json};
 use crate::args::{Format, PlanConfig};
 use crate::env::Env;
 use crate::exit::{CliError, Code};
-use crate::ledger_file;
 use crate::output::{printable, Style};
 use gpu_share_core::api::{
-    self, fractional_gpu_hours, CapsFrom, Choice, Mechanism, PlanResponse, Recording,
+    self, CapsFrom, Choice, LedgerEntry, Mechanism, PlanResponse, RecordPlanRequest, Recording,
 };
 use std::io::Write;
 use std::path::PathBuf;
@@ -48,16 +47,18 @@ pub fn run(
     out: &mut impl Write,
 ) -> Result<Code, CliError> {
     let response = api::plan(&cfg.request)?;
+    let mut gpu_hours = None;
     let recorded = match cfg.record {
-        Some(seconds) => {
-            let ledger = ledger_path(env)?;
-            let when = Recording::new(env.now, seconds)?;
-            let entry = api::record_plan(&response.choice, when);
-            ledger_file::append(&ledger, &[entry], None)?;
+        Some(record) => {
+            let when = Recording::new(env.now, record.seconds)?;
+            let entry = api::record_plan(&RecordPlanRequest::at(&response.choice, when))?;
+            if let LedgerEntry::Usage(u) = &entry {
+                gpu_hours = u.allocated_gpu_hours();
+            }
             Some(Recorded {
-                ledger,
+                ledger: append_recording(env, &[entry], record)?,
                 started_at: when.started_at(),
-                seconds,
+                seconds: record.seconds,
             })
         }
         None => None,
@@ -77,13 +78,13 @@ pub fn run(
             let choice = &response.choice;
             write_choice(out, choice, style)?;
             if let Some(r) = recorded {
-                let when = match r.seconds {
-                    Some(s) => format!(
+                let when = match (r.seconds, gpu_hours) {
+                    (Some(s), Some(h)) => format!(
                         "{:.2} h, {} GPU-h allocated",
                         s as f64 / 3600.0,
-                        fractional_gpu_hours(choice.allocated_fraction, s).to_fixed(2)
+                        h.to_fixed(2)
                     ),
-                    None => format!("open until `gpu-share release {}`", printable(&choice.name)),
+                    _ => format!("open until `gpu-share release {}`", printable(&choice.name)),
                 };
                 writeln!(out, "  recorded in {} ({when})", r.ledger.display())?;
             }

@@ -6,7 +6,7 @@ use crate::env::Env;
 use crate::exit::{CliError, Code};
 use crate::ledger_file;
 use crate::output::printable;
-use gpu_share_core::api::{self, LedgerEntry};
+use gpu_share_core::api::{self, LedgerEntry, ReleaseRequest};
 use std::io::Write;
 
 /// `release --json`.
@@ -18,18 +18,20 @@ struct Released<'a> {
 }
 
 pub fn run(args: &ReleaseArgs, env: &Env, out: &mut impl Write) -> Result<Code, CliError> {
-    let name = gpu_share_core::api::validate_name(&args.name)?;
+    // A name that is no name is refused before the ledger file is touched.
+    api::validate_name(&args.name)?;
     let path = ledger_path(env)?;
-    let release = LedgerEntry::Release {
-        ask: name.clone(),
-        at: env.now,
+    // Made under the ledger's lock, from what is there when the entry is appended.
+    let release = |existing: &[LedgerEntry]| -> Result<Vec<LedgerEntry>, CliError> {
+        Ok(vec![api::release(&ReleaseRequest::new(
+            existing, &args.name, env.now,
+        ))?])
     };
-    // Checked under the ledger's lock, against what is there when the entry is appended.
-    let check = |existing: &[LedgerEntry]| -> Result<(), CliError> {
-        api::release(existing, &name, env.now)?;
-        Ok(())
+    let made = ledger_file::append_made(&path, &release)?;
+    let name = match made.first() {
+        Some(LedgerEntry::Release { ask, .. }) => ask.clone(),
+        _ => args.name.trim().to_string(),
     };
-    ledger_file::append(&path, std::slice::from_ref(&release), Some(&check))?;
     if args.json {
         write_json(
             out,

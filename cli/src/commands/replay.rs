@@ -43,7 +43,7 @@ fn in_file(e: gpu_share_core::api::Error, cfg: &ReplayConfig) -> gpu_share_core:
 }
 
 fn percent(p: Option<Percent>) -> String {
-    p.map_or("—".into(), |p| format!("{:.2}%", p.to_f64()))
+    p.map_or("—".into(), |p| p.to_string())
 }
 
 fn write_text(out: &mut impl Write, r: &Replay, style: Style) -> Result<(), CliError> {
@@ -60,18 +60,14 @@ fn write_text(out: &mut impl Write, r: &Replay, style: Style) -> Result<(), CliE
         "no GPU".to_string(),
     ]];
     for p in &r.policies {
-        let runs = p.runs.len().max(1) as u64;
-        let mean = |f: fn(&gpu_share_core::api::Run) -> u64| {
-            (p.runs.iter().map(f).sum::<u64>() / runs).to_string()
-        };
         rows.push(vec![
             p.policy.name().to_string(),
             percent(p.at_100),
             percent(p.at_tune),
             percent(p.spread_at_tune),
-            mean(|r| r.failed.share),
-            mean(|r| r.failed.whole),
-            mean(|r| r.failed.no_gpu),
+            p.mean_failed.share.to_string(),
+            p.mean_failed.whole.to_string(),
+            p.mean_failed.no_gpu.to_string(),
         ]);
     }
     for line in table(&rows).lines() {

@@ -1,7 +1,7 @@
 //! The `gpu-share` binary end to end: the seed's examples as golden tests, exit codes, and the ledger
 //! (record, release, accounting; the ledger under stress is in `ledger_durability.rs`).
 
-use crate::common::{gpu_share, json, stdout};
+use crate::common::{gpu_share, json, stdout, NOW};
 use predicates::str::contains;
 use serde_json::Value;
 
@@ -356,6 +356,48 @@ fn record_release_and_accounting() {
     );
     let text = stdout(gpu_share(&l).args(["accounting"]));
     assert!(text.contains("JPCP") && text.contains("batch"), "{text}");
+}
+
+/// The same plan recorded twice for the same hours is one use in the ledger: the second `--record`
+/// is refused in the core's words (exit 5) and writes nothing; `--record-again` records it anyway.
+#[test]
+fn recording_the_same_plan_twice_refuses_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("ledger.jsonl");
+    let pack = ["pack", "--ask", "a:0.5", "--ask", "b:0.25", "--timeslice"];
+    let record = ["--record", "--hours", "2"];
+    gpu_share(&l).args(pack).args(record).assert().success();
+    let once = std::fs::read_to_string(&l).unwrap();
+    assert_eq!(once.lines().count(), 2, "{once}");
+    // A minute later (other starts, the same hours) the same plan is a recording made twice.
+    gpu_share(&l)
+        .env("GPU_SHARE_NOW", (NOW + 60).to_string())
+        .args(pack)
+        .args(record)
+        .assert()
+        .code(5)
+        .stderr(contains(
+            "already recorded at 1970-01-12 13:46 UTC: a, b (2 of 2 uses) have a use in the \
+             ledger for these hours; recording again counts them twice; give --record-again",
+        ));
+    assert_eq!(
+        std::fs::read_to_string(&l).unwrap(),
+        once,
+        "nothing written"
+    );
+    // `plan --record` is held to the same rule.
+    gpu_share(&l)
+        .args(["plan", "a", "--fraction", "0.5", "--timeslice"])
+        .args(record)
+        .assert()
+        .code(5);
+    // Asked for on purpose, it is recorded again.
+    gpu_share(&l)
+        .args(pack)
+        .args(["--record-again", "--hours", "2"])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&l).unwrap().lines().count(), 4);
 }
 
 /// Energy is each board's own: half a GPU for two hours on an A100-PCIE-40GB is 0.25 kWh at its

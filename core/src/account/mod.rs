@@ -12,6 +12,7 @@ mod export;
 mod jsonl;
 mod merge;
 mod summary;
+mod when;
 
 pub use bill::SharedGpu;
 pub use export::{csv_cell, ledger_csv, summary_csv};
@@ -23,6 +24,7 @@ pub use merge::{already_recorded, merge_entries, remove_entries, AlreadyRecorded
 pub use summary::{
     summarize, Rates, RatesInput, Summary, SummaryRow, Totals, DEFAULT_GRID_G_PER_KWH, DEFAULT_PUE,
 };
+pub use when::utc_text;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::plan::{Choice, Isolation, Mechanism};
@@ -161,6 +163,12 @@ impl UsageRecord {
             seconds,
             gpu: None,
         }
+    }
+
+    /// The GPU-hours a finished use was allocated (`None` while it is open).
+    pub fn allocated_gpu_hours(&self) -> Option<GpuHours> {
+        self.seconds
+            .map(|s| fractional_gpu_hours(self.allocated_fraction, s))
     }
 }
 

@@ -7,12 +7,83 @@ use super::pack::{PackRequest, PackResponse};
 use crate::account::GpuPlacement;
 use crate::account::LedgerEntry;
 use crate::account::UsageRecord;
-use crate::account::{resolve, summarize, Rates, Summary, Usage};
+use crate::account::{resolve, summarize, utc_text, AlreadyRecorded};
+use crate::account::{Rates, Summary, Usage};
 use crate::ask::validate_name;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Hint, Input, Result};
 use crate::parse::MAX_SECONDS;
 use crate::plan::Choice;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Uses the ledger already holds that a recording would count a second time, and the sentence
+/// that says so (every front end shows it as it is).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordedBefore {
+    /// For each new use of such an ask, the use already in the ledger.
+    pub twice: Vec<AlreadyRecorded>,
+    /// `already recorded at 2026-12-07 14:00 UTC: a, b (2 of 3 uses) have a use in the ledger for
+    /// these hours; recording again counts them twice`.
+    pub text: String,
+}
+
+impl RecordedBefore {
+    /// The refusal a recording gets unless the caller records again on purpose.
+    pub fn error(&self) -> Error {
+        Error::new(ErrorKind::AlreadyRecorded, self.text.clone()).with_hint(Hint::Give {
+            input: Input::RecordAgain,
+        })
+    }
+}
+
+/// Whether recording `new` (what [`record_plan`] or [`record_pack`] made) at `now` would count a
+/// use of `entries` twice: the same ask in overlapping hours (`account::already_recorded`'s rule,
+/// a recording made twice). `None` when it would not.
+///
+/// # Errors
+/// `Ledger` when `entries` releases a use that is not open.
+pub fn recorded_before(
+    entries: &[LedgerEntry],
+    new: &[LedgerEntry],
+    now: i64,
+) -> Result<Option<RecordedBefore>> {
+    let twice = crate::account::already_recorded(entries, new, now)?;
+    if twice.is_empty() {
+        return Ok(None);
+    }
+    let text = recorded_before_text(&twice, new.len());
+    Ok(Some(RecordedBefore { twice, text }))
+}
+
+/// The sentence of [`RecordedBefore::text`]: at most five asks named, the latest time.
+fn recorded_before_text(twice: &[AlreadyRecorded], of: usize) -> String {
+    const NAMED: usize = 5;
+    let mut names: Vec<&str> = Vec::new();
+    for t in twice {
+        if !names.contains(&t.ask.as_str()) {
+            names.push(&t.ask);
+        }
+    }
+    let mut list = names
+        .iter()
+        .take(NAMED)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > NAMED {
+        list.push_str(&format!(" and {} more", names.len() - NAMED));
+    }
+    let at = twice.iter().map(|t| t.recorded_at).max().unwrap_or(0);
+    let k = twice.len();
+    format!(
+        "already recorded at {}: {list} ({k} of {of} use{}) {} a use in the ledger for these \
+         hours; recording again counts {} twice",
+        utc_text(at),
+        if of == 1 { "" } else { "s" },
+        if k == 1 { "has" } else { "have" },
+        if k == 1 { "it" } else { "them" },
+    )
+}
 
 /// When a use is recorded and for how long.
 ///
@@ -68,13 +139,90 @@ impl Recording {
     }
 }
 
+/// A planned ask to record: npm `Ledger.record(choice, {now, seconds})`, `gpu-share plan --record`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct RecordPlanRequest {
+    /// What `plan` chose for the ask.
+    pub choice: Choice,
+    /// The time of the recording, Unix seconds (the caller's clock).
+    pub now: i64,
+    /// A run of this many seconds that has just finished; `None`: a use open until released.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub seconds: Option<u64>,
+}
+
+impl RecordPlanRequest {
+    /// The request to record `choice` at `when`.
+    pub fn at(choice: &Choice, when: Recording) -> RecordPlanRequest {
+        RecordPlanRequest {
+            choice: choice.clone(),
+            now: when.now,
+            seconds: when.seconds,
+        }
+    }
+}
+
 /// The ledger entry of one planned ask.
-pub fn record_plan(choice: &Choice, when: Recording) -> LedgerEntry {
-    LedgerEntry::Usage(UsageRecord::from_choice(
-        choice,
+///
+/// # Errors
+/// `Syntax` for a choice whose name is no name (field `choice.name`); `OutOfRange` for `now` or
+/// `seconds` out of range ([`Recording::new`]).
+pub fn record_plan(request: &RecordPlanRequest) -> Result<LedgerEntry> {
+    validate_name(&request.choice.name).map_err(|e| e.in_field("choice"))?;
+    let when = Recording::new(request.now, request.seconds)?;
+    Ok(LedgerEntry::Usage(UsageRecord::from_choice(
+        &request.choice,
         when.started_at(),
         when.seconds,
-    ))
+    )))
+}
+
+/// Every entry's ask is a name (`entries` come from the caller, who may have written them).
+///
+/// # Errors
+/// `Syntax` in field `entries[i].ask`.
+fn check_entries(entries: &[LedgerEntry]) -> Result<()> {
+    for (i, e) in entries.iter().enumerate() {
+        let (LedgerEntry::Usage(UsageRecord { ask, .. }) | LedgerEntry::Release { ask, .. }) = e;
+        validate_name(ask)
+            .map_err(|e| Error { field: None, ..e }.in_field(format!("entries[{i}].ask")))?;
+    }
+    Ok(())
+}
+
+/// A ledger and uses about to be recorded (or just recorded): npm `Ledger.alreadyRecorded` and
+/// `Ledger.undo`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct LedgerChangeRequest<'a> {
+    pub entries: Cow<'a, [LedgerEntry]>,
+    /// The uses about to be recorded (`already_recorded`) or to take back (`undo`).
+    pub change: Cow<'a, [LedgerEntry]>,
+    pub now: i64,
+}
+
+/// For each use of `change`, the latest use of the same ask in `entries` whose time overlaps it
+/// (the rule of [`recorded_before`], as data).
+///
+/// # Errors
+/// `Syntax` for an entry whose ask is no name; `Ledger` when `entries` releases a use that is
+/// not open.
+pub fn already_recorded(request: &LedgerChangeRequest<'_>) -> Result<Vec<AlreadyRecorded>> {
+    check_entries(&request.entries)?;
+    crate::account::already_recorded(&request.entries, &request.change, request.now)
+}
+
+/// `entries` without the uses of `change`, just recorded: an undo of a recording.
+///
+/// # Errors
+/// `Syntax` for an entry whose ask is no name; `Ledger` when an entry of `change` is not in
+/// `entries` or a later release closes it (nothing is removed then).
+pub fn undo(request: &LedgerChangeRequest<'_>) -> Result<Vec<LedgerEntry>> {
+    check_entries(&request.entries)?;
+    crate::account::remove_entries(&request.entries, &request.change, request.now)
 }
 
 /// The ledger entries of a packing: one per placed ask, in input order (unplaced asks used
@@ -154,12 +302,35 @@ fn plan_id(now: i64, placed: &BTreeMap<&str, (u64, Option<u8>)>) -> String {
     format!("{hash:016x}")
 }
 
+/// An open use to close: npm `Ledger.release(ask, at)`, `gpu-share release NAME`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct ReleaseRequest<'a> {
+    pub entries: Cow<'a, [LedgerEntry]>,
+    pub ask: String,
+    pub now: i64,
+}
+
+impl<'a> ReleaseRequest<'a> {
+    pub fn new(entries: &'a [LedgerEntry], ask: &str, now: i64) -> Self {
+        ReleaseRequest {
+            entries: Cow::Borrowed(entries),
+            ask: ask.to_string(),
+            now,
+        }
+    }
+}
+
 /// The entry that releases `ask`'s latest open use at `now`.
 ///
 /// # Errors
-/// `Syntax` for an invalid name (field `name`); `Ledger` when `ask` has no open use in `entries`.
-pub fn release(entries: &[LedgerEntry], ask: &str, now: i64) -> Result<LedgerEntry> {
-    let ask = validate_name(ask)?;
+/// `Syntax` for an invalid name (field `name`) or entry; `Ledger` when `ask` has no open use in
+/// `entries`.
+pub fn release(request: &ReleaseRequest<'_>) -> Result<LedgerEntry> {
+    check_entries(&request.entries)?;
+    let (entries, now) = (&request.entries[..], request.now);
+    let ask = validate_name(&request.ask)?;
     let release = LedgerEntry::Release {
         ask: ask.clone(),
         at: now,
@@ -173,6 +344,27 @@ pub fn release(entries: &[LedgerEntry], ask: &str, now: i64) -> Result<LedgerEnt
         )
     })?;
     Ok(release)
+}
+
+/// A ledger text to merge into a ledger: npm `Ledger.import(text, {now})`, the page's Import.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct ImportRequest<'a> {
+    pub entries: Cow<'a, [LedgerEntry]>,
+    /// JSON Lines (the CLI's file) or the JSON document of a download.
+    pub text: String,
+    pub now: i64,
+}
+
+impl<'a> ImportRequest<'a> {
+    pub fn new(entries: &'a [LedgerEntry], text: &str, now: i64) -> Self {
+        ImportRequest {
+            entries: Cow::Borrowed(entries),
+            text: text.to_string(),
+            now,
+        }
+    }
 }
 
 /// A ledger merged with an imported one.
@@ -199,8 +391,10 @@ pub struct Imported {
 /// The reader's errors (with the line); `Syntax` for a file with no entries; `Ledger` when the
 /// merged ledger releases a use that is not open. Nothing is merged on any error.
 #[cfg(feature = "serde")]
-pub fn import(existing: &[LedgerEntry], text: &str, now: i64) -> Result<Imported> {
-    let incoming = crate::account::parse_ledger_any(text)?;
+pub fn import(request: &ImportRequest<'_>) -> Result<Imported> {
+    check_entries(&request.entries)?;
+    let (existing, now) = (&request.entries[..], request.now);
+    let incoming = crate::account::parse_ledger_any(&request.text)?;
     if incoming.is_empty() {
         return Err(Error::new(
             ErrorKind::Syntax,
@@ -216,12 +410,39 @@ pub fn import(existing: &[LedgerEntry], text: &str, now: i64) -> Result<Imported
     })
 }
 
-/// A ledger to add up at `now`, with rates.
+/// The entries as JSON Lines, the format of the CLI's ledger file, each entry's ask checked.
+///
+/// # Errors
+/// `Syntax` for an entry whose ask is no name (field `entries[i].ask`).
+#[cfg(feature = "serde")]
+pub fn ledger_json_lines(entries: &[LedgerEntry]) -> Result<String> {
+    check_entries(entries)?;
+    Ok(entries
+        .iter()
+        .map(|e| crate::account::format_entry(e) + "\n")
+        .collect())
+}
+
+/// A ledger to add up at `now`, with rates: npm `Ledger.summarize({now, rates})`, `gpu-share
+/// accounting`.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct SummaryRequest<'a> {
-    pub entries: &'a [LedgerEntry],
+    pub entries: Cow<'a, [LedgerEntry]>,
     pub now: i64,
+    #[cfg_attr(feature = "serde", serde(default))]
     pub rates: Rates,
+}
+
+impl<'a> SummaryRequest<'a> {
+    pub fn new(entries: &'a [LedgerEntry], now: i64, rates: Rates) -> Self {
+        SummaryRequest {
+            entries: Cow::Borrowed(entries),
+            now,
+            rates,
+        }
+    }
 }
 
 /// The ledger added up: each use with its duration settled, and the totals.
@@ -238,7 +459,8 @@ pub struct SummaryResponse {
 /// # Errors
 /// `Ledger`, naming the entry, for a release with no open use before it.
 pub fn summarise(request: &SummaryRequest<'_>) -> Result<SummaryResponse> {
-    let records = resolve(request.entries, request.now)?;
+    check_entries(&request.entries)?;
+    let records = resolve(&request.entries, request.now)?;
     Ok(SummaryResponse {
         now: request.now,
         summary: summarize(&records, &request.rates),
@@ -269,14 +491,19 @@ mod tests {
     #[test]
     fn a_finished_run_started_its_duration_ago_an_open_one_now() {
         let choice = plan(&FractionalAsk::parse_spec("a:0.5").unwrap(), &timeslice()).unwrap();
-        let LedgerEntry::Usage(r) =
-            record_plan(&choice, Recording::new(10_000, Some(3600)).unwrap())
-        else {
+        let LedgerEntry::Usage(r) = record_plan(&RecordPlanRequest::at(
+            &choice,
+            Recording::new(10_000, Some(3600)).unwrap(),
+        ))
+        .unwrap() else {
             panic!()
         };
         assert_eq!((r.started_at, r.seconds), (6400, Some(3600)));
-        let LedgerEntry::Usage(r) = record_plan(&choice, Recording::new(10_000, None).unwrap())
-        else {
+        let LedgerEntry::Usage(r) = record_plan(&RecordPlanRequest::at(
+            &choice,
+            Recording::new(10_000, None).unwrap(),
+        ))
+        .unwrap() else {
             panic!()
         };
         assert_eq!((r.started_at, r.seconds), (10_000, None));
@@ -341,7 +568,7 @@ mod tests {
             Recording::new(7200, Some(3600)).unwrap(),
         );
         let s = summarise(&SummaryRequest {
-            entries: &entries,
+            entries: Cow::Borrowed(&entries),
             now: 7200,
             rates: Rates::default(),
         })
@@ -363,7 +590,7 @@ mod tests {
             })
             .collect();
         let s = summarise(&SummaryRequest {
-            entries: &alone,
+            entries: Cow::Borrowed(&alone),
             now: 7200,
             rates: Rates::default(),
         })
@@ -376,7 +603,7 @@ mod tests {
             r.seconds = Some(7200);
         }
         let s = summarise(&SummaryRequest {
-            entries: &entries,
+            entries: Cow::Borrowed(&entries),
             now: 7200,
             rates: Rates::default(),
         })
@@ -388,9 +615,19 @@ mod tests {
     #[test]
     fn only_an_open_use_can_be_released() {
         let choice = plan(&FractionalAsk::parse_spec("a:0.5").unwrap(), &timeslice()).unwrap();
-        let open = record_plan(&choice, Recording::new(100, None).unwrap());
-        assert_eq!(release(&[], "a", 200).unwrap_err().kind, ErrorKind::Ledger);
-        let released = release(std::slice::from_ref(&open), "a", 200).unwrap();
+        let open = record_plan(&RecordPlanRequest::at(
+            &choice,
+            Recording::new(100, None).unwrap(),
+        ))
+        .unwrap();
+        assert_eq!(
+            release(&ReleaseRequest::new(&[], "a", 200))
+                .unwrap_err()
+                .kind,
+            ErrorKind::Ledger
+        );
+        let released =
+            release(&ReleaseRequest::new(std::slice::from_ref(&open), "a", 200)).unwrap();
         assert_eq!(
             released,
             LedgerEntry::Release {
@@ -399,7 +636,7 @@ mod tests {
             }
         );
         assert!(
-            release(&[open, released], "a", 300).is_err(),
+            release(&ReleaseRequest::new(&[open, released], "a", 300)).is_err(),
             "released once"
         );
     }
@@ -408,19 +645,29 @@ mod tests {
     #[test]
     fn release_needs_an_open_use_and_import_adds_nothing_twice() {
         let choice = plan(&FractionalAsk::parse_spec("a:0.5").unwrap(), &timeslice()).unwrap();
-        let open = record_plan(&choice, Recording::new(100, None).unwrap());
-        assert_eq!(release(&[], "a", 200).unwrap_err().kind, ErrorKind::Ledger);
-        let released = release(std::slice::from_ref(&open), "a", 200).unwrap();
+        let open = record_plan(&RecordPlanRequest::at(
+            &choice,
+            Recording::new(100, None).unwrap(),
+        ))
+        .unwrap();
+        assert_eq!(
+            release(&ReleaseRequest::new(&[], "a", 200))
+                .unwrap_err()
+                .kind,
+            ErrorKind::Ledger
+        );
+        let released =
+            release(&ReleaseRequest::new(std::slice::from_ref(&open), "a", 200)).unwrap();
         let ledger = vec![open, released];
         let text: String = ledger
             .iter()
             .map(|e| crate::account::format_entry(e) + "\n")
             .collect();
-        let again = import(&ledger, &text, 300).unwrap();
+        let again = import(&ImportRequest::new(&ledger, &text, 300)).unwrap();
         assert_eq!((again.added, again.already_present), (0, 2));
         assert_eq!(again.entries, ledger);
-        let fresh = import(&[], &text, 300).unwrap();
+        let fresh = import(&ImportRequest::new(&[], &text, 300)).unwrap();
         assert_eq!(fresh.added, 2);
-        assert!(import(&ledger, "", 300).is_err());
+        assert!(import(&ImportRequest::new(&ledger, "", 300)).is_err());
     }
 }

@@ -5,19 +5,39 @@ use crate::caps::ClusterGpuCaps;
 use crate::discover::Inventory;
 use crate::error::{Error, Result};
 
-/// Where a request's caps come from.
+/// Where a request's caps come from. In JSON: the caps object itself, or `{"detected": {"inputs":
+/// […], "turn_on_mig": false}}`.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(
+        untagged,
+        expecting = "the cluster's caps (an object of ClusterGpuCaps fields), or {\"detected\": {\"inputs\": [...]}}"
+    )
+)]
 pub enum Cluster {
     /// Caps the user gave.
     Given(ClusterGpuCaps),
-    /// Caps read from discovery output; `gpu_count`, when given, overrides the count found;
-    /// `turn_on_mig` plans with MIG on GPUs that support it but have it disabled (the caps leave
-    /// it out otherwise, since enabling it needs the GPUs idle and reset).
-    Detected {
-        inputs: Vec<DetectInput>,
-        gpu_count: Option<u64>,
-        turn_on_mig: bool,
-    },
+    /// Caps read from discovery output.
+    Detected { detected: Detected },
+}
+
+/// Discovery output to read the caps from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct Detected {
+    /// nvidia-smi or kubectl output, one text per machine (or cluster).
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "super::discover::texts::one_or_many")
+    )]
+    pub inputs: Vec<DetectInput>,
+    /// Plan with MIG on GPUs that support it but have it disabled (the caps leave it out
+    /// otherwise, since enabling it needs the GPUs idle and reset).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub turn_on_mig: bool,
 }
 
 impl Default for Cluster {
@@ -54,27 +74,32 @@ impl Cluster {
     /// # Errors
     /// Discovery errors, naming the input they are about.
     pub fn caps(&self) -> Result<(ClusterGpuCaps, Option<CapsFrom>)> {
+        self.caps_with(None)
+    }
+
+    /// [`Cluster::caps`] with a GPU count given beside them, which overrides the caps' own (and,
+    /// for detected caps, the count found and the nodes that held it).
+    ///
+    /// # Errors
+    /// As [`Cluster::caps`].
+    pub fn caps_with(&self, gpu_count: Option<u64>) -> Result<(ClusterGpuCaps, Option<CapsFrom>)> {
         match self {
-            Cluster::Given(caps) => Ok((caps.clone(), None)),
-            Cluster::Detected {
-                inputs,
-                gpu_count,
-                turn_on_mig,
-            } => {
-                let mut inventory = read(inputs)?;
+            Cluster::Given(caps) => Ok((caps.clone().counted(gpu_count), None)),
+            Cluster::Detected { detected } => {
+                let mut inventory = read(&detected.inputs)?;
                 let mut caps = inventory.caps();
-                if *turn_on_mig {
+                if detected.turn_on_mig {
                     turn_on(&mut caps, &mut inventory)?;
                 }
                 if gpu_count.is_some() {
-                    caps.gpu_count = *gpu_count;
+                    caps.gpu_count = gpu_count;
                     // A count given overrides the one found, and with it the nodes that held it.
                     if caps.nodes.take().is_some() {
                         inventory.notes.push("a GPU count was given, so the plan does not use the nodes read (one sharing configuration per node)".into());
                     }
                 }
                 let from = CapsFrom {
-                    files: inputs.iter().map(|i| i.label.clone()).collect(),
+                    files: detected.inputs.iter().map(|i| i.label.clone()).collect(),
                     summary: caps_summary(&caps, &inventory),
                     caps: caps.clone(),
                     notes: inventory.notes,
@@ -83,6 +108,15 @@ impl Cluster {
             }
         }
     }
+}
+
+/// Checks caps as the catalogue reads them (the model and its profiles, the nodes, the counts):
+/// npm's `ClusterGpuCaps` constructor.
+///
+/// # Errors
+/// What planning on them would refuse before any ask is seen.
+pub fn check_caps(caps: &ClusterGpuCaps) -> Result<()> {
+    caps.resolve(&[]).map(|_| ())
 }
 
 /// MIG on, as asked, for detected GPUs whose model has it: a note says the GPUs must have it

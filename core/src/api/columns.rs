@@ -6,7 +6,7 @@
 //! the choice was made) and each GPU's memory total, which [`pack`](super::pack) gives.
 
 use super::cluster::{CapsFrom, Cluster};
-use super::pack::{pack_on, OptimizeReport, PackResponse};
+use super::pack::{pack_on, OptimizeReport, PackOptions, PackResponse};
 use crate::ask::AskSize;
 use crate::ask::FractionalAsk;
 use crate::error::{Error, ErrorKind, Result};
@@ -169,13 +169,14 @@ fn at_position(e: Error, i: usize) -> Error {
     Error { field: None, ..e }.in_field(format!("{column}[{i}]"))
 }
 
-/// Asks as columns to pack onto a cluster.
+/// Asks as columns to pack onto a cluster: npm `binPackColumns(columns, gpuCount, caps, options)`;
+/// the rest as in [`PackRequest`](super::PackRequest).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PackColumnsRequest {
     pub asks: AskColumns,
+    pub gpu_count: Option<u64>,
     pub cluster: Cluster,
-    /// As [`PackRequest::optimize_ms`](super::PackRequest::optimize_ms).
-    pub optimize_ms: Option<u64>,
+    pub options: PackOptions,
 }
 
 /// What the packing says once, not per ask: the totals, the asks that found no room, the
@@ -275,8 +276,8 @@ pub struct PackColumns {
 /// # Errors
 /// As [`pack`](super::pack).
 pub fn pack_columns(request: &PackColumnsRequest) -> Result<PackColumns> {
-    let (caps, caps_from) = request.cluster.caps()?;
-    let response = pack_on(request.asks.asks(), request.optimize_ms, &caps, caps_from)?;
+    let (caps, caps_from) = request.cluster.caps_with(request.gpu_count)?;
+    let response = pack_on(request.asks.asks(), request.options, &caps, caps_from)?;
     Ok(columns(&request.asks, response))
 }
 
@@ -319,7 +320,7 @@ fn columns(asks: &AskColumns, response: PackResponse) -> PackColumns {
         gpus_used: result.gpus_used,
         lower_bound: result.lower_bound,
         gpu_count: result.gpu_count,
-        utilisation: result.utilisation(),
+        utilisation: result.utilisation,
         unplaced: result
             .unplaced
             .iter()

@@ -7,12 +7,85 @@ use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 
 /// One text to read (nvidia-smi or kubectl output) and the label errors and GPUs are named by
-/// (a file name, `inputs[0]`, "pasted text").
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+/// (a file name, "pasted text"). In JSON: the text alone, or `{"label", "text"}`; a text without
+/// a label is named by its place in the request (`inputs[1]`; `inputs` when it is the only one).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct DetectInput {
     pub label: String,
     pub text: String,
+}
+
+/// Discovery output to read: npm `detect(inputs)`, `gpu-share detect --from FILE…`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct DetectRequest {
+    /// One text per machine (or cluster); one text alone, or a list.
+    #[cfg_attr(feature = "serde", serde(deserialize_with = "texts::one_or_many"))]
+    pub inputs: Vec<DetectInput>,
+}
+
+/// The request's inputs, each labelled: a text given without a label is named by its place.
+pub(crate) fn labelled(inputs: &[DetectInput], field: &str) -> Vec<DetectInput> {
+    let sole = inputs.len() == 1;
+    (inputs.iter().enumerate())
+        .map(|(i, input)| DetectInput {
+            label: match (input.label.is_empty(), sole) {
+                (false, _) => input.label.clone(),
+                (true, true) => field.to_string(),
+                (true, false) => format!("{field}[{i}]"),
+            },
+            text: input.text.clone(),
+        })
+        .collect()
+}
+
+#[cfg(feature = "serde")]
+pub(crate) mod texts {
+    //! Discovery texts in JSON: a text, `{"label", "text"}`, or a list of them.
+    use super::DetectInput;
+    use serde::{Deserialize, Deserializer};
+
+    #[derive(Deserialize)]
+    #[serde(
+        untagged,
+        expecting = "a text, {\"label\", \"text\"}, or a list of them"
+    )]
+    enum Text {
+        Plain(String),
+        Labelled { label: String, text: String },
+    }
+
+    impl From<Text> for DetectInput {
+        fn from(t: Text) -> DetectInput {
+            match t {
+                Text::Plain(text) => DetectInput {
+                    label: String::new(),
+                    text,
+                },
+                Text::Labelled { label, text } => DetectInput { label, text },
+            }
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(
+        untagged,
+        expecting = "a text, {\"label\", \"text\"}, or a list of them"
+    )]
+    enum OneOrMany {
+        One(Text),
+        Many(Vec<Text>),
+    }
+
+    /// A text or a list of texts, each labelled or not.
+    pub fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<DetectInput>, D::Error> {
+        Ok(match OneOrMany::deserialize(d)? {
+            OneOrMany::One(t) => vec![t.into()],
+            OneOrMany::Many(list) => list.into_iter().map(DetectInput::from).collect(),
+        })
+    }
 }
 /// What `detect` found: the inventory, the caps it implies, and a summary for people.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,8 +122,8 @@ impl serde::Serialize for DetectResponse {
 ///
 /// # Errors
 /// `Syntax` for no input or text no reader recognises; the error names the input by its label.
-pub fn detect(inputs: &[DetectInput]) -> Result<DetectResponse> {
-    let inventory = read(inputs)?;
+pub fn detect(request: &DetectRequest) -> Result<DetectResponse> {
+    let inventory = read(&labelled(&request.inputs, "inputs"))?;
     let caps = inventory.caps();
     Ok(DetectResponse {
         gpu_groups: gpu_groups(&inventory),
@@ -238,7 +311,7 @@ fn some_of(names: &[String], max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::Cluster;
+    use crate::api::{Cluster, Detected};
 
     fn input(text: &str) -> Vec<DetectInput> {
         vec![DetectInput {
@@ -247,16 +320,22 @@ mod tests {
         }]
     }
 
+    fn request(text: &str) -> DetectRequest {
+        DetectRequest {
+            inputs: input(text),
+        }
+    }
+
     #[test]
     fn errors_name_the_input() {
-        let e = detect(&input("not nvidia-smi output")).unwrap_err();
+        let e = detect(&request("not nvidia-smi output")).unwrap_err();
         assert!(e.message.ends_with("(in smi.txt)"), "{e}");
     }
 
     #[test]
     fn detected_caps_say_where_they_came_from() {
         let text = "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1)\nGPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-2)\n";
-        let d = detect(&input(text)).unwrap();
+        let d = detect(&request(text)).unwrap();
         // `nvidia-smi -L` lists an enabled GPU without instances as it lists a disabled one
         // (gpu-share#55 item 6): "disabled" is an assumption, and said to be one.
         assert_eq!(
@@ -278,20 +357,22 @@ mod tests {
             d.inventory.notes
         );
         let cluster = Cluster::Detected {
-            inputs: input(text),
-            gpu_count: Some(5),
-            turn_on_mig: false,
+            detected: Detected {
+                inputs: input(text),
+                turn_on_mig: false,
+            },
         };
-        let (caps, from) = cluster.caps().unwrap();
+        let (caps, from) = cluster.caps_with(Some(5)).unwrap();
         assert_eq!(caps.gpu_count, Some(5));
         let from = from.unwrap();
         assert_eq!(from.files, ["smi.txt"]);
         assert!(from.summary.contains("×5"), "{}", from.summary);
         // Turned on as asked: MIG planned, and the note says the GPUs need it enabled first.
         let on = Cluster::Detected {
-            inputs: input(text),
-            gpu_count: None,
-            turn_on_mig: true,
+            detected: Detected {
+                inputs: input(text),
+                turn_on_mig: true,
+            },
         };
         let (caps, from) = on.caps().unwrap();
         assert!(caps.supports_mig);
@@ -306,9 +387,10 @@ mod tests {
         assert!(from.summary.contains("; MIG;"), "{}", from.summary);
         // A board without MIG cannot have it turned on.
         let t4 = Cluster::Detected {
-            inputs: input("GPU 0: Tesla T4 (UUID: GPU-9)\n"),
-            gpu_count: None,
-            turn_on_mig: true,
+            detected: Detected {
+                inputs: input("GPU 0: Tesla T4 (UUID: GPU-9)\n"),
+                turn_on_mig: true,
+            },
         };
         assert_eq!(
             t4.caps().unwrap_err().field.as_deref(),

@@ -1,16 +1,78 @@
 //! The export use case: pack a request, then write the plan for the tool that makes it real. The
 //! text always describes exactly the packing in the response, because both come from one request.
 
-use super::pack::{pack, PackRequest, PackResponse};
-use crate::error::Result;
+use super::pack::{pack, PackOptions, PackRequest, PackResponse};
+use crate::error::{Error, Result};
 use crate::export::{self, ExportFormat, ExportOptions};
 
-/// A scenario to pack and the format to write it in.
+/// A scenario to pack and the format to write it in: npm `exportPlan(format, asks, gpuCount, caps,
+/// options)`, `gpu-share export FORMAT`. In JSON the packing's fields sit beside `format`, and the
+/// packing's options (`optimize`, `time_limit_ms`) among the export's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExportRequest {
     pub format: ExportFormat,
     pub pack: PackRequest,
     pub options: ExportOptions,
+}
+
+/// The options of an export as written beside its asks: the packing's (`optimize`,
+/// `time_limit_ms`) and the format's ([`ExportOptions`]) in one object.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExportSettings {
+    pub pack: PackOptions,
+    pub export: ExportOptions,
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for ExportSettings {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        use serde_json::{Map, Value};
+        fn read<T: serde::de::DeserializeOwned>(map: Map<String, Value>) -> serde_json::Result<T> {
+            serde_json::from_value(Value::Object(map))
+        }
+        let mut export = Map::deserialize(d)?;
+        let mut pack = Map::new();
+        for key in ["optimize", "time_limit_ms"] {
+            if let Some(v) = export.remove(key) {
+                pack.insert(key.into(), v);
+            }
+        }
+        Ok(ExportSettings {
+            pack: read(pack).map_err(D::Error::custom)?,
+            export: read(export).map_err(D::Error::custom)?,
+        })
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for ExportRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        /// The request as written: the packing's fields beside `format`.
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Written {
+            format: ExportFormat,
+            asks: Vec<crate::parse::AskEntry>,
+            #[serde(default)]
+            gpu_count: Option<u64>,
+            #[serde(default, rename = "caps")]
+            cluster: super::Cluster,
+            #[serde(default)]
+            options: ExportSettings,
+        }
+        let w = Written::deserialize(d)?;
+        Ok(ExportRequest {
+            format: w.format,
+            pack: PackRequest {
+                asks: w.asks,
+                gpu_count: w.gpu_count,
+                cluster: w.cluster,
+                options: w.options.pack,
+            },
+            options: w.options.export,
+        })
+    }
 }
 
 /// The exported text, the packing it describes, and how to save it.
@@ -27,18 +89,43 @@ pub struct ExportResponse {
 /// comment, never exported; the response's `pack` says which.
 ///
 /// # Errors
-/// Invalid options (field `namespace`, `image`, `config_name`), the packer's errors, and a plan
-/// the format cannot express.
+/// Invalid options (field `options.namespace`, `options.image`, `options.config_name`, …), the
+/// packer's errors, and a plan the format cannot express.
 pub fn export(request: &ExportRequest) -> Result<ExportResponse> {
-    request.options.validate()?;
+    request
+        .options
+        .validate()
+        .map_err(|e| e.in_field("options"))?;
     let packed = pack(&request.pack)?;
-    let text = export::export(&packed.result, request.format, &request.options)?;
+    let text =
+        export::export(&packed.result, request.format, &request.options).map_err(in_options)?;
     Ok(ExportResponse {
         text,
         pack: packed,
         file_name: request.format.file_name(),
         media_type: request.format.media_type(),
     })
+}
+
+/// An error the format writes about one of its options, named as a field of `options`.
+fn in_options(e: Error) -> Error {
+    const OPTIONS: [&str; 6] = [
+        "mig_strategy",
+        "namespace",
+        "image",
+        "config_name",
+        "slurm_version",
+        "dra",
+    ];
+    let ours = e.field.as_deref().is_some_and(|f| {
+        let first = f.split(['.', '[']).next().unwrap_or(f);
+        OPTIONS.contains(&first)
+    });
+    if ours {
+        e.in_field("options")
+    } else {
+        e
+    }
 }
 
 /// GPU indices as people read them: `0, 2-4, 7` (sorted first; duplicates once).
@@ -93,7 +180,7 @@ mod tests {
         };
         assert_eq!(
             export(&request).unwrap_err().field.as_deref(),
-            Some("namespace")
+            Some("options.namespace")
         );
     }
 }

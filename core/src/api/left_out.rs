@@ -46,7 +46,7 @@ pub enum Fix {
 /// What fails the request as a whole: caps the catalogue refuses (an unknown model, a GPU count
 /// of 0, profiles no model offers together when no model is given), too many asks.
 pub fn pack_leaving_out(request: &PackRequest) -> Result<PackResponse> {
-    let (caps, caps_from) = request.cluster.caps()?;
+    let (caps, caps_from) = request.cluster.caps_with(request.gpu_count)?;
     leaving_out(request, &caps, caps_from)
 }
 
@@ -57,7 +57,12 @@ pub fn pack_leaving_out(request: &PackRequest) -> Result<PackResponse> {
 /// # Errors
 /// As [`pack_leaving_out`]; `Syntax` (field `cluster`) for a detected cluster.
 pub fn pack_given_leaving_out(request: &PackRequest) -> Result<PackResponse> {
-    leaving_out(request, request.cluster.given_caps()?, None)
+    let caps = request
+        .cluster
+        .given_caps()?
+        .clone()
+        .counted(request.gpu_count);
+    leaving_out(request, &caps, None)
 }
 
 fn leaving_out(
@@ -94,7 +99,7 @@ fn leaving_out(
             }
         }
     }
-    let mut response = super::pack::pack_on(&kept, request.optimize_ms, caps, caps_from)?;
+    let mut response = super::pack::pack_on(&kept, request.options, caps, caps_from)?.grouped();
     response.left_out = left_out;
     Ok(response)
 }
@@ -109,10 +114,9 @@ fn duplicate(name: &str, asks: &[AskEntry]) -> (Error, Option<Fix>) {
         ),
     )
     .in_field("name");
-    let taken = |candidate: &str| asks.iter().any(|e| e.ask.name() == candidate);
-    let fix = (2..=asks.len() + 1)
-        .map(|n| format!("{name}-{n}"))
-        .find(|c| !taken(c) && crate::ask::validate_name(c).is_ok())
+    let taken: Vec<&str> = asks.iter().map(|e| e.ask.name()).collect();
+    let fix = Some(crate::ask::unused_name(name, 2, &taken))
+        .filter(|unused| unused != name)
         .map(|name| Fix::Rename { name });
     (error, fix)
 }
@@ -249,12 +253,13 @@ mod tests {
         }
         let mut detected = request(&["a:0.5"], None);
         detected.cluster = Cluster::Detected {
-            inputs: vec![DetectInput {
-                label: "smi.txt".into(),
-                text: "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1)\n".into(),
-            }],
-            gpu_count: None,
-            turn_on_mig: false,
+            detected: super::super::Detected {
+                inputs: vec![DetectInput {
+                    label: "smi.txt".into(),
+                    text: "GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-1)\n".into(),
+                }],
+                turn_on_mig: false,
+            },
         };
         assert!(pack_leaving_out(&detected)
             .unwrap()

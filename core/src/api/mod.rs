@@ -39,37 +39,41 @@ mod size;
 mod validate_mig;
 
 // The use cases, their requests and responses.
-pub use crate::account::{already_recorded, remove_entries, AlreadyRecorded};
-#[cfg(feature = "serde")]
-pub use account::import;
+pub use crate::account::AlreadyRecorded;
 pub use account::{
-    record_pack, record_plan, release, summarise, Imported, Recording, SummaryRequest,
-    SummaryResponse, MAX_UNIX_SECONDS,
+    already_recorded, record_pack, record_plan, recorded_before, release, summarise, undo,
+    ImportRequest, Imported, LedgerChangeRequest, RecordPlanRequest, RecordedBefore, Recording,
+    ReleaseRequest, SummaryRequest, SummaryResponse, MAX_UNIX_SECONDS,
 };
+#[cfg(feature = "serde")]
+pub use account::{import, ledger_json_lines};
 pub use bins::first_fit_decreasing_bins;
-pub use cluster::{CapsFrom, Cluster};
+pub use cluster::{check_caps, CapsFrom, Cluster, Detected};
 pub use columns::{
     pack_columns, AskColumns, AskPlacements, GpuColumns, PackColumns, PackColumnsRequest,
     PackColumnsSummary, UnplacedAt, WarningCount,
 };
-pub use discover::{caps_summary, detect, DetectInput, DetectResponse};
-pub use export::{export, gpu_ranges, ExportRequest, ExportResponse};
+pub use discover::{caps_summary, detect, DetectInput, DetectRequest, DetectResponse};
+pub use export::{export, gpu_ranges, ExportRequest, ExportResponse, ExportSettings};
 pub use fit::{
     fit, Creatable, FitPlacement, FitRequest, FitResponse, FitUnplaced, GpuFit, LiveInstance,
-    MAX_FIT_ASKS,
+    LiveOptions, MAX_FIT_ASKS,
 };
 pub use left_out::{pack_given_leaving_out, pack_leaving_out, Fix, LeftOut};
 pub use pack::{
-    pack, OptimizeReport, PackRequest, PackResponse, DEFAULT_OPTIMIZE_MS, MAX_OPTIMIZE_MS,
+    pack, OptimizeReport, PackOptions, PackRequest, PackResponse, DEFAULT_OPTIMIZE_MS,
+    MAX_OPTIMIZE_MS,
 };
 pub use plan::{plan, PlanRequest, PlanResponse};
 pub use repartition::{
     repartition, FreeInstance, InstanceStatus, MovedFrom, PlannedInstance, RepartitionGpu,
-    RepartitionRequest, RepartitionResponse, Step, MAX_REPARTITION_ASKS,
+    RepartitionOptions, RepartitionRequest, RepartitionResponse, Step, MAX_REPARTITION_ASKS,
 };
-pub use replay::{replay, ReplayRequest, DEFAULT_SEED};
+pub use replay::{replay, ReplayRequest, ReplaySettings, DEFAULT_SEED};
 #[cfg(feature = "serde")]
-pub use size::{size, FitResult, FitTarget, ParameterPart, SizePlan, SizeRequest, SizeResponse};
+pub use size::{
+    size, FitResult, FitTarget, ParameterPart, SizePlan, SizeRequest, SizeResponse, SizingOptions,
+};
 pub use validate_mig::{validate_mig, ValidateMigRequest};
 #[cfg(feature = "serde")]
 pub use validate_mig::{validate_mig_parted, MigPartedEntry, MigPartedRequest, MigPartedResponse};
@@ -80,12 +84,12 @@ pub use crate::account::{
     format_entry, ledger_document, parse_ledger, parse_ledger_any, MAX_LEDGER_BYTES,
 };
 pub use crate::account::{
-    fractional_gpu_hours, ledger_csv, summary_csv, GpuHours, LedgerEntry, Rates, RatesInput,
-    Summary, SummaryRow, Usage, UsageRecord, UsageStatus,
+    fractional_gpu_hours, ledger_csv, summary_csv, utc_text, GpuHours, LedgerEntry, Rates,
+    RatesInput, Summary, SummaryRow, Usage, UsageRecord, UsageStatus,
 };
 #[cfg(feature = "serde")]
 pub use crate::ask::AskReader;
-pub use crate::ask::{validate_name, AskSize, FractionalAsk};
+pub use crate::ask::{unused_name, validate_name, AskSize, FractionalAsk};
 pub use crate::caps::nodes::{nodes_to_text, parse_nodes, NodeSpec};
 pub use crate::caps::{ClusterGpuCaps, MAX_GPU_COUNT};
 pub use crate::catalog::{
@@ -106,9 +110,10 @@ pub use crate::pack::{
     MAX_ASKS,
 };
 pub use crate::parse::{
-    hours_text, parse_asks, parse_hours, parse_seconds, AskEntry, MAX_INPUT_BYTES, MAX_SECONDS,
+    hours_text, parse_asks, parse_hours, parse_seconds, too_large, AskEntry, Oversize,
+    MAX_INPUT_BYTES, MAX_SECONDS,
 };
-pub use crate::plan::{warning_groups, Choice, Isolation, Mechanism, WarningGroup, WarningKind};
+pub use crate::plan::{Choice, Isolation, Mechanism, WarningGroup, WarningKind};
 pub use crate::replay::run::{Percent, PolicyRuns};
 pub use crate::replay::workload::Tune;
 pub use crate::replay::{Policy, Replay, Run};

@@ -5,8 +5,9 @@ use crate::ask::FractionalAsk;
 use crate::caps::ClusterGpuCaps;
 use crate::error::Result;
 use crate::pack::PackResult;
-use crate::pack::{bin_pack_with, optimize::Budget, PackOptions};
+use crate::pack::{self, bin_pack_with, optimize::Budget};
 use crate::parse::AskEntry;
+use crate::plan::{warning_groups, WarningGroup};
 
 /// The optimizer's default budget: 1,000 ms of a native release build, counted in search steps.
 pub const DEFAULT_OPTIMIZE_MS: u64 = 1000;
@@ -14,15 +15,45 @@ pub const DEFAULT_OPTIMIZE_MS: u64 = 1000;
 /// The longest optimizer budget a request may ask for: ten minutes.
 pub const MAX_OPTIMIZE_MS: u64 = 600_000;
 
-/// Asks to pack onto a cluster.
+/// Asks to pack onto a cluster: npm `binPack(asks, gpuCount, caps, options)`, `gpu-share pack`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct PackRequest {
     /// The asks, each with the duration it runs for when one was given (for recording).
     pub asks: Vec<AskEntry>,
+    /// How many GPUs there are, overriding the cluster's own count (`caps.gpu_count`, or the
+    /// count discovery found). `None`: as many as the cluster has, or as many as needed.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub gpu_count: Option<u64>,
+    /// What the cluster supports: caps given, or read from discovery output.
+    #[cfg_attr(feature = "serde", serde(default, rename = "caps"))]
     pub cluster: Cluster,
-    /// Search for a packing on fewer GPUs for at most this many milliseconds' work (`None`:
-    /// first-fit-decreasing only). Budgets above [`MAX_OPTIMIZE_MS`] are capped there.
-    pub optimize_ms: Option<u64>,
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub options: PackOptions,
+}
+
+/// How hard to try: first-fit-decreasing alone, or a search for fewer GPUs after it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+pub struct PackOptions {
+    /// Search for a packing on fewer GPUs than first-fit-decreasing, up to a proven optimum.
+    pub optimize: bool,
+    /// The search's deterministic work budget, calibrated to milliseconds of a native release
+    /// build: [`DEFAULT_OPTIMIZE_MS`] when not given; above [`MAX_OPTIMIZE_MS`], that.
+    pub time_limit_ms: Option<u64>,
+}
+
+impl PackOptions {
+    /// The optimizer's budget in milliseconds, or `None` for first-fit-decreasing alone.
+    pub fn optimize_ms(&self) -> Option<u64> {
+        self.optimize.then(|| {
+            self.time_limit_ms
+                .unwrap_or(DEFAULT_OPTIMIZE_MS)
+                .min(MAX_OPTIMIZE_MS)
+        })
+    }
 }
 
 impl PackRequest {
@@ -34,7 +65,7 @@ impl PackRequest {
                 .map(|ask| AskEntry { ask, seconds: None })
                 .collect(),
             cluster: cluster.into(),
-            optimize_ms: None,
+            ..PackRequest::default()
         }
     }
 
@@ -70,6 +101,19 @@ pub struct PackResponse {
     /// Asks left out of the packing with their errors ([`super::pack_leaving_out`]; empty from
     /// [`pack`], which refuses them instead).
     pub left_out: Vec<super::LeftOut>,
+    /// The choices' warnings, each text once with the asks it concerns, in order of first
+    /// appearance (each choice's own warnings are in `result.choices`, which is what the JSON
+    /// carries).
+    pub warnings: Vec<WarningGroup>,
+}
+
+impl PackResponse {
+    /// The response with its warnings grouped: what [`pack`] and [`super::pack_leaving_out`]
+    /// return (the columns' own summary counts them instead).
+    pub(super) fn grouped(mut self) -> PackResponse {
+        self.warnings = warning_groups(&self.result.choices);
+        self
+    }
 }
 
 impl PackResponse {
@@ -106,19 +150,19 @@ impl serde::Serialize for PackResponse {
 /// # Errors
 /// Caps the catalogue refuses, discovery errors, duplicate names, too many asks.
 pub fn pack(request: &PackRequest) -> Result<PackResponse> {
-    let (caps, caps_from) = request.cluster.caps()?;
-    pack_on(&request.ask_list(), request.optimize_ms, &caps, caps_from)
+    let (caps, caps_from) = request.cluster.caps_with(request.gpu_count)?;
+    pack_on(&request.ask_list(), request.options, &caps, caps_from).map(PackResponse::grouped)
 }
 
 /// [`pack`] of `asks` on caps already read (`caps_from` says from what, if detected).
 pub(super) fn pack_on(
     asks: &[FractionalAsk],
-    optimize_ms: Option<u64>,
+    options: PackOptions,
     caps: &ClusterGpuCaps,
     caps_from: Option<CapsFrom>,
 ) -> Result<PackResponse> {
-    let options = PackOptions {
-        optimize: optimize_ms.map(|ms| Budget::from_millis(ms.min(MAX_OPTIMIZE_MS))),
+    let options = pack::PackOptions {
+        optimize: options.optimize_ms().map(Budget::from_millis),
     };
     let packed = bin_pack_with(asks, caps, &options)?;
     let optimize = options.optimize.map(|_| OptimizeReport {
@@ -128,6 +172,7 @@ pub(super) fn pack_on(
         ffd_gpus: packed.ffd_gpus,
     });
     Ok(PackResponse {
+        warnings: Vec::new(),
         result: packed.result,
         optimize,
         caps_from,
@@ -171,7 +216,10 @@ mod tests {
             asks(&["a:0.35", "b:0.35", "c:0.35", "d:0.35", "e:0.35"]),
             caps,
         );
-        request.optimize_ms = Some(50);
+        request.options = PackOptions {
+            optimize: true,
+            time_limit_ms: Some(50),
+        };
         let r = pack(&request).unwrap();
         let report = r.optimize.unwrap();
         assert!(report.proven_optimal);

@@ -10,14 +10,27 @@ use crate::replay::{self, Policy, Replay, ReplayOptions, Trace};
 /// The seed a replay uses when none is given: the first of the paper's (42–51).
 pub const DEFAULT_SEED: u64 = 42;
 
-/// What to replay. Empty `policies` replays all seven; empty `seeds` replays seed 42; no `tune`
-/// fills to the paper's 130%.
+/// What to replay: npm `replay(nodes, pods, options)`, `gpu-share replay --nodes FILE --pods FILE`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct ReplayRequest {
     /// The node list's CSV text (`sn,cpu_milli,memory_mib,gpu,model`).
+    #[cfg_attr(feature = "serde", serde(rename = "nodes"))]
     pub nodes_csv: String,
     /// The pod list's CSV text (`name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,…`).
+    #[cfg_attr(feature = "serde", serde(rename = "pods"))]
     pub pods_csv: String,
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub options: ReplaySettings,
+}
+
+/// Which policies and seeds, and how far to fill. Empty `policies` replays all seven; empty
+/// `seeds` replays seed 42; no `tune` fills to the paper's 130%.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+pub struct ReplaySettings {
     pub policies: Vec<Policy>,
     pub seeds: Vec<u64>,
     pub tune: Option<Tune>,
@@ -27,20 +40,23 @@ pub struct ReplayRequest {
 ///
 /// # Errors
 /// The lists' errors (fields `nodes`, `pods`, with line and column); `DuplicateName` for a
-/// policy or seed given twice; the limits of [`replay::run::MAX_RUNS`] and
+/// policy or seed given twice (`options.policies[i]`, `options.seeds[i]`); the limits of [`replay::run::MAX_RUNS`] and
 /// [`replay::run::MAX_WORK`].
 pub fn replay(request: &ReplayRequest) -> Result<Replay> {
     let trace = Trace::read(&request.nodes_csv, &request.pods_csv)?;
+    let request = &request.options;
     let policies = if request.policies.is_empty() {
         Policy::ALL.to_vec()
     } else {
-        no_repeats(&request.policies, "policies", |p| p.name().to_string())?;
+        no_repeats(&request.policies, "options.policies", |p| {
+            p.name().to_string()
+        })?;
         request.policies.clone()
     };
     let seeds = if request.seeds.is_empty() {
         vec![DEFAULT_SEED]
     } else {
-        no_repeats(&request.seeds, "seeds", u64::to_string)?;
+        no_repeats(&request.seeds, "options.seeds", u64::to_string)?;
         request.seeds.clone()
     };
     let options = ReplayOptions {

@@ -9,11 +9,36 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::memory::{Memory, MAX_MEMORY, MIB};
 use crate::size::{self, bytes_text, grouped, plural, Dtype, Overhead, SizeOptions, Sizing};
 
-/// A model's config.json and what to size it for; each `None` takes its default.
+/// A model's config.json and what to size it for: npm `sizeModel(config, options)`, `gpu-share size
+/// --config FILE`. In JSON `config` is the config's text or the object itself.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct SizeRequest {
     /// The text of the model's config.json.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "config", deserialize_with = "config_text")
+    )]
     pub config_json: String,
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub options: SizingOptions,
+}
+
+/// The text of a config given as text, or of the object given.
+fn config_text<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
+    use serde::Deserialize;
+    Ok(match serde_json::Value::deserialize(d)? {
+        serde_json::Value::String(text) => text,
+        object => object.to_string(),
+    })
+}
+
+/// What to size a model for; each `None` takes its default.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+pub struct SizingOptions {
     /// The weights' dtype; default: the config's `quantization_config`, else its `torch_dtype`.
     pub dtype: Option<Dtype>,
     /// The KV cache's dtype; default: the dtype the model computes in.
@@ -31,12 +56,16 @@ pub struct SizeRequest {
 
 /// The ask a sized model becomes, and the cluster to plan it on.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct SizePlan {
     pub name: String,
+    #[cfg_attr(feature = "serde", serde(default, rename = "caps"))]
     pub cluster: super::Cluster,
 }
 
-/// A memory budget.
+/// A memory budget. In JSON: bytes (a number), memory text (`"40GiB"`), or `{"gpu_model",
+/// "profile"}` (no profile: the whole GPU).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FitTarget {
     /// Bytes the model may use, as given.
@@ -45,6 +74,44 @@ pub enum FitTarget {
     Gpu { gpu_model: String },
     /// A MIG instance of the catalogue: its memory, less one CUDA context.
     Profile { gpu_model: String, profile: String },
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for FitTarget {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Board {
+            gpu_model: String,
+            #[serde(default)]
+            profile: Option<String>,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(
+            untagged,
+            expecting = "bytes, memory such as \"40GiB\", or {\"gpu_model\", \"profile\"}"
+        )]
+        enum Written {
+            Bytes(u64),
+            Text(String),
+            Board(Board),
+        }
+        Ok(match Written::deserialize(d)? {
+            Written::Bytes(bytes) => FitTarget::Bytes(bytes),
+            Written::Text(text) => {
+                FitTarget::Bytes(Memory::parse(&text).map_err(D::Error::custom)?.bytes())
+            }
+            Written::Board(Board {
+                gpu_model,
+                profile: None,
+            }) => FitTarget::Gpu { gpu_model },
+            Written::Board(Board {
+                gpu_model,
+                profile: Some(profile),
+            }) => FitTarget::Profile { gpu_model, profile },
+        })
+    }
 }
 
 /// The memory a model needs, part by part, each with why.
@@ -128,7 +195,15 @@ pub struct FitResult {
 /// out of range or not settled by the config; `fit` (`fit.gpu_model`, `fit.profile`) not in the
 /// catalogue, or a budget the weights and overheads alone exceed.
 pub fn size(request: &SizeRequest) -> Result<SizeResponse> {
+    sized(request).map_err(|e| match e.field.as_deref() {
+        Some(f) if f != "config" && !f.starts_with("config.") => e.in_field("options"),
+        _ => e,
+    })
+}
+
+fn sized(request: &SizeRequest) -> Result<SizeResponse> {
     let config = size::read_config(&request.config_json).map_err(|e| e.in_field("config"))?;
+    let request = &request.options;
     let options = SizeOptions {
         dtype: request.dtype,
         kv_dtype: request.kv_dtype,
@@ -347,8 +422,10 @@ mod tests {
     fn request(fit: Option<FitTarget>) -> SizeRequest {
         SizeRequest {
             config_json: LLAMA_3_8B.into(),
-            fit,
-            ..Default::default()
+            options: SizingOptions {
+                fit,
+                ..Default::default()
+            },
         }
     }
 
@@ -431,22 +508,25 @@ mod tests {
     #[test]
     fn errors_name_their_field() {
         let mut r = request(Some(FitTarget::Bytes(1 << 30)));
-        assert_eq!(size(&r).unwrap_err().field.as_deref(), Some("fit"));
-        r.fit = Some(FitTarget::Profile {
+        assert_eq!(size(&r).unwrap_err().field.as_deref(), Some("options.fit"));
+        r.options.fit = Some(FitTarget::Profile {
             gpu_model: "a100".into(),
             profile: "9g.99gb".into(),
         });
-        assert_eq!(size(&r).unwrap_err().field.as_deref(), Some("fit.profile"));
-        r.fit = Some(FitTarget::Gpu {
+        assert_eq!(
+            size(&r).unwrap_err().field.as_deref(),
+            Some("options.fit.profile")
+        );
+        r.options.fit = Some(FitTarget::Gpu {
             gpu_model: "Z9".into(),
         });
         assert_eq!(
             size(&r).unwrap_err().field.as_deref(),
-            Some("fit.gpu_model")
+            Some("options.fit.gpu_model")
         );
-        r.fit = Some(FitTarget::Bytes(0));
-        assert_eq!(size(&r).unwrap_err().field.as_deref(), Some("fit"));
-        r.fit = None;
+        r.options.fit = Some(FitTarget::Bytes(0));
+        assert_eq!(size(&r).unwrap_err().field.as_deref(), Some("options.fit"));
+        r.options.fit = None;
         r.config_json = LLAMA_3_8B.replace("\"num_key_value_heads\": 8,", "");
         assert_eq!(
             size(&r).unwrap_err().field.as_deref(),

@@ -111,9 +111,13 @@ pub fn detect_labelled(inputs: &[(&str, &str)]) -> Result<Inventory> {
     finish(all)
 }
 
-/// The input a [`detect_all`] error is about, and the field within it (if any).
+/// The input a [`detect_all`] error is about, and the field within it (if any): its field is
+/// `inputs[i]…`, or `current[i]…` where a request names its texts so (fit, repartition).
 pub fn failed_input(error: &Error) -> Option<(usize, Option<&str>)> {
-    let rest = error.field.as_deref()?.strip_prefix("inputs[")?;
+    let field = error.field.as_deref()?;
+    let rest = field
+        .strip_prefix("inputs[")
+        .or_else(|| field.strip_prefix("current["))?;
     let (index, rest) = rest.split_once(']')?;
     let index = index.parse().ok()?;
     Some((index, rest.strip_prefix('.').filter(|f| !f.is_empty())))

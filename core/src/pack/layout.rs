@@ -33,6 +33,9 @@ pub struct PackResult {
     pub notes: Vec<String>,
     /// The nodes, when the cluster has them: each one's role and GPUs.
     pub nodes: Vec<NodeLayout>,
+    /// How much of the GPUs in use the asks actually asked for, as a share of one GPU (≤ 1),
+    /// measured once when the packing is done ([`PackResult::measure_utilisation`]).
+    pub utilisation: Share,
 }
 
 /// An ask the packer could not place.
@@ -57,8 +60,9 @@ impl PackResult {
 
     /// How much of the GPUs in use the asks actually asked for, as a share of one GPU (≤ 1): per
     /// GPU, the requested shares on it (an ask on several whole GPUs spreads over them), capped
-    /// at what the GPU has taken; then the mean over GPUs.
-    pub fn utilisation(&self) -> Share {
+    /// at what the GPU has taken; then the mean over GPUs. The packer stores it in
+    /// [`PackResult::utilisation`] once the packing is final.
+    pub(crate) fn measure_utilisation(&self) -> Share {
         if self.gpus_used == 0 {
             return Share::ZERO;
         }
@@ -100,7 +104,7 @@ impl PackResult {
         st.serialize_field("lower_bound", &self.lower_bound)?;
         st.serialize_field("gpu_count", &self.gpu_count)?;
         st.serialize_field("gpu_model", &self.gpu_model)?;
-        st.serialize_field("utilisation", &self.utilisation())?;
+        st.serialize_field("utilisation", &self.utilisation)?;
         st.serialize_field("unplaced", &names)?;
         st.serialize_field("unplaced_reasons", &self.unplaced)?;
         st.serialize_field("gpus", &self.gpus)?;
@@ -467,6 +471,8 @@ impl Builder {
             choices,
             notes: Vec::new(),
             nodes: Vec::new(),
+            // Measured once the packing is final (`bin_pack_with`): nodes and the optimizer change it.
+            utilisation: Share::ZERO,
         }
     }
 }

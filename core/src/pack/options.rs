@@ -54,12 +54,13 @@ pub fn bin_pack_with(
     caps: &ClusterGpuCaps,
     options: &PackOptions,
 ) -> Result<OptimizedPack> {
-    let (result, ffd_gpus) = match &caps.nodes {
+    let (mut result, ffd_gpus) = match &caps.nodes {
         None => optimized(asks, caps, options)?,
         Some(nodes) => {
             crate::pack::nodes::pack_on_nodes(asks, nodes, |a| optimized(a, caps, options))?
         }
     };
+    result.utilisation = result.measure_utilisation();
     let lower_bound = result.lower_bound;
     Ok(OptimizedPack {
         proven_optimal: result.unplaced.is_empty() && result.gpus_used == lower_bound,

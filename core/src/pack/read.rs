@@ -82,7 +82,7 @@ impl PackResult {
             None => None,
         };
         let gpus = Fields::at(map, "gpus", MAX_GPU_COUNT as usize)?.read(|v| read_gpu(v, model))?;
-        let result = PackResult {
+        let mut result = PackResult {
             gpus_used: count(get(map, "gpus_used")?).map_err(|e| e.in_field("gpus_used"))?,
             lower_bound: count(get(map, "lower_bound")?).map_err(|e| e.in_field("lower_bound"))?,
             gpu_count: gpu_count(map)?,
@@ -95,7 +95,9 @@ impl PackResult {
                 Some(_) => Fields::at(map, "nodes", MAX_NODES)?.read(read_node)?,
                 None => Vec::new(),
             },
+            utilisation: Share::ZERO,
         };
+        result.utilisation = result.measure_utilisation();
         check::result(&result, map)?;
         Ok(result)
     }

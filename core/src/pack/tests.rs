@@ -264,8 +264,8 @@ proptest! {
         names.sort_unstable();
         prop_assert_eq!(seen, names);
         prop_assert!(limit.is_none_or(|n| r.gpus_used <= n));
-        prop_assert!(r.utilisation() <= Share::ONE);
-        prop_assert_eq!(r.utilisation(), utilisation_by_lookup(&r));
+        prop_assert!(r.utilisation <= Share::ONE);
+        prop_assert_eq!(r.utilisation, utilisation_by_lookup(&r));
         if r.unplaced.is_empty() {
             prop_assert!(r.gpus_used >= r.lower_bound);
         }

@@ -15,7 +15,7 @@ use crate::error::{Error, ErrorKind, Result};
 
 /// A placement policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "ts", ts(rename_all = "kebab-case"))]
@@ -87,6 +87,15 @@ impl Policy {
                     format!("no policy {name:?}; the policies are {}", names.join(", ")),
                 )
             })
+    }
+}
+
+/// A policy by any name [`Policy::parse`] reads (`fgd`, `FGD`, `best-fit`, `BestFit`).
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Policy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Policy::parse(&name).map_err(serde::de::Error::custom)
     }
 }
 

@@ -27,6 +27,13 @@ impl Percent {
     }
 }
 
+/// `95.12%`: two decimals, exactly (the value is held in hundredths).
+impl std::fmt::Display for Percent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{:02}%", self.0 / 100, self.0 % 100)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for Percent {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -97,9 +104,12 @@ pub struct PolicyRuns {
     pub at_100: Option<Percent>,
     #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub at_tune: Option<Percent>,
-    /// The sample standard deviation over the seeds at the tune (0 with one seed).
+    /// The sample standard deviation over the seeds at the tune; `null` with fewer than two
+    /// seeds, where there is no spread to tell.
     #[cfg_attr(feature = "ts", ts(type = "number | null"))]
     pub spread_at_tune: Option<Percent>,
+    /// The pods that failed, by kind, as the mean over the seeds (rounded down).
+    pub mean_failed: FailedPods,
 }
 
 /// A replay's answer.
@@ -399,9 +409,22 @@ fn summarise(policy: Policy, runs: Vec<Run>, last: usize) -> PolicyRuns {
         policy,
         at_100: mean_allocation.get(100).copied().flatten(),
         at_tune: mean_allocation[last],
-        spread_at_tune: (!at_tune.is_empty()).then(|| Percent(spread(&at_tune))),
+        spread_at_tune: (at_tune.len() > 1).then(|| Percent(spread(&at_tune))),
+        mean_failed: mean_failed(&runs),
         mean_allocation,
         runs,
+    }
+}
+
+/// Each kind of failed pod as the mean over the runs, rounded down.
+fn mean_failed(runs: &[Run]) -> FailedPods {
+    let n = runs.len().max(1) as u64;
+    let mean = |f: fn(&FailedPods) -> u64| runs.iter().map(|r| f(&r.failed)).sum::<u64>() / n;
+    FailedPods {
+        no_gpu: mean(|f| f.no_gpu),
+        share: mean(|f| f.share),
+        whole: mean(|f| f.whole),
+        gpu_milli: mean(|f| f.gpu_milli),
     }
 }
 

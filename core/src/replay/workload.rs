@@ -15,6 +15,24 @@ pub const MAX_ARRIVALS: usize = 2_000_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tune(u32);
 
+/// A ratio (`1.3`) or a percentage (`"130%"`), as [`Tune::parse`] reads it.
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Tune {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let text = match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) => s,
+            serde_json::Value::Number(n) => n.to_string(),
+            _ => {
+                return Err(D::Error::custom(
+                    "must be a number such as 1.3 or text such as \"130%\"",
+                ))
+            }
+        };
+        Tune::parse(&text).map_err(|e| D::Error::custom(e.message))
+    }
+}
+
 impl Tune {
     /// The largest tune: five times the cluster's capacity.
     pub const MAX_PERMILLE: u32 = 5000;

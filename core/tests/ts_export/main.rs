@@ -247,7 +247,10 @@ fn plans_and_packings_match_their_declarations() {
 
     let mut request =
         PackRequest::new(asks(&["m:3g.20gb", "f:0.25", "w:2", "t:0.5"]), caps.clone());
-    request.optimize_ms = Some(20);
+    request.options = api::PackOptions {
+        optimize: true,
+        time_limit_ms: Some(20),
+    };
     let packed = api::pack(&request).unwrap();
     assert!(packed.optimize.is_some());
     check(&packed);
@@ -310,14 +313,15 @@ fn plans_and_packings_match_their_declarations() {
     let detected = api::pack(&PackRequest {
         asks: PackRequest::new(asks(&["a:0.5"]), caps).asks,
         cluster: Cluster::Detected {
-            inputs: vec![DetectInput {
-                label: "qx-a100.xml".into(),
-                text: fixture("qx-a100.xml"),
-            }],
-            gpu_count: None,
-            turn_on_mig: false,
+            detected: api::Detected {
+                inputs: vec![DetectInput {
+                    label: "qx-a100.xml".into(),
+                    text: fixture("qx-a100.xml"),
+                }],
+                turn_on_mig: false,
+            },
         },
-        optimize_ms: None,
+        ..PackRequest::default()
     })
     .unwrap();
     let from: &CapsFrom = detected.caps_from.as_ref().unwrap();
@@ -337,8 +341,12 @@ fn columns_match_their_declaration() {
     let asks = AskColumns::new(None, Some(&[0.75, 0.5]), None).unwrap();
     let request = PackColumnsRequest {
         asks,
+        gpu_count: None,
         cluster: Cluster::Given(caps),
-        optimize_ms: Some(20),
+        options: api::PackOptions {
+            optimize: true,
+            time_limit_ms: Some(20),
+        },
     };
     let packed = api::pack_columns(&request).unwrap();
     check(&packed.summary);
@@ -348,16 +356,18 @@ fn columns_match_their_declaration() {
 
 #[test]
 fn discovery_matches_its_declarations() {
-    let response = api::detect(&[
-        DetectInput {
-            label: "mig".into(),
-            text: fixture("linux-x86_64__nvidia-h100-mig__590.48.01.txt"),
-        },
-        DetectInput {
-            label: "node".into(),
-            text: KUBECTL_NODE.into(),
-        },
-    ])
+    let response = api::detect(&api::DetectRequest {
+        inputs: vec![
+            DetectInput {
+                label: "mig".into(),
+                text: fixture("linux-x86_64__nvidia-h100-mig__590.48.01.txt"),
+            },
+            DetectInput {
+                label: "node".into(),
+                text: KUBECTL_NODE.into(),
+            },
+        ],
+    })
     .unwrap();
     check(&response);
     let inventory: &Inventory = &response.inventory;
@@ -417,11 +427,14 @@ fn the_ledger_matches_its_declarations() {
     let mut entries =
         api::record_pack(&request, &packed, Recording::new(7200, Some(3600)).unwrap());
     let choice: &Choice = &packed.result.choices[0];
-    entries.push(api::record_plan(
-        choice,
-        Recording::new(3600, None).unwrap(),
-    ));
-    entries.push(api::release(&entries, "a", 7200).unwrap());
+    entries.push(
+        api::record_plan(&api::RecordPlanRequest::at(
+            choice,
+            Recording::new(3600, None).unwrap(),
+        ))
+        .unwrap(),
+    );
+    entries.push(api::release(&api::ReleaseRequest::new(&entries, "a", 7200)).unwrap());
     for e in &entries {
         check(e);
         if let LedgerEntry::Usage(record) = e {
@@ -438,12 +451,7 @@ fn the_ledger_matches_its_declarations() {
     .unwrap();
     check(&rates);
     check(&Rates::default());
-    let response = api::summarise(&SummaryRequest {
-        entries: &entries,
-        now: 9000,
-        rates,
-    })
-    .unwrap();
+    let response = api::summarise(&SummaryRequest::new(&entries, 9000, rates)).unwrap();
     let summary: &Summary = &response.summary;
     check(summary);
     let row: &SummaryRow = &summary.totals;
@@ -457,7 +465,7 @@ fn the_ledger_matches_its_declarations() {
         .iter()
         .map(|e| account::format_entry(e) + "\n")
         .collect();
-    let imported = api::import(&entries[..1], &text, 9000).unwrap();
+    let imported = api::import(&api::ImportRequest::new(&entries[..1], &text, 9000)).unwrap();
     check(&imported);
 }
 
@@ -482,12 +490,14 @@ fn asks_and_scenarios_match_their_declarations() {
 #[test]
 fn fit_matches_its_declaration() {
     let request = FitRequest {
-        inputs: vec![DetectInput {
+        current: vec![DetectInput {
             label: "lgi".into(),
             text: fixture("mig-lgi__dra-driver-nvidia-gpu-933.txt"),
         }],
-        gpu_model: Some("A100-SXM4-80GB".into()),
         asks: asks(&["big:3g.40gb", "small:2g.20gb"]),
+        options: api::LiveOptions {
+            gpu_model: Some("A100-SXM4-80GB".into()),
+        },
     };
     let r = api::fit(&request).unwrap();
     assert!(!r.placed.is_empty() && !r.unplaced.is_empty());
@@ -502,13 +512,15 @@ fn fit_matches_its_declaration() {
 #[test]
 fn repartition_matches_its_declaration() {
     let request = RepartitionRequest {
-        inputs: vec![DetectInput {
+        current: vec![DetectInput {
             label: "lgi".into(),
             text: fixture("mig-lgi__dra-driver-nvidia-gpu-933.txt"),
         }],
-        gpu_model: Some("A100-SXM4-80GB".into()),
-        free: Vec::new(),
         asks: asks(&["big:3g.40gb"]),
+        options: api::RepartitionOptions {
+            gpu_model: Some("A100-SXM4-80GB".into()),
+            free: Vec::new(),
+        },
     };
     let r = api::repartition(&request).unwrap();
     check(&r);
@@ -531,15 +543,17 @@ fn size_matches_its_declaration() {
         "max_position_embeddings": 8192, "torch_dtype": "bfloat16", "vocab_size": 151936}"#;
     let mut request = SizeRequest {
         config_json: config.into(),
-        dtype: Some(gpu_share_core::internals::size::Dtype::Int4),
-        ..Default::default()
+        options: api::SizingOptions {
+            dtype: Some(gpu_share_core::internals::size::Dtype::Int4),
+            ..Default::default()
+        },
     };
     let plain = api::size(&request).unwrap();
     assert!(plain.fit.is_none() && plain.overheads.len() == 2);
     check(&plain);
     check(&plain.overheads[1]);
     check(&plain.parameter_parts[0]);
-    request.fit = Some(FitTarget::Profile {
+    request.options.fit = Some(FitTarget::Profile {
         gpu_model: "A100-SXM4-80GB".into(),
         profile: "3g.40gb".into(),
     });
@@ -554,9 +568,11 @@ fn replay_matches_its_declaration() {
     let replay = api::replay(&ReplayRequest {
         nodes_csv: fixture_at("replay/nodes.csv"),
         pods_csv: fixture_at("replay/pods.csv"),
-        policies: vec![gpu_share_core::internals::replay::Policy::Fgd],
-        seeds: vec![1, 2],
-        tune: None,
+        options: api::ReplaySettings {
+            policies: vec![gpu_share_core::internals::replay::Policy::Fgd],
+            seeds: vec![1, 2],
+            tune: None,
+        },
     })
     .unwrap();
     check(&replay);

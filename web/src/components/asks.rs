@@ -57,17 +57,15 @@ fn FixButton(row: AskRow) -> impl IntoView {
     }
 }
 
-/// A name not yet used by any row: `name-2`, `name-3`, …
+/// A name not yet used by any row: `name-2`, `name-3`, … (the core's rule).
 fn unused_name(base: &str, taken: &[String]) -> String {
     unused_name_from(base, 2, taken)
 }
 
-/// `base-from`, or the first unused one after it.
+/// `base-from`, or the first unused one after it (the core's rule).
 fn unused_name_from(base: &str, from: usize, taken: &[String]) -> String {
-    (from..)
-        .map(|n| format!("{base}-{n}"))
-        .find(|candidate| !taken.iter().any(|t| t == candidate))
-        .unwrap_or_else(|| base.to_string())
+    let taken: Vec<&str> = taken.iter().map(String::as_str).collect();
+    gpu_share_core::api::unused_name(base, from, &taken)
 }
 
 /// `AppState::focus_row` naming the "Add ask" button (the last row was removed).

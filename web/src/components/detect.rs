@@ -4,7 +4,7 @@
 //!
 //! The pasted text stays in this component (it can be large); only the caps it fills reach the link.
 
-use gpu_share_core::api::{self, ClusterGpuCaps, DetectInput, DetectResponse};
+use gpu_share_core::api::{self, ClusterGpuCaps, DetectInput, DetectRequest, DetectResponse};
 use leptos::prelude::*;
 
 use crate::file_input::{pasted_text, read_chosen_text};
@@ -83,7 +83,9 @@ pub fn run(state: &AppState, label: &str, text: &str) -> Outcome {
         label: label.into(),
         text: text.into(),
     };
-    match api::detect(&[input]) {
+    match api::detect(&DetectRequest {
+        inputs: vec![input],
+    }) {
         Ok(response) => {
             fill_form(state, &response.caps);
             state.detected_mig.set(DetectedMig {
@@ -232,10 +234,12 @@ mod tests {
             r.facts
         );
         // The same words as every other front end: the core's detect response, shown as it is.
-        let core = api::detect(&[DetectInput {
-            label: PASTED.into(),
-            text: TWO_A100.into(),
-        }])
+        let core = api::detect(&DetectRequest {
+            inputs: vec![DetectInput {
+                label: PASTED.into(),
+                text: TWO_A100.into(),
+            }],
+        })
         .unwrap();
         assert_eq!(r, Report::from(core));
         assert!(

@@ -106,7 +106,7 @@ pub fn Diagram() -> impl IntoView {
                 <span>"GPUs used: "<strong data-testid="gpus-used">{stat(|p| p.gpus_used.to_string())}</strong></span>
                 <span title="No packing of these asks with these mechanisms uses fewer GPUs.">"lower bound: "<strong data-testid="lower-bound">{stat(|p| p.lower_bound.to_string())}</strong></span>
                 <span>"limit: "<strong>{stat(|p| p.gpu_count.map_or("unlimited".into(), |n| n.to_string()))}</strong></span>
-                <span title="What the asks asked for, as a share of the GPUs in use.">"utilisation: "<strong data-testid="utilisation">{stat(|p| share_percent(p.utilisation()))}</strong></span>
+                <span title="What the asks asked for, as a share of the GPUs in use.">"utilisation: "<strong data-testid="utilisation">{stat(|p| share_percent(p.utilisation))}</strong></span>
                 <span>"model: "<strong>{stat(|p| p.gpu_model.clone().unwrap_or_else(|| "not specified".into()))}</strong></span>
                 {move || optimized.get().map(|report| view! {
                     <span data-testid="optimized">"first-fit-decreasing: "<strong>{report.ffd_gpus.to_string()}</strong>

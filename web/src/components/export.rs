@@ -120,7 +120,7 @@ pub fn render(
             file_name: r.file_name,
             media_type: r.media_type,
         },
-        Err(e) => match e.field.as_deref() {
+        Err(e) => match e.field.as_deref().and_then(|f| f.strip_prefix("options.")) {
             Some(f) if PANEL_FIELDS.contains(&f) => Exported::FieldError {
                 field: f.to_string(),
                 message: words::message(&e),
@@ -372,7 +372,8 @@ mod tests {
                 "device-plugin",
                 "mig-parted",
                 "mig-commands",
-                "slurm"
+                "slurm",
+                "dra"
             ]
         );
         assert_eq!(format_of("nonsense"), ExportFormat::Kubernetes);

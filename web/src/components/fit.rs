@@ -6,7 +6,7 @@
 //! the GPU model come from the scenario, so the answer follows every edit. Below it, the fewest
 //! moves that would let every ask in (`repartition.rs`).
 
-use gpu_share_core::api::{self, DetectInput, FitRequest, FitResponse, GpuFit};
+use gpu_share_core::api::{self, DetectInput, FitRequest, FitResponse, GpuFit, LiveOptions};
 use leptos::prelude::*;
 
 use super::repartition::Repartition;
@@ -122,14 +122,16 @@ fn list(slices: &[u8]) -> String {
 /// Fits the scenario's asks on the pasted GPUs: the form's GPU model for GPUs the text does not name.
 pub fn run(state: &AppState, text: &str) -> Result<FitResponse, String> {
     let request = FitRequest {
-        inputs: vec![DetectInput {
+        current: vec![DetectInput {
             label: PASTED.into(),
             text: text.into(),
         }],
-        gpu_model: Some(state.gpu_model.get()).filter(|m| !m.trim().is_empty()),
         asks: state
             .asks
             .with(|a| a.iter().map(|e| e.ask.clone()).collect()),
+        options: LiveOptions {
+            gpu_model: Some(state.gpu_model.get()).filter(|m| !m.trim().is_empty()),
+        },
     };
     api::fit(&request).map_err(|e| words::error(&e))
 }

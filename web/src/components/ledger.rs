@@ -295,7 +295,7 @@ pub fn Ledger() -> impl IntoView {
                                 <td>{mech}</td>
                                 <td class="num">{u.record.requested_fraction.to_string()}</td>
                                 <td class="num">{u.record.allocated_fraction.to_string()}</td>
-                                <td>{format::utc(u.record.started_at)}</td>
+                                <td>{gpu_share_core::api::utc_text(u.record.started_at)}</td>
                                 <td>{format::duration(u.seconds)}</td>
                                 <td class="num">{u.allocated_gpu_hours().to_fixed(2)}</td>
                                 <td>{running.then(|| view! {

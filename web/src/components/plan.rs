@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use gpu_share_core::api::{gpu_ranges, warning_groups, Choice, PackResult, WarningKind};
+use gpu_share_core::api::{gpu_ranges, Choice, PackResult, WarningKind};
 use leptos::prelude::*;
 
 use crate::components::pager::{window, Pager};
@@ -109,11 +109,9 @@ fn LinkDropped() -> impl IntoView {
 fn Warnings() -> impl IntoView {
     let state = expect_context::<AppState>();
     let groups = Memo::new(move |_| {
-        state.plan.with(|p| {
-            p.as_ref()
-                .map(|p| warning_groups(&p.result.choices))
-                .unwrap_or_default()
-        })
+        state
+            .plan
+            .with(|p| p.as_ref().map(|p| p.warnings.clone()).unwrap_or_default())
     });
     let list = move |kind: WarningKind| {
         groups.with(|g| {

@@ -5,7 +5,7 @@
 
 use gpu_share_core::api::{
     self, DetectInput, FitResponse, FreeInstance, InstanceStatus, RepartitionGpu,
-    RepartitionRequest, RepartitionResponse, Step,
+    RepartitionOptions, RepartitionRequest, RepartitionResponse, Step,
 };
 use leptos::prelude::*;
 
@@ -18,22 +18,24 @@ pub type Freed = (Option<String>, u64, u32);
 /// Plans the fewest moves for the scenario's asks on the pasted GPUs.
 pub fn run(state: &AppState, text: &str, freed: &[Freed]) -> Result<RepartitionResponse, String> {
     let request = RepartitionRequest {
-        inputs: vec![DetectInput {
+        current: vec![DetectInput {
             label: "pasted text".into(),
             text: text.into(),
         }],
-        gpu_model: Some(state.gpu_model.get()).filter(|m| !m.trim().is_empty()),
-        free: freed
-            .iter()
-            .map(|(node, gpu, id)| FreeInstance {
-                node: node.clone(),
-                gpu: *gpu,
-                gpu_instance_id: *id,
-            })
-            .collect(),
         asks: state
             .asks
             .with(|a| a.iter().map(|e| e.ask.clone()).collect()),
+        options: RepartitionOptions {
+            gpu_model: Some(state.gpu_model.get()).filter(|m| !m.trim().is_empty()),
+            free: freed
+                .iter()
+                .map(|(node, gpu, id)| FreeInstance {
+                    node: node.clone(),
+                    gpu: *gpu,
+                    gpu_instance_id: *id,
+                })
+                .collect(),
+        },
     };
     api::repartition(&request).map_err(|e| words::error(&e))
 }

@@ -7,7 +7,9 @@
 //! The lists, choices and result stay in this component: a replay is not part of the scenario or
 //! the link, and it runs when asked (one replay of a real trace takes seconds), never per keystroke.
 
-use gpu_share_core::api::{self, Error, ErrorKind, Percent, Policy, Replay, ReplayRequest, Tune};
+use gpu_share_core::api::{
+    self, Error, ErrorKind, Percent, Policy, Replay, ReplayRequest, ReplaySettings, Tune,
+};
 use leptos::prelude::*;
 
 use crate::file_input::read_chosen_text;
@@ -73,7 +75,7 @@ fn said(e: &Error) -> String {
 }
 
 fn percent(p: Option<Percent>) -> String {
-    p.map_or("—".into(), |p| format!("{:.2}%", p.to_f64()))
+    p.map_or("—".into(), |p| p.to_string())
 }
 
 #[component]
@@ -93,17 +95,15 @@ fn Results(replay: Replay) -> impl IntoView {
                 <th scope="col">"± (seeds)"</th><th scope="col">"failed shares"</th><th scope="col">"whole"</th><th scope="col">"no GPU"</th></tr></thead>
             <tbody>
                 {replay.policies.iter().map(|p| {
-                    let runs = p.runs.len().max(1) as u64;
-                    let mean = |f: fn(&gpu_share_core::api::Run) -> u64| (p.runs.iter().map(f).sum::<u64>() / runs).to_string();
                     view! {
                         <tr data-policy=p.policy.name()>
                             <th scope="row">{p.policy.name()}</th>
                             <td class="num">{percent(p.at_100)}</td>
                             <td class="num">{percent(p.at_tune)}</td>
                             <td class="num">{percent(p.spread_at_tune)}</td>
-                            <td class="num">{mean(|r| r.failed.share)}</td>
-                            <td class="num">{mean(|r| r.failed.whole)}</td>
-                            <td class="num">{mean(|r| r.failed.no_gpu)}</td>
+                            <td class="num">{p.mean_failed.share}</td>
+                            <td class="num">{p.mean_failed.whole}</td>
+                            <td class="num">{p.mean_failed.no_gpu}</td>
                         </tr>
                     }
                 }).collect_view()}
@@ -175,13 +175,15 @@ pub fn ReplayBox() -> impl IntoView {
             Ok::<_, Error>(ReplayRequest {
                 nodes_csv: nodes.get_untracked().text,
                 pods_csv: pods.get_untracked().text,
-                policies: chosen.get_untracked(),
-                seeds: seeds(&seed_text.get_untracked())?,
-                tune: Some(Tune::parse(&tune_text.get_untracked())?),
+                options: ReplaySettings {
+                    policies: chosen.get_untracked(),
+                    seeds: seeds(&seed_text.get_untracked())?,
+                    tune: Some(Tune::parse(&tune_text.get_untracked())?),
+                },
             })
         })();
         let request = match request {
-            Ok(r) if r.policies.is_empty() => {
+            Ok(r) if r.options.policies.is_empty() => {
                 error.set(Some("Policies: choose at least one".into()));
                 return;
             }

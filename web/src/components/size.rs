@@ -5,7 +5,9 @@
 //! The pasted config and the sizing choices stay in this component; only the ask it adds goes
 //! into the scenario (and so the link).
 
-use gpu_share_core::api::{self, bytes_text, grouped, Dtype, SizeRequest, SizeResponse};
+use gpu_share_core::api::{
+    self, bytes_text, grouped, Dtype, SizeRequest, SizeResponse, SizingOptions,
+};
 use leptos::prelude::*;
 
 use crate::file_input::{pasted_text, read_chosen_text};
@@ -42,10 +44,12 @@ fn request(
         .transpose()?;
     Ok(SizeRequest {
         config_json: config.to_string(),
-        dtype,
-        context: count(context, "context")?,
-        concurrency: count(concurrency, "concurrency")?,
-        ..Default::default()
+        options: SizingOptions {
+            dtype,
+            context: count(context, "context")?,
+            concurrency: count(concurrency, "concurrency")?,
+            ..Default::default()
+        },
     })
 }
 
@@ -205,8 +209,11 @@ mod tests {
     #[test]
     fn fields_make_the_request_through_the_core() {
         let r = request("{}", "int4", "8,192", "").unwrap();
-        assert_eq!(r.dtype, Some(Dtype::Int4));
-        assert_eq!((r.context, r.concurrency), (Some(8192), None));
+        assert_eq!(r.options.dtype, Some(Dtype::Int4));
+        assert_eq!(
+            (r.options.context, r.options.concurrency),
+            (Some(8192), None)
+        );
         assert_eq!(
             request("{}", "", "lots", "").unwrap_err().field.as_deref(),
             Some("context")

@@ -99,7 +99,7 @@ pub fn Summary() -> impl IntoView {
                     <p class="summary-line" data-testid="summary-line">
                         <span><strong data-testid="summary-gpus">{r.gpus_used}</strong>{format!(" GPU{}{limit} used", if r.gpus_used == 1 { "" } else { "s" })}</span>
                         <span title="No packing of these asks with these mechanisms uses fewer GPUs.">"lower bound "<strong>{r.lower_bound}</strong></span>
-                        <span title="What the asks asked for, as a share of the GPUs in use.">"utilisation "<strong>{share_percent(r.utilisation())}</strong></span>
+                        <span title="What the asks asked for, as a share of the GPUs in use.">"utilisation "<strong>{share_percent(r.utilisation)}</strong></span>
                         <span class=unplaced_class data-testid="summary-unplaced">
                             <strong>{unplaced}</strong>" unplaced"
                         </span>

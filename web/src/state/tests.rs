@@ -107,14 +107,14 @@ fn the_plan_is_the_cores_answer_to_the_pages_request() {
     assert_eq!(request.asks.len(), 6);
     assert_eq!(request.asks[0].seconds, Some(7200));
     assert_eq!(request.asks[1].seconds, None);
-    assert_eq!(request.optimize_ms, None);
+    assert_eq!(request.options.optimize_ms(), None);
     let plan = s.plan.get_untracked().unwrap();
     assert_eq!(plan, api::pack(&request).unwrap());
     assert_eq!((plan.result.gpus_used, plan.optimize), (3, None));
     // Optimize: the request carries the page's budget; the response says how it did.
     s.optimize.set(true);
     let request = s.request.get_untracked();
-    assert_eq!(request.optimize_ms, Some(OPTIMIZE_MS));
+    assert_eq!(request.options.optimize_ms(), Some(OPTIMIZE_MS));
     let plan = s.plan.get_untracked().unwrap();
     assert_eq!(plan.result.gpus_used, 2);
     let report = plan.optimize.unwrap();

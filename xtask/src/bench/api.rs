@@ -99,8 +99,9 @@ fn native_columns(n: usize) -> Result<(f64, u64), String> {
     let (ms, out) = best_of(runs, || -> Result<u64, String> {
         let request = PackColumnsRequest {
             asks: AskColumns::new(None, Some(&fractions), None).map_err(|e| e.to_string())?,
+            gpu_count: None,
             cluster: Cluster::Given(caps.clone()),
-            optimize_ms: None,
+            options: Default::default(),
         };
         let packed = api::pack_columns(&request).map_err(|e| e.to_string())?;
         std::hint::black_box(&packed.asks.gpu);

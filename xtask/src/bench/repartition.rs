@@ -3,7 +3,9 @@
 //! — the one call the CLI's `repartition` and the npm `repartition` make — timed per state.
 
 use super::speed::SplitMix;
-use gpu_share_core::api::{repartition, DetectInput, FreeInstance, RepartitionRequest};
+use gpu_share_core::api::{
+    repartition, DetectInput, FreeInstance, RepartitionOptions, RepartitionRequest,
+};
 use gpu_share_core::internals::validate_mig::validate_placements;
 use gpu_share_core::internals::{models, FractionalAsk, GpuModel};
 use std::time::Instant;
@@ -80,13 +82,15 @@ fn state(model: &GpuModel, seed: u64) -> RepartitionRequest {
         })
         .collect();
     RepartitionRequest {
-        inputs: vec![DetectInput {
+        current: vec![DetectInput {
             label: "lgi".into(),
             text: lgi(&rows),
         }],
-        gpu_model: Some(model.name.to_string()),
-        free,
         asks,
+        options: RepartitionOptions {
+            gpu_model: Some(model.name.to_string()),
+            free,
+        },
     }
 }
 

@@ -3,7 +3,7 @@
 //! means (DIR's expected_allocation.tsv); gpu-share's policy against FGD; the bound; and one
 //! workload's replay timed natively and through the npm package in Node.
 
-use gpu_share_core::api::{self, ReplayRequest};
+use gpu_share_core::api::{self, ReplayRequest, ReplaySettings};
 use gpu_share_core::internals::replay::{Policy, Replay};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -89,9 +89,11 @@ pub fn run(dir: &Path, root: &Path) -> Result<ReplayBench, String> {
         let request = ReplayRequest {
             nodes_csv: nodes_csv.clone(),
             pods_csv: read(&dir.join(file))?,
-            policies: Policy::ALL.to_vec(),
-            seeds: SEEDS.collect(),
-            tune: None,
+            options: ReplaySettings {
+                policies: Policy::ALL.to_vec(),
+                seeds: SEEDS.collect(),
+                tune: None,
+            },
         };
         let started = Instant::now();
         let replay = api::replay(&request).map_err(|e| format!("{file}: {e}"))?;

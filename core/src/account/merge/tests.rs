@@ -184,21 +184,21 @@ proptest! {
         t in ledger(),
         document in any::<bool>(),
     ) {
-        use crate::api::import;
+        use crate::api::{import, ImportRequest};
         let file = text(&t, document);
         if t.is_empty() {
-            prop_assert!(import(&x, &file, 10_000).is_err(), "a file with no entries is refused");
+            prop_assert!(import(&ImportRequest::new(&x, &file, 10_000)).is_err(), "a file with no entries is refused");
             return Ok(());
         }
-        let fresh = import(&[], &file, 10_000).unwrap();
+        let fresh = import(&ImportRequest::new(&[], &file, 10_000)).unwrap();
         prop_assert_eq!((&fresh.entries, fresh.added, fresh.already_present), (&t, t.len(), 0));
-        let own = import(&t, &file, 10_000).unwrap();
+        let own = import(&ImportRequest::new(&t, &file, 10_000)).unwrap();
         prop_assert_eq!((&own.entries, own.added, own.already_present), (&t, 0, t.len()));
         // Two ledgers can disagree (a release of a use the other already closed): that is refused
         // whole. When the merge stands, a second import of the same file adds nothing.
-        if let Ok(once) = import(&x, &file, 10_000) {
+        if let Ok(once) = import(&ImportRequest::new(&x, &file, 10_000)) {
             prop_assert_eq!(once.added + once.already_present, t.len());
-            let twice = import(&once.entries, &file, 10_000).unwrap();
+            let twice = import(&ImportRequest::new(&once.entries, &file, 10_000)).unwrap();
             prop_assert_eq!(twice.added, 0);
             prop_assert_eq!(twice.already_present, t.len());
             prop_assert_eq!(&twice.entries, &once.entries);

@@ -36,8 +36,17 @@ fn caps(mig: bool, mps: bool, timeslice: bool, limit: Option<u64>, nodes: bool) 
 fn request(asks: AskColumns, caps: ClusterGpuCaps, optimize: bool) -> PackColumnsRequest {
     PackColumnsRequest {
         asks,
+        gpu_count: None,
         cluster: Cluster::Given(caps),
-        optimize_ms: optimize.then_some(20),
+        options: options(optimize),
+    }
+}
+
+/// First-fit-decreasing alone, or with a 20 ms search.
+fn options(optimize: bool) -> PackOptions {
+    PackOptions {
+        optimize,
+        time_limit_ms: Some(20),
     }
 }
 
@@ -52,7 +61,7 @@ fn agrees(c: &PackColumns, r: &PackResult, asks: &[FractionalAsk]) {
         (&s.gpu_model, &s.notes, &s.nodes),
         (&r.gpu_model, &r.notes, &r.nodes)
     );
-    assert_eq!(s.utilisation, r.utilisation());
+    assert_eq!(s.utilisation, r.utilisation);
     let name = |i: u32| asks[i as usize].name();
     let unplaced: Vec<(&str, &str)> = s
         .unplaced
@@ -150,7 +159,7 @@ proptest! {
         let caps = caps(mig, mps, timeslice, limit, nodes && limit.is_none());
         let asks = columns.asks().to_vec();
         let mut plain = PackRequest::new(asks.clone(), caps.clone());
-        plain.optimize_ms = optimize.then_some(20);
+        plain.options = options(optimize);
         match (pack(&plain), pack_columns(&request(columns, caps, optimize))) {
             (Ok(r), Ok(c)) => agrees(&c, &r.result, &asks),
             (Err(a), Err(b)) => prop_assert_eq!(a, b),

@@ -4,7 +4,7 @@
 
 mod live;
 
-use super::discover::{read, DetectInput};
+use super::discover::{labelled, read, DetectInput};
 use crate::ask::FractionalAsk;
 use crate::caps::ClusterGpuCaps;
 use crate::catalog::{find_model, models_with_profiles, require_model, GpuModel};
@@ -17,15 +17,59 @@ use live::LiveGpu;
 /// The most asks one fit places.
 pub const MAX_FIT_ASKS: usize = 10_000;
 
-/// GPUs as they are, and optionally asks to place on them.
+/// GPUs as they are, and optionally asks to place on them: npm `fit(current, asks, options)`,
+/// `gpu-share fit --current FILE`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct FitRequest {
     /// nvidia-smi or kubectl output: one text per machine (or cluster).
-    pub inputs: Vec<DetectInput>,
-    /// The GPU model, for GPUs whose inputs do not name it (`nvidia-smi mig -lgi` names none).
-    pub gpu_model: Option<String>,
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "super::discover::texts::one_or_many")
+    )]
+    pub current: Vec<DetectInput>,
     /// Asks to place in the free room, each as a MIG profile of its GPU's model.
+    #[cfg_attr(feature = "serde", serde(default))]
     pub asks: Vec<FractionalAsk>,
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub options: LiveOptions,
+}
+
+/// What the texts of GPUs as they are may not say.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+pub struct LiveOptions {
+    /// The GPU model, for GPUs whose texts do not name it (`nvidia-smi mig -lgi` names none).
+    pub gpu_model: Option<String>,
+}
+
+/// An error of [`fit`] or [`super::repartition`] in the request's words: the texts are `current`,
+/// the options `options.…`, and a hint to give the model points at `options.gpu_model`.
+pub(super) fn in_request(e: Error) -> Error {
+    let give = matches!(
+        e.hint,
+        Some(Hint::Give {
+            input: Input::GpuModel
+        })
+    );
+    let e = renamed(e, "inputs", "current");
+    let e = renamed(e, "gpu_model", "options.gpu_model");
+    let e = renamed(e, "free", "options.free");
+    match e.field {
+        None if give => e.in_field("options.gpu_model"),
+        _ => e,
+    }
+}
+
+/// An error's field with its first segment `from` renamed `to` (`inputs[0]` → `current[0]`).
+fn renamed(e: Error, from: &str, to: &str) -> Error {
+    let field = e.field.as_deref().map(|f| match f.strip_prefix(from) {
+        Some(rest) if rest.is_empty() || rest.starts_with(['[', '.']) => format!("{to}{rest}"),
+        _ => f.to_string(),
+    });
+    Error { field, ..e }
 }
 
 /// What fits where, GPU by GPU.
@@ -125,6 +169,10 @@ pub(crate) struct Target<'a> {
 /// whose model neither the inputs nor `gpu_model` settle (with a hint to give the model); more
 /// than [`MAX_FIT_ASKS`] asks; duplicate ask names.
 pub fn fit(request: &FitRequest) -> Result<FitResponse> {
+    fit_live(request).map_err(in_request)
+}
+
+fn fit_live(request: &FitRequest) -> Result<FitResponse> {
     if request.asks.len() > MAX_FIT_ASKS {
         return Err(Error::new(
             ErrorKind::TooLarge,
@@ -136,8 +184,10 @@ pub fn fit(request: &FitRequest) -> Result<FitResponse> {
         .in_field("asks"));
     }
     crate::pack::check_unique_names(&request.asks)?;
-    let (inventory, given, mut notes) =
-        live_inventory(&request.inputs, request.gpu_model.as_deref())?;
+    let (inventory, given, mut notes) = live_inventory(
+        &labelled(&request.current, "current"),
+        request.options.gpu_model.as_deref(),
+    )?;
     let mut targets = targets(&inventory, given, &mut notes)?;
     let profiles_of = |t: &Target| -> Vec<Option<usize>> {
         request

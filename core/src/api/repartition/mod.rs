@@ -2,8 +2,8 @@
 //! let new asks into live MIG layouts, found exactly (`search.rs`), with the ordered
 //! steps, the nvidia-smi commands, what to drain first, and the mig-parted config of the end state.
 
-use super::discover::DetectInput;
-use super::fit::{gpu_name, live_inventory, profile_for, targets, FitUnplaced, Target};
+use super::discover::{labelled, DetectInput};
+use super::fit::{gpu_name, in_request, live_inventory, profile_for, targets, FitUnplaced, Target};
 use crate::ask::FractionalAsk;
 use crate::catalog::GpuModel;
 use crate::error::{Error, ErrorKind, Result};
@@ -17,21 +17,40 @@ use plan::{commands, mig_parted, placed_asks, Planner};
 /// The most asks one repartition places.
 pub const MAX_REPARTITION_ASKS: usize = 64;
 
-/// GPUs as they are, the instances that may go, and the asks to fit.
+/// GPUs as they are, the instances that may go, and the asks to fit: npm `repartition(current,
+/// asks, options)`, `gpu-share repartition --current FILE`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct RepartitionRequest {
     /// nvidia-smi or kubectl output: one text per machine (`nvidia-smi mig -lgi` gives placements).
-    pub inputs: Vec<DetectInput>,
-    /// The GPU model, for GPUs whose inputs do not name it.
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "super::discover::texts::one_or_many")
+    )]
+    pub current: Vec<DetectInput>,
+    pub asks: Vec<FractionalAsk>,
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub options: RepartitionOptions,
+}
+
+/// The model the texts may not name, and the instances that may go.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+pub struct RepartitionOptions {
+    /// The GPU model, for GPUs whose texts do not name it.
     pub gpu_model: Option<String>,
     /// GPU instances that are not in use and may be destroyed; every other one is in use.
     pub free: Vec<FreeInstance>,
-    pub asks: Vec<FractionalAsk>,
 }
 
 /// A GPU instance that may go: its GPU (node and index) and its GPU instance ID.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct FreeInstance {
+    #[cfg_attr(feature = "serde", serde(default))]
     pub node: Option<String>,
     pub gpu: u64,
     pub gpu_instance_id: u32,
@@ -198,6 +217,10 @@ pub(super) struct Wanted<'a> {
 /// `free[i]`); GPUs of more than one model; more than [`MAX_REPARTITION_ASKS`] asks; a search
 /// larger than the exact search takes on (`TooLarge`).
 pub fn repartition(request: &RepartitionRequest) -> Result<RepartitionResponse> {
+    repartition_live(request).map_err(in_request)
+}
+
+fn repartition_live(request: &RepartitionRequest) -> Result<RepartitionResponse> {
     if request.asks.len() > MAX_REPARTITION_ASKS {
         return Err(Error::new(
             ErrorKind::TooLarge,
@@ -209,11 +232,13 @@ pub fn repartition(request: &RepartitionRequest) -> Result<RepartitionResponse> 
         .in_field("asks"));
     }
     crate::pack::check_unique_names(&request.asks)?;
-    let (inventory, given, mut notes) =
-        live_inventory(&request.inputs, request.gpu_model.as_deref())?;
+    let (inventory, given, mut notes) = live_inventory(
+        &labelled(&request.current, "current"),
+        request.options.gpu_model.as_deref(),
+    )?;
     let targets = targets(&inventory, given, &mut notes)?;
     let model = one_model(&targets)?;
-    let gpus = existing(&targets, &request.free)?;
+    let gpus = existing(&targets, &request.options.free)?;
     let mut wanted = Vec::new();
     let mut unplaced = Vec::new();
     for (index, ask) in request.asks.iter().enumerate() {

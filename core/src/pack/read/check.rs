@@ -68,10 +68,10 @@ pub(super) fn result(r: &PackResult, map: &Map<String, Value>) -> Result<()> {
     placements(r, &choices)?;
     nodes(r)?;
     let utilisation = share(get(map, "utilisation")?).map_err(|e| e.in_field("utilisation"))?;
-    if utilisation != r.utilisation() {
+    if utilisation != r.utilisation {
         return Err(range(format!(
             "is {utilisation}, but the GPUs make {}",
-            r.utilisation()
+            r.utilisation
         ))
         .in_field("utilisation"));
     }

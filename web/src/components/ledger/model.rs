@@ -4,8 +4,8 @@
 
 use crate::storage::record;
 use gpu_share_core::api::{
-    self, already_recorded, remove_entries, AlreadyRecorded, Error, LedgerEntry, PackRequest,
-    PackResponse, Rates, RatesInput, Recording, SummaryRequest, SummaryResponse,
+    self, Error, ImportRequest, LedgerChangeRequest, LedgerEntry, PackRequest, PackResponse, Rates,
+    RatesInput, Recording, ReleaseRequest, SummaryRequest, SummaryResponse,
 };
 use leptos::prelude::*;
 
@@ -215,13 +215,7 @@ impl LedgerState {
             let rates = rates.get()?;
             let now = now.get();
             entries
-                .with(|entries| {
-                    api::summarise(&SummaryRequest {
-                        entries,
-                        now,
-                        rates,
-                    })
-                })
+                .with(|entries| api::summarise(&SummaryRequest::new(entries, now, rates)))
                 .map_err(|e| words::error(&e))
         });
         LedgerState {
@@ -286,9 +280,8 @@ pub fn recorded(
     if new.is_empty() {
         return Err("no placed ask to record".into());
     }
-    let twice = already_recorded(entries, &new, now).map_err(|e| words::error(&e))?;
-    if !twice.is_empty() {
-        let said = held(&twice, new.len());
+    if let Some(before) = api::recorded_before(entries, &new, now).map_err(|e| words::error(&e))? {
+        let said = format!("{}. Record again?", before.text);
         return Ok(Recorded::Held { new, said });
     }
     let unplaced = response.result.unplaced.len();
@@ -316,40 +309,14 @@ pub fn recorded_anyway(entries: &[LedgerEntry], new: Vec<LedgerEntry>) -> Record
     }
 }
 
-/// The question a held recording asks: which asks, when they were recorded.
-fn held(twice: &[AlreadyRecorded], of: usize) -> String {
-    const NAMED: usize = 5;
-    let mut names: Vec<&str> = Vec::new();
-    for t in twice {
-        if !names.contains(&t.ask.as_str()) {
-            names.push(&t.ask);
-        }
-    }
-    let mut list = names
-        .iter()
-        .take(NAMED)
-        .map(|n| n.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    if names.len() > NAMED {
-        list.push_str(&format!(" and {} more", names.len() - NAMED));
-    }
-    let at = twice.iter().map(|t| t.recorded_at).max().unwrap_or(0);
-    let k = twice.len();
-    format!(
-        "already recorded at {}: {list} ({k} of {of} use{}) {} a use in the ledger for these hours; \
-         recording again counts {} twice. Record again?",
-        format::utc(at),
-        if of == 1 { "" } else { "s" },
-        if k == 1 { "has" } else { "have" },
-        if k == 1 { "it" } else { "them" },
-    )
-}
-
 /// The ledger without the uses just recorded (`just`), through the core's `remove_entries`.
 pub fn undone(entries: &[LedgerEntry], just: &[LedgerEntry], now: i64) -> Change {
-    let left = remove_entries(entries, just, now)
-        .map_err(|e| format!("undo failed, nothing changed: {}", words::error(&e)))?;
+    let left = api::undo(&LedgerChangeRequest {
+        entries: entries.into(),
+        change: just.into(),
+        now,
+    })
+    .map_err(|e| format!("undo failed, nothing changed: {}", words::error(&e)))?;
     let n = just.len();
     Ok((
         left,
@@ -362,7 +329,8 @@ pub fn undone(entries: &[LedgerEntry], just: &[LedgerEntry], now: i64) -> Change
 
 /// The ledger with `ask`'s open use released at `now`.
 pub fn released(entries: &[LedgerEntry], ask: &str, now: i64) -> Change {
-    let release = api::release(entries, ask, now).map_err(|e| words::error(&e))?;
+    let release =
+        api::release(&ReleaseRequest::new(entries, ask, now)).map_err(|e| words::error(&e))?;
     let mut all = entries.to_vec();
     all.push(release);
     Ok((all, format!("released {ask}")))
@@ -376,7 +344,7 @@ pub fn imported(
     text: &str,
     now: i64,
 ) -> Result<(Option<Vec<LedgerEntry>>, String), String> {
-    let merged = api::import(entries, text, now)
+    let merged = api::import(&ImportRequest::new(entries, text, now))
         .map_err(|e| format!("import failed, nothing changed: {}", words::error(&e)))?;
     let n = merged.added;
     let said = format!(

@@ -268,12 +268,7 @@ fn the_summary_is_the_cores_at_the_components_clock() {
     l.rates_text.cost.set("2".into());
     let got = l.summary.get_untracked().unwrap();
     let rates = build_rates("2", "", "1", "475").unwrap();
-    let want = api::summarise(&SummaryRequest {
-        entries: &entries,
-        now: NOW + 3600,
-        rates,
-    })
-    .unwrap();
+    let want = api::summarise(&SummaryRequest::new(&entries, NOW + 3600, rates)).unwrap();
     assert_eq!(got, want);
     assert_eq!(got.summary.totals.records, 3);
     assert_eq!(got.summary.totals.running, 1);
