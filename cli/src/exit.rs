@@ -70,7 +70,21 @@ impl std::error::Error for CliError {}
 /// The core's structured hint in the CLI's words: the flag that gives the input.
 fn hint_words(hint: &gpu_share_core::api::Hint) -> String {
     let gpu_share_core::api::Hint::Give { input } = hint;
-    format!("give {}", crate::args::flags::giving(*input))
+    format!("give {}", giving(*input))
+}
+
+/// The flag that gives an input the core asks for in a hint. It lives beside [`CliError`], whose
+/// message uses it, rather than with the flag naming in `args::flags` (which builds on
+/// `CliError`), so that the two modules do not import each other.
+fn giving(input: gpu_share_core::api::Input) -> &'static str {
+    use gpu_share_core::api::Input;
+    match input {
+        Input::GpuModel => "--gpu-model",
+        Input::GpuCount => "--gpus",
+        Input::MigProfiles => "--mig-profiles",
+        Input::Image => "--image",
+        Input::RecordAgain => "--record-again",
+    }
 }
 
 impl From<gpu_share_core::api::Error> for CliError {

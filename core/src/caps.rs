@@ -94,6 +94,37 @@ impl ClusterGpuCaps {
     /// the model does not offer; `OutOfRange` for a GPU count of 0 or above [`MAX_GPU_COUNT`];
     /// `OutOfRange` for MIG on a model without it, or for an empty list of allowed profiles.
     pub fn resolve(&self, asked_profiles: &[&str]) -> Result<ResolvedCaps> {
+        let gpu_count = self.checked_gpu_count()?;
+        let context_mib = self.checked_context_mib()?;
+        let limited = self.limited_profiles()?;
+        let (model, unknown_model, model_note) = self.settle_model(asked_profiles, &limited)?;
+        if self.supports_mig {
+            if let Some(m) = model.filter(|m| !m.is_mig_capable()) {
+                return Err(Error::new(
+                    ErrorKind::OutOfRange,
+                    format!("{} does not support MIG", m.name),
+                )
+                .in_field("supports_mig"));
+            }
+        }
+        let allowed_profiles = allowed_profiles(model, &limited, asked_profiles)?;
+        Ok(ResolvedCaps {
+            model,
+            unknown_model,
+            model_note,
+            mig: self.supports_mig,
+            allowed_profiles,
+            profiles_limited: !limited.is_empty(),
+            mps: self.supports_mps,
+            timeslicing: self.supports_timeslicing,
+            gpu_count,
+            nodes: self.nodes.clone(),
+            context_mib,
+        })
+    }
+
+    /// The GPU count (given or the nodes'), between 1 and [`MAX_GPU_COUNT`] when there is one.
+    fn checked_gpu_count(&self) -> Result<Option<u64>> {
         let gpu_count = self.node_gpu_count()?;
         if let Some(n) = gpu_count {
             if n == 0 || n > MAX_GPU_COUNT {
@@ -104,6 +135,11 @@ impl ClusterGpuCaps {
                 .in_field("gpu_count"));
             }
         }
+        Ok(gpu_count)
+    }
+
+    /// The CUDA context per process in MiB: given or the default, at most [`MAX_CONTEXT_MIB`].
+    fn checked_context_mib(&self) -> Result<u64> {
         let context_mib = self.context_overhead_mib.unwrap_or(DEFAULT_CONTEXT_MIB);
         if context_mib > MAX_CONTEXT_MIB {
             return Err(Error::new(
@@ -112,6 +148,11 @@ impl ClusterGpuCaps {
             )
             .in_field("context_overhead_mib"));
         }
+        Ok(context_mib)
+    }
+
+    /// The profile names the cluster limits MIG to, trimmed; empty when it does not limit them.
+    fn limited_profiles(&self) -> Result<Vec<&str>> {
         if self.mig_profiles.as_ref().is_some_and(Vec::is_empty) {
             // An empty allow-list would otherwise read as "no limit": say so rather than allow all.
             return Err(Error::new(
@@ -120,19 +161,28 @@ impl ClusterGpuCaps {
             )
             .in_field("mig_profiles"));
         }
-        let limited: Vec<&str> = self
+        Ok(self
             .mig_profiles
             .iter()
             .flatten()
             .map(|p| p.trim())
-            .collect();
+            .collect())
+    }
+
+    /// The model (given, or inferred from profile names when MIG or a profile needs one), a name
+    /// the catalogue does not know (allowed only where nothing needs MIG), and how it was settled.
+    fn settle_model(
+        &self,
+        asked_profiles: &[&str],
+        limited: &[&str],
+    ) -> Result<(Option<&'static GpuModel>, Option<String>, Option<String>)> {
         let needs_model = self.supports_mig || !asked_profiles.is_empty() || !limited.is_empty();
         let given = self
             .gpu_model
             .as_deref()
             .map(str::trim)
             .filter(|m| !m.is_empty());
-        let (model, unknown_model, model_note) = match given {
+        Ok(match given {
             Some(name) => match catalog::find_model(name) {
                 Some(m) => (Some(m), None, None),
                 None if !self.supports_mig && asked_profiles.is_empty() && limited.is_empty() => {
@@ -152,46 +202,6 @@ impl ClusterGpuCaps {
                 (Some(m), None, Some(note))
             }
             None => (None, None, None),
-        };
-        if self.supports_mig {
-            if let Some(m) = model.filter(|m| !m.is_mig_capable()) {
-                return Err(Error::new(
-                    ErrorKind::OutOfRange,
-                    format!("{} does not support MIG", m.name),
-                )
-                .in_field("supports_mig"));
-            }
-        }
-        let mut allowed_profiles = Vec::new();
-        if let Some(m) = model.filter(|m| m.is_mig_capable()) {
-            for p in &limited {
-                let profile = m
-                    .require_profile(p)
-                    .map_err(|e| e.in_field("mig_profiles"))?;
-                if !allowed_profiles.contains(&profile) {
-                    allowed_profiles.push(profile);
-                }
-            }
-            for p in asked_profiles {
-                m.require_profile(p)
-                    .map_err(|e| e.in_field("mig_profile"))?;
-            }
-            if limited.is_empty() {
-                allowed_profiles = m.profiles.iter().filter(|p| p.is_plain()).collect();
-            }
-        }
-        Ok(ResolvedCaps {
-            model,
-            unknown_model,
-            model_note,
-            mig: self.supports_mig,
-            allowed_profiles,
-            profiles_limited: !limited.is_empty(),
-            mps: self.supports_mps,
-            timeslicing: self.supports_timeslicing,
-            gpu_count,
-            nodes: self.nodes.clone(),
-            context_mib,
         })
     }
 
@@ -218,6 +228,34 @@ impl ClusterGpuCaps {
             _ => Ok(Some(total)),
         }
     }
+}
+
+/// The profiles the planner may choose on a MIG-capable `model`: the cluster's list (each checked,
+/// without repeats), else every plain profile; the asks' profile names must be the model's too.
+fn allowed_profiles(
+    model: Option<&'static GpuModel>,
+    limited: &[&str],
+    asked_profiles: &[&str],
+) -> Result<Vec<&'static MigProfile>> {
+    let mut allowed_profiles = Vec::new();
+    if let Some(m) = model.filter(|m| m.is_mig_capable()) {
+        for p in limited {
+            let profile = m
+                .require_profile(p)
+                .map_err(|e| e.in_field("mig_profiles"))?;
+            if !allowed_profiles.contains(&profile) {
+                allowed_profiles.push(profile);
+            }
+        }
+        for p in asked_profiles {
+            m.require_profile(p)
+                .map_err(|e| e.in_field("mig_profile"))?;
+        }
+        if limited.is_empty() {
+            allowed_profiles = m.profiles.iter().filter(|p| p.is_plain()).collect();
+        }
+    }
+    Ok(allowed_profiles)
 }
 
 /// Picks the model that offers every named profile: the only one; among boards that share one

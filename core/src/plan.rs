@@ -426,22 +426,13 @@ fn mps_choice(
 /// the same 100/replicas of the threads and total/replicas of the memory, with at least 2 replicas
 /// (docs/hardware-facts.md §3), so a larger ask is refused by the exports that configure it.
 fn warn_of_device_plugin(c: &mut Choice, model: Option<&GpuModel>, need: Option<Need>) {
-    use crate::export::device_plugin::{share_covered, MIN_REPLICAS};
+    use crate::export::device_plugin::{half_the_memory, share_covered, MIN_REPLICAS};
     let total = model.map(|m| m.memory_mib);
     let asked = need.map(|n| n.asked_mib);
     if share_covered(MIN_REPLICAS, c.allocated_fraction, asked, total) {
         return;
     }
-    let memory = model
-        .map(|m| {
-            format!(
-                " and {} MiB of the {}'s {} MiB",
-                m.memory_mib / 2,
-                m.name,
-                m.memory_mib
-            )
-        })
-        .unwrap_or_default();
+    let memory = half_the_memory(model);
     c.warn(format!(
         "the NVIDIA device plugin gives every MPS client the same 100/replicas of the threads and total/replicas of the memory, with at least 2 replicas: at most 50% of the threads{memory}, less than this ask, so the device-plugin, k8s and kserve exports refuse it; Slurm's mps GRES (export slurm) gives each job its own percentage"
     ));

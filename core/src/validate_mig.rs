@@ -459,6 +459,9 @@ mod parted {
         Ok(out)
     }
 
+    /// One entry of a config: its schema checked field by field (in mig-parted's order, so the
+    /// first error named is the one mig-parted names), then its profiles validated on `model`.
+    /// `None` for an entry with MIG off, or one whose device filter marks it for other boards.
     fn entry_validation(
         entry: &Value,
         path: &str,
@@ -466,6 +469,26 @@ mod parted {
     ) -> Result<Option<MigValidation>> {
         let map = object(entry, path, "devices, mig-enabled, mig-devices")?;
         let field = |f: &str| format!("{path}.{f}");
+        reject_unknown_entry_field(map, &field)?;
+        check_devices(map, &field)?;
+        let filtered = has_device_filter(map, &field)?;
+        let enabled = mig_enabled(map, &field)?;
+        let Some(devices) = enabled_mig_devices(map, enabled, &field)? else {
+            return Ok(None);
+        };
+        let Some((counts, names)) =
+            profile_counts(devices, &field("mig-devices"), model, filtered)?
+        else {
+            return Ok(None);
+        };
+        Ok(Some(validate_counts(model, &counts, names)))
+    }
+
+    /// mig-parted's entry has four fields and no others.
+    fn reject_unknown_entry_field(
+        map: &Map<String, Value>,
+        field: &impl Fn(&str) -> String,
+    ) -> Result<()> {
         if let Some(key) = map.keys().find(|k| {
             !matches!(
                 k.as_str(),
@@ -477,33 +500,54 @@ mod parted {
                 "unexpected field; expected devices, device-filter, mig-enabled or mig-devices",
             ));
         }
+        Ok(())
+    }
+
+    /// `devices` is required: `all` or a list of GPU indices.
+    fn check_devices(map: &Map<String, Value>, field: &impl Fn(&str) -> String) -> Result<()> {
         match map.get("devices") {
-            Some(Value::String(s)) if s == "all" => {}
-            Some(Value::Array(list)) if list.iter().all(|v| v.as_u64().is_some()) => {}
-            Some(_) => {
-                return Err(schema(
-                    &field("devices"),
-                    "must be all or a list of GPU indices",
-                ))
-            }
-            None => return Err(schema(&field("devices"), "missing required field")),
+            Some(Value::String(s)) if s == "all" => Ok(()),
+            Some(Value::Array(list)) if list.iter().all(|v| v.as_u64().is_some()) => Ok(()),
+            Some(_) => Err(schema(
+                &field("devices"),
+                "must be all or a list of GPU indices",
+            )),
+            None => Err(schema(&field("devices"), "missing required field")),
         }
-        let filtered = match map.get("device-filter") {
-            None => false,
-            Some(Value::String(_)) => true,
-            Some(Value::Array(list)) if list.iter().all(Value::is_string) => true,
-            Some(_) => {
-                return Err(schema(
-                    &field("device-filter"),
-                    "must be a PCI device ID or a list of them",
-                ))
-            }
-        };
-        let enabled = match map.get("mig-enabled") {
-            Some(Value::Bool(b)) => *b,
-            Some(_) => return Err(schema(&field("mig-enabled"), "must be true or false")),
-            None => return Err(schema(&field("mig-enabled"), "missing required field")),
-        };
+    }
+
+    /// Whether the entry has a (well-formed) `device-filter`, i.e. is meant for some boards only.
+    fn has_device_filter(
+        map: &Map<String, Value>,
+        field: &impl Fn(&str) -> String,
+    ) -> Result<bool> {
+        match map.get("device-filter") {
+            None => Ok(false),
+            Some(Value::String(_)) => Ok(true),
+            Some(Value::Array(list)) if list.iter().all(Value::is_string) => Ok(true),
+            Some(_) => Err(schema(
+                &field("device-filter"),
+                "must be a PCI device ID or a list of them",
+            )),
+        }
+    }
+
+    /// `mig-enabled` is required and a boolean.
+    fn mig_enabled(map: &Map<String, Value>, field: &impl Fn(&str) -> String) -> Result<bool> {
+        match map.get("mig-enabled") {
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(schema(&field("mig-enabled"), "must be true or false")),
+            None => Err(schema(&field("mig-enabled"), "missing required field")),
+        }
+    }
+
+    /// The `mig-devices` mapping to validate: required when MIG is enabled, and must be absent or
+    /// empty when it is not (then `None`: nothing to check).
+    fn enabled_mig_devices<'v>(
+        map: &'v Map<String, Value>,
+        enabled: bool,
+        field: &impl Fn(&str) -> String,
+    ) -> Result<Option<&'v Map<String, Value>>> {
         let devices = match map.get("mig-devices") {
             None | Some(Value::Null) if enabled => {
                 return Err(schema(
@@ -530,12 +574,24 @@ mod parted {
                 "MIG devices given while mig-enabled is false",
             ));
         }
+        Ok(Some(devices))
+    }
+
+    /// The instance count per catalogue profile and the profile names to validate, largest first.
+    /// `None` when a profile is not this model's but the entry is filtered to some boards (so it is
+    /// for other boards).
+    fn profile_counts(
+        devices: &Map<String, Value>,
+        path: &str,
+        model: &GpuModel,
+        filtered: bool,
+    ) -> Result<Option<(Vec<usize>, Vec<String>)>> {
         let mut counts = vec![0usize; model.profiles.len()];
         let mut names = Vec::new();
         for (profile, count) in devices {
             let n = count.as_u64().ok_or_else(|| {
                 schema(
-                    &format!("{}.{profile}", field("mig-devices")),
+                    &format!("{path}.{profile}"),
                     "must be a whole number of instances",
                 )
             })?;
@@ -547,7 +603,7 @@ mod parted {
                     .require_profile(profile)
                     .map(|_| Error::new(ErrorKind::UnknownProfile, ""))
                     .unwrap_or_else(|e| e)
-                    .in_field(field("mig-devices")));
+                    .in_field(path));
             };
             let n = usize::try_from(n).unwrap_or(usize::MAX);
             let index = profile_index(model, p);
@@ -566,7 +622,7 @@ mod parted {
                 )
             })
         });
-        Ok(Some(validate_counts(model, &counts, names)))
+        Ok(Some((counts, names)))
     }
 }
 

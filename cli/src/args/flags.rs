@@ -17,18 +17,6 @@ pub fn at_flag(e: Error, flag: impl Into<String>) -> Error {
     }
 }
 
-/// The flag that gives an input the core asks for in a hint.
-pub fn giving(input: gpu_share_core::api::Input) -> &'static str {
-    use gpu_share_core::api::Input;
-    match input {
-        Input::GpuModel => "--gpu-model",
-        Input::GpuCount => "--gpus",
-        Input::MigProfiles => "--mig-profiles",
-        Input::Image => "--image",
-        Input::RecordAgain => "--record-again",
-    }
-}
-
 /// Core fields, each with the flag that set it in this command line.
 pub type Flags = Vec<(&'static str, &'static str)>;
 

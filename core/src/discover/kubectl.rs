@@ -181,6 +181,7 @@ impl NodeFacts<'_> {
             .transpose()
     }
 
+    /// Reads this node's GPUs (with their MIG devices) into `gpus` and the node into `nodes`.
     fn read(
         &self,
         index: &ModelIndex,
@@ -191,23 +192,10 @@ impl NodeFacts<'_> {
         let node = self.name;
         let product = self.label("nvidia.com/gpu.product");
         let (base, single_profile) = product.map_or((None, None), |p| {
-            let p = p.strip_suffix("-SHARED").unwrap_or(p);
-            match p.split_once("-MIG-") {
-                Some((base, profile)) => (Some(base), Some(profile)),
-                None => (Some(p), None),
-            }
+            let (base, profile) = split_product(p);
+            (Some(base), profile)
         });
-        let model = base.and_then(|b| index.find(b));
-        let name = product.unwrap_or("unknown").to_string();
-        match (product, model) {
-            (None, _) => notes.push(format!(
-                "node {node}: no nvidia.com/gpu.product label; GPU model unknown"
-            )),
-            (Some(p), None) => notes.push(format!(
-                "node {node}: {p:?} is not in the catalogue: planned as a GPU without MIG"
-            )),
-            _ => {}
-        }
+        let model = self.product_model(product, base, index, notes);
         let replicas = self
             .label_number("nvidia.com/gpu.replicas")?
             .map(|r| u32::try_from(r).unwrap_or(u32::MAX));
@@ -215,132 +203,29 @@ impl NodeFacts<'_> {
         let memory = self.label_number("nvidia.com/gpu.memory")?;
         let mig_strategy = self.label("nvidia.com/mig.strategy").map(str::to_string);
         let mig_capable_label = self.label("nvidia.com/mig.capable").map(|v| v == "true");
-        let mig_capable =
-            mig_capable_label.unwrap_or_else(|| model.is_some_and(GpuModel::is_mig_capable));
         let labelled_count = self.label_number("nvidia.com/gpu.count")?;
         let allocated_gpus = self
             .allocatable_number("nvidia.com/gpu")?
             .or(self.allocatable_number("nvidia.com/gpu.shared")?)
             .map(|n| n / per_replica);
-        let first_gpu = gpus.len();
-        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-
-        let single = single_profile.filter(|p| *p != "INVALID");
-        let physical = if let Some(profile) = single {
-            // Single strategy: every GPU has the same profile, and gpu.count counts MIG devices.
-            let devices = labelled_count.or(allocated_gpus).unwrap_or(0);
-            check_count(
-                devices,
-                MAX_GPUS_PER_NODE * 7,
-                &format!("{}metadata.labels.nvidia.com/gpu.count", self.path),
-            )?;
-            let per_gpu = model
-                .and_then(|m| m.profile(profile))
-                .map(|p| u64::from(p.max_count.max(1)));
-            let physical = match per_gpu {
-                Some(k) => devices.div_ceil(k),
-                None => devices,
-            };
-            notes.push(format!(
-                "node {node}: single MIG strategy, {devices} {profile} devices; {physical} GPU{} assumed ({})",
-                if physical == 1 { "" } else { "s" },
-                match per_gpu {
-                    Some(k) => format!("at most {k} per GPU"),
-                    None => "profile not in the catalogue: one per GPU".to_string(),
-                }
-            ));
-            counts.insert(profile.to_string(), devices);
-            let mut left = devices;
-            for index in 0..physical {
-                let here = per_gpu.map_or(1, |k| k.min(left));
-                left = left.saturating_sub(here);
-                gpus.push(gpu(node, index, &name, model, None, true, true));
-                if let Some(g) = gpus.last_mut() {
-                    g.mig_devices = (0..here)
-                        .map(|_| DiscoveredMigDevice {
-                            profile: profile.to_string(),
-                            start: None,
-                            gpu_instance_id: None,
-                            memory_mib: memory,
-                            compute_instances: Vec::new(),
-                        })
-                        .collect();
-                }
-            }
-            physical
-        } else {
-            if single_profile == Some("INVALID") {
-                notes.push(format!(
-                    "node {node}: the single MIG strategy is invalid there (GPUs with different MIG configurations)"
-                ));
-            }
-            // Mixed strategy: per-profile device counts, from labels or else allocatable resources.
-            for (key, value) in &self.labels {
-                if let Some(resource) = key
-                    .strip_prefix("nvidia.com/mig-")
-                    .and_then(|k| k.strip_suffix(".count"))
-                {
-                    let n = value.trim().parse::<u64>().map_err(|_| {
-                        self.error(
-                            "metadata.labels",
-                            key,
-                            format!("expected a whole number, got {value:?}"),
-                        )
-                    })?;
-                    if n > 0 {
-                        counts.insert(profile_of_resource(resource), n);
-                    }
-                }
-            }
-            if counts.is_empty() {
-                for key in self.allocatable.keys() {
-                    if let Some(resource) = key.strip_prefix("nvidia.com/mig-") {
-                        let replicas = self
-                            .label_number(&format!("nvidia.com/mig-{resource}.replicas"))?
-                            .unwrap_or(1)
-                            .max(1);
-                        let n = self.allocatable_number(key)?.unwrap_or(0) / replicas;
-                        if n > 0 {
-                            counts.insert(profile_of_resource(resource), n);
-                        }
-                    }
-                }
-            }
-            let total_devices: u64 = counts.values().fold(0, |a, &n| a.saturating_add(n));
-            check_count(
-                total_devices,
-                MAX_GPUS_PER_NODE * 7,
-                &format!("{}metadata.labels", self.path),
-            )?;
-            let physical = labelled_count.or(allocated_gpus).unwrap_or(0);
-            check_count(
-                physical,
-                MAX_GPUS_PER_NODE,
-                &format!("{}metadata.labels.nvidia.com/gpu.count", self.path),
-            )?;
-            for index in 0..physical {
-                gpus.push(gpu(node, index, &name, model, memory, mig_capable, false));
-            }
-            if !counts.is_empty() {
-                let node_gpus = gpus.get_mut(first_gpu..).unwrap_or_default();
-                let added = spread(node, node_gpus, &counts, model, self, notes);
-                for index in 0..added {
-                    gpus.push(gpu(
-                        node,
-                        physical + index,
-                        &name,
-                        model,
-                        memory,
-                        true,
-                        true,
+        let facts = GpuFacts {
+            name: product.unwrap_or("unknown").to_string(),
+            model,
+            memory,
+            mig_capable: mig_capable_label
+                .unwrap_or_else(|| model.is_some_and(GpuModel::is_mig_capable)),
+            count: labelled_count.or(allocated_gpus).unwrap_or(0),
+        };
+        let (physical, counts) = match single_profile.filter(|p| *p != "INVALID") {
+            Some(profile) => self.read_single(profile, &facts, gpus, notes)?,
+            None => {
+                if single_profile == Some("INVALID") {
+                    notes.push(format!(
+                        "node {node}: the single MIG strategy is invalid there (GPUs with different MIG configurations)"
                     ));
                 }
-                if added > 0 {
-                    let node_gpus = gpus.get_mut(first_gpu..).unwrap_or_default();
-                    spread(node, node_gpus, &counts, model, self, notes);
-                }
+                self.read_mixed(&facts, gpus, notes)?
             }
-            (gpus.len() - first_gpu) as u64
         };
         if physical == 0 {
             notes.push(format!(
@@ -359,6 +244,188 @@ impl NodeFacts<'_> {
             mig_device_counts: counts,
         });
         Ok(())
+    }
+
+    /// The catalogue model of the product label's `base`, with a note when there is none.
+    fn product_model(
+        &self,
+        product: Option<&str>,
+        base: Option<&str>,
+        index: &ModelIndex,
+        notes: &mut Vec<String>,
+    ) -> Option<&'static GpuModel> {
+        let node = self.name;
+        let model = base.and_then(|b| index.find(b));
+        match (product, model) {
+            (None, _) => notes.push(format!(
+                "node {node}: no nvidia.com/gpu.product label; GPU model unknown"
+            )),
+            (Some(p), None) => notes.push(format!(
+                "node {node}: {p:?} is not in the catalogue: planned as a GPU without MIG"
+            )),
+            _ => {}
+        }
+        model
+    }
+
+    /// Single MIG strategy: every GPU has the same profile, and the count counts MIG devices; the
+    /// GPUs are as many as hold them. Returns the GPUs and the devices per profile.
+    fn read_single(
+        &self,
+        profile: &str,
+        facts: &GpuFacts,
+        gpus: &mut Vec<DiscoveredGpu>,
+        notes: &mut Vec<String>,
+    ) -> Result<(u64, BTreeMap<String, u64>)> {
+        let node = self.name;
+        let devices = facts.count;
+        check_count(
+            devices,
+            MAX_GPUS_PER_NODE * 7,
+            &format!("{}metadata.labels.nvidia.com/gpu.count", self.path),
+        )?;
+        let per_gpu = facts
+            .model
+            .and_then(|m| m.profile(profile))
+            .map(|p| u64::from(p.max_count.max(1)));
+        let physical = match per_gpu {
+            Some(k) => devices.div_ceil(k),
+            None => devices,
+        };
+        notes.push(format!(
+            "node {node}: single MIG strategy, {devices} {profile} devices; {physical} GPU{} assumed ({})",
+            if physical == 1 { "" } else { "s" },
+            match per_gpu {
+                Some(k) => format!("at most {k} per GPU"),
+                None => "profile not in the catalogue: one per GPU".to_string(),
+            }
+        ));
+        let mut left = devices;
+        for index in 0..physical {
+            let here = per_gpu.map_or(1, |k| k.min(left));
+            left = left.saturating_sub(here);
+            let mut g = gpu(node, index, &facts.name, facts.model, None, true, true);
+            g.mig_devices = (0..here)
+                .map(|_| DiscoveredMigDevice {
+                    profile: profile.to_string(),
+                    start: None,
+                    gpu_instance_id: None,
+                    memory_mib: facts.memory,
+                    compute_instances: Vec::new(),
+                })
+                .collect();
+            gpus.push(g);
+        }
+        Ok((physical, BTreeMap::from([(profile.to_string(), devices)])))
+    }
+
+    /// Mixed MIG strategy (or none): the GPU count, with the node's MIG devices per profile spread
+    /// over them, and more GPUs when the devices need them. Returns the GPUs and the devices per
+    /// profile.
+    fn read_mixed(
+        &self,
+        facts: &GpuFacts,
+        gpus: &mut Vec<DiscoveredGpu>,
+        notes: &mut Vec<String>,
+    ) -> Result<(u64, BTreeMap<String, u64>)> {
+        let node = self.name;
+        let first_gpu = gpus.len();
+        let counts = self.mig_device_counts()?;
+        let total_devices: u64 = counts.values().fold(0, |a, &n| a.saturating_add(n));
+        check_count(
+            total_devices,
+            MAX_GPUS_PER_NODE * 7,
+            &format!("{}metadata.labels", self.path),
+        )?;
+        let physical = facts.count;
+        check_count(
+            physical,
+            MAX_GPUS_PER_NODE,
+            &format!("{}metadata.labels.nvidia.com/gpu.count", self.path),
+        )?;
+        let (name, model, memory) = (&facts.name, facts.model, facts.memory);
+        for index in 0..physical {
+            gpus.push(gpu(
+                node,
+                index,
+                name,
+                model,
+                memory,
+                facts.mig_capable,
+                false,
+            ));
+        }
+        if !counts.is_empty() {
+            let node_gpus = gpus.get_mut(first_gpu..).unwrap_or_default();
+            let added = spread(node, node_gpus, &counts, model, self, notes);
+            for index in 0..added {
+                gpus.push(gpu(node, physical + index, name, model, memory, true, true));
+            }
+            if added > 0 {
+                let node_gpus = gpus.get_mut(first_gpu..).unwrap_or_default();
+                spread(node, node_gpus, &counts, model, self, notes);
+            }
+        }
+        Ok(((gpus.len() - first_gpu) as u64, counts))
+    }
+
+    /// The node's MIG devices per profile: from the `nvidia.com/mig-<profile>.count` labels, else
+    /// from the allocatable `nvidia.com/mig-<profile>` resources (divided by their replicas).
+    fn mig_device_counts(&self) -> Result<BTreeMap<String, u64>> {
+        let mut counts = BTreeMap::new();
+        for (key, value) in &self.labels {
+            if let Some(resource) = key
+                .strip_prefix("nvidia.com/mig-")
+                .and_then(|k| k.strip_suffix(".count"))
+            {
+                let n = value.trim().parse::<u64>().map_err(|_| {
+                    self.error(
+                        "metadata.labels",
+                        key,
+                        format!("expected a whole number, got {value:?}"),
+                    )
+                })?;
+                if n > 0 {
+                    counts.insert(profile_of_resource(resource), n);
+                }
+            }
+        }
+        if counts.is_empty() {
+            for key in self.allocatable.keys() {
+                if let Some(resource) = key.strip_prefix("nvidia.com/mig-") {
+                    let replicas = self
+                        .label_number(&format!("nvidia.com/mig-{resource}.replicas"))?
+                        .unwrap_or(1)
+                        .max(1);
+                    let n = self.allocatable_number(key)?.unwrap_or(0) / replicas;
+                    if n > 0 {
+                        counts.insert(profile_of_resource(resource), n);
+                    }
+                }
+            }
+        }
+        Ok(counts)
+    }
+}
+
+/// What a node's labels say of each of its GPUs.
+struct GpuFacts {
+    /// The product label as given (`unknown` without one).
+    name: String,
+    model: Option<&'static GpuModel>,
+    memory: Option<u64>,
+    mig_capable: bool,
+    /// The GPU count (MIG devices under the single strategy): labelled, else allocatable.
+    count: u64,
+}
+
+/// A `nvidia.com/gpu.product` value, `<base>[-MIG-<profile>][-SHARED]`, as its base product and
+/// the profile it names under the single MIG strategy.
+fn split_product(product: &str) -> (&str, Option<&str>) {
+    let p = product.strip_suffix("-SHARED").unwrap_or(product);
+    match p.split_once("-MIG-") {
+        Some((base, profile)) => (base, Some(profile)),
+        None => (p, None),
     }
 }
 

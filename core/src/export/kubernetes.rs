@@ -153,138 +153,68 @@ fn workload(
     mps: Option<&Sharing>,
 ) -> (String, Map) {
     let c = ask.choice;
-    let gpus = super::ranges(&ask.gpus);
-    let on = super::gpu_list(&ask.gpus);
-    let mut comment = format!("ask {}: {}", yaml::quoted(ask.name), c.mechanism);
-    let mut resources = Map::new();
-    let mut selector = Map::new();
-    let mut env: Vec<Value> = Vec::new();
-    let mut container_notes: Vec<String> = Vec::new();
-    let mut single_profile = None;
-    match c.mechanism {
-        Mechanism::Mig => {
-            let profile = ask
-                .instance
-                .map(|i| i.profile)
-                .or(c.mig_profile.as_deref())
-                .unwrap_or_default();
-            match ask.instance {
-                Some(i) if i.memory_slices > 1 => comment.push_str(&format!(
-                    " {profile} on {on} at memory slices {}-{}",
-                    i.start,
-                    u16::from(i.start) + u16::from(i.memory_slices) - 1
-                )),
-                Some(i) => {
-                    comment.push_str(&format!(" {profile} on {on} at memory slice {}", i.start))
-                }
-                None => comment.push_str(&format!(" {profile} on {on}")),
-            }
-            match options.mig_strategy {
-                MigStrategy::Mixed => {
-                    resources.insert(format!("nvidia.com/mig-{}", profile.replace('+', ".")), "1");
-                }
-                MigStrategy::Single => {
-                    resources.insert("nvidia.com/gpu", "1");
-                    single_profile = Some(profile.to_string());
-                }
-            }
-            selector.insert("nvidia.com/mig.strategy", options.mig_strategy.as_str());
-        }
+    let mut pod = PodParts {
+        comment: format!("ask {}: {}", yaml::quoted(ask.name), c.mechanism),
+        resources: Map::new(),
+        selector: Map::new(),
+        affinity: None,
+        env: Vec::new(),
+        notes: Vec::new(),
+    };
+    let single_profile = match c.mechanism {
+        Mechanism::Mig => pod.mig(ask, options),
         Mechanism::Whole => {
-            let plural = if c.gpus == 1 { "" } else { "s" };
-            comment.push_str(&format!(", {} GPU{plural} ({on})", c.gpus));
-            resources.insert("nvidia.com/gpu", c.gpus.to_string());
-            selector.insert("nvidia.com/gpu.sharing-strategy", "none");
+            pod.whole(ask);
+            None
         }
         Mechanism::Timeslice => {
-            comment.push_str(&format!(
-                ", {} of {on} (a planning share: time-slicing enforces no fraction)",
-                c.allocated_fraction
-            ));
-            resources.insert("nvidia.com/gpu.shared", "1");
-            selector.insert("nvidia.com/gpu.sharing-strategy", "time-slicing");
+            pod.timeslice(ask);
+            None
         }
         Mechanism::Mps => {
-            comment.push_str(&format!(", {} of {on}", c.allocated_fraction));
-            resources.insert("nvidia.com/gpu.shared", "1");
-            selector.insert("nvidia.com/gpu.sharing-strategy", "mps");
-            let daemon = mps.map_or(100, |s| s.client_percent);
-            match c.mps {
-                // A client may only lower the daemon's thread percentage (docs/hardware-facts.md §3).
-                Some(limits) if u32::from(limits.active_thread_percentage) <= daemon => {
-                    env.push(
-                        Map::new()
-                            .with("name", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE")
-                            .with("value", limits.active_thread_percentage.to_string())
-                            .into(),
-                    );
-                    container_notes.push(format!(
-                        "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the ask's share, at most the {daemon}% the plugin's daemon gives each client (a client can only lower it), and a ceiling, not a reservation: it limits what the client may use and reserves nothing (NVIDIA MPS docs)."
-                    ));
-                }
-                Some(limits) => container_notes.push(format!(
-                    "⚠ the ask needs {}% of the threads but the plugin's daemon gives each client {daemon}%; a client cannot raise it (NVIDIA MPS docs).",
-                    limits.active_thread_percentage
-                )),
-                None => {}
-            }
-            if let Some(mib) = c.mps.and_then(|l| l.pinned_memory_mib) {
-                container_notes.push(format!(
-                    "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT ({mib} MiB for this ask) is not set: the plugin's daemon already limits each client to total/replicas, and NVIDIA's docs do not say whether a client may change that or which device index it sees (unverified)."
-                ));
-            }
+            pod.mps(ask, mps.map_or(100, |s| s.client_percent));
+            None
         }
+    };
+    pod.select_product(plan.model, single_profile.as_deref());
+    let PodParts {
+        comment,
+        resources,
+        selector,
+        affinity,
+        env,
+        notes,
+    } = pod;
+    let container = container(&notes, resources, env, options, kserve);
+    let containers = Value::Seq(vec![container.into()]);
+    let mut metadata = Map::new();
+    metadata.insert("name", name);
+    if let Some(ns) = &options.namespace {
+        metadata.insert("namespace", ns);
     }
-    let mut affinity = None;
-    match plan.model {
-        Some(model) => {
-            let values = products(model, single_profile.as_deref());
-            match values.len() {
-                0 => container_notes.push(format!(
-                    "no valid nvidia.com/gpu.product label value for {}: no product selector",
-                    model.name
-                )),
-                1 => {
-                    selector.insert("nvidia.com/gpu.product", values[0].clone());
-                }
-                _ => {
-                    let expression = Map::new()
-                        .with("key", "nvidia.com/gpu.product")
-                        .with("operator", "In")
-                        .with(
-                            "values",
-                            Value::Seq(values.into_iter().map(Value::from).collect()),
-                        );
-                    let term =
-                        Map::new().with("matchExpressions", Value::Seq(vec![expression.into()]));
-                    let required =
-                        Map::new().with("nodeSelectorTerms", Value::Seq(vec![term.into()]));
-                    affinity = Some(Map::new().with(
-                        "nodeAffinity",
-                        Map::new().with("requiredDuringSchedulingIgnoredDuringExecution", required),
-                    ));
-                }
-            }
-            if single_profile.is_some() {
-                container_notes.push("gpu.product under the single strategy is <product>-MIG-<profile> (NVIDIA's GPU Feature Discovery docs show it without the NVIDIA- prefix, for an older driver's product name) (unverified).".into());
-            }
-        }
-        None => container_notes
-            .push("no GPU model in the plan: no nvidia.com/gpu.product selector".into()),
-    }
-    let mut annotations = Map::new();
-    annotations.insert(ASK_ANNOTATION, ask.name);
-    annotations.insert("gpu-share/mechanism", c.mechanism.as_str());
-    if let Some(p) = &c.mig_profile {
-        annotations.insert("gpu-share/mig-profile", p);
-    }
-    annotations.insert(
-        "gpu-share/requested-fraction",
-        c.requested_fraction.to_string(),
-    );
-    annotations.insert("gpu-share/gpus", gpus);
+    let pod = PodSpec {
+        selector,
+        affinity,
+        containers,
+    };
+    let doc = if kserve {
+        inference_service(metadata, annotations(ask), pod)
+    } else {
+        deployment(name, metadata, annotations(ask), pod)
+    };
+    (comment, doc)
+}
+
+/// The one container: the notes on it, its name, the image, the GPU resource and the environment.
+fn container(
+    notes: &[String],
+    resources: Map,
+    env: Vec<Value>,
+    options: &ExportOptions,
+    kserve: bool,
+) -> Map {
     let mut container = Map::new();
-    for n in &container_notes {
+    for n in notes {
         container.comment(n);
     }
     container.insert(
@@ -300,51 +230,238 @@ fn workload(
     if !env.is_empty() {
         container.insert("env", Value::Seq(env));
     }
-    let containers = Value::Seq(vec![container.into()]);
-    let mut metadata = Map::new();
-    metadata.insert("name", name);
-    if let Some(ns) = &options.namespace {
-        metadata.insert("namespace", ns);
+    container
+}
+
+/// What the plan decides of an ask's pod: the comment before it, the GPU resource, the node
+/// selection, the container's environment and the notes on the container.
+struct PodParts {
+    comment: String,
+    resources: Map,
+    selector: Map,
+    affinity: Option<Map>,
+    env: Vec<Value>,
+    notes: Vec<String>,
+}
+
+impl PodParts {
+    /// A MIG instance: its profile's resource under the strategy, and where it sits. Returns the
+    /// profile under the single strategy (the product label then names it).
+    fn mig(&mut self, ask: &PlacedAsk, options: &ExportOptions) -> Option<String> {
+        let c = ask.choice;
+        let on = super::gpu_list(&ask.gpus);
+        let profile = ask
+            .instance
+            .map(|i| i.profile)
+            .or(c.mig_profile.as_deref())
+            .unwrap_or_default();
+        match ask.instance {
+            Some(i) if i.memory_slices > 1 => self.comment.push_str(&format!(
+                " {profile} on {on} at memory slices {}-{}",
+                i.start,
+                u16::from(i.start) + u16::from(i.memory_slices) - 1
+            )),
+            Some(i) => self
+                .comment
+                .push_str(&format!(" {profile} on {on} at memory slice {}", i.start)),
+            None => self.comment.push_str(&format!(" {profile} on {on}")),
+        }
+        let mut single_profile = None;
+        match options.mig_strategy {
+            MigStrategy::Mixed => {
+                self.resources
+                    .insert(format!("nvidia.com/mig-{}", profile.replace('+', ".")), "1");
+            }
+            MigStrategy::Single => {
+                self.resources.insert("nvidia.com/gpu", "1");
+                single_profile = Some(profile.to_string());
+            }
+        }
+        self.selector
+            .insert("nvidia.com/mig.strategy", options.mig_strategy.as_str());
+        single_profile
     }
+
+    /// Whole GPUs, on nodes that do not share them.
+    fn whole(&mut self, ask: &PlacedAsk) {
+        let c = ask.choice;
+        let plural = if c.gpus == 1 { "" } else { "s" };
+        self.comment.push_str(&format!(
+            ", {} GPU{plural} ({})",
+            c.gpus,
+            super::gpu_list(&ask.gpus)
+        ));
+        self.resources.insert("nvidia.com/gpu", c.gpus.to_string());
+        self.selector
+            .insert("nvidia.com/gpu.sharing-strategy", "none");
+    }
+
+    /// A time-sliced replica.
+    fn timeslice(&mut self, ask: &PlacedAsk) {
+        self.comment.push_str(&format!(
+            ", {} of {} (a planning share: time-slicing enforces no fraction)",
+            ask.choice.allocated_fraction,
+            super::gpu_list(&ask.gpus)
+        ));
+        self.resources.insert("nvidia.com/gpu.shared", "1");
+        self.selector
+            .insert("nvidia.com/gpu.sharing-strategy", "time-slicing");
+    }
+
+    /// An MPS replica, with the ask's thread percentage where the plugin's daemon (which gives
+    /// each client `daemon` percent) lets a client set it.
+    fn mps(&mut self, ask: &PlacedAsk, daemon: u32) {
+        let c = ask.choice;
+        self.comment.push_str(&format!(
+            ", {} of {}",
+            c.allocated_fraction,
+            super::gpu_list(&ask.gpus)
+        ));
+        self.resources.insert("nvidia.com/gpu.shared", "1");
+        self.selector
+            .insert("nvidia.com/gpu.sharing-strategy", "mps");
+        match c.mps {
+            // A client may only lower the daemon's thread percentage (docs/hardware-facts.md §3).
+            Some(limits) if u32::from(limits.active_thread_percentage) <= daemon => {
+                self.env.push(
+                    Map::new()
+                        .with("name", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE")
+                        .with("value", limits.active_thread_percentage.to_string())
+                        .into(),
+                );
+                self.notes.push(format!(
+                    "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: the ask's share, at most the {daemon}% the plugin's daemon gives each client (a client can only lower it), and a ceiling, not a reservation: it limits what the client may use and reserves nothing (NVIDIA MPS docs)."
+                ));
+            }
+            Some(limits) => self.notes.push(format!(
+                "⚠ the ask needs {}% of the threads but the plugin's daemon gives each client {daemon}%; a client cannot raise it (NVIDIA MPS docs).",
+                limits.active_thread_percentage
+            )),
+            None => {}
+        }
+        if let Some(mib) = c.mps.and_then(|l| l.pinned_memory_mib) {
+            self.notes.push(format!(
+                "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT ({mib} MiB for this ask) is not set: the plugin's daemon already limits each client to total/replicas, and NVIDIA's docs do not say whether a client may change that or which device index it sees (unverified)."
+            ));
+        }
+    }
+
+    /// Nodes of the plan's GPU model, by their `nvidia.com/gpu.product` label: a selector for one
+    /// value, a required node affinity for several, a note for none.
+    fn select_product(&mut self, model: Option<&GpuModel>, single_profile: Option<&str>) {
+        let Some(model) = model else {
+            self.notes
+                .push("no GPU model in the plan: no nvidia.com/gpu.product selector".into());
+            return;
+        };
+        let values = products(model, single_profile);
+        match values.len() {
+            0 => self.notes.push(format!(
+                "no valid nvidia.com/gpu.product label value for {}: no product selector",
+                model.name
+            )),
+            1 => {
+                self.selector
+                    .insert("nvidia.com/gpu.product", values[0].clone());
+            }
+            _ => self.affinity = Some(product_affinity(values)),
+        }
+        if single_profile.is_some() {
+            self.notes.push("gpu.product under the single strategy is <product>-MIG-<profile> (NVIDIA's GPU Feature Discovery docs show it without the NVIDIA- prefix, for an older driver's product name) (unverified).".into());
+        }
+    }
+}
+
+/// A node affinity requiring one of the `nvidia.com/gpu.product` values.
+fn product_affinity(values: Vec<String>) -> Map {
+    let expression = Map::new()
+        .with("key", "nvidia.com/gpu.product")
+        .with("operator", "In")
+        .with(
+            "values",
+            Value::Seq(values.into_iter().map(Value::from).collect()),
+        );
+    let term = Map::new().with("matchExpressions", Value::Seq(vec![expression.into()]));
+    let required = Map::new().with("nodeSelectorTerms", Value::Seq(vec![term.into()]));
+    Map::new().with(
+        "nodeAffinity",
+        Map::new().with("requiredDuringSchedulingIgnoredDuringExecution", required),
+    )
+}
+
+/// The annotations that say which ask a workload is and what the plan chose for it.
+fn annotations(ask: &PlacedAsk) -> Map {
+    let c = ask.choice;
+    let mut annotations = Map::new();
+    annotations.insert(ASK_ANNOTATION, ask.name);
+    annotations.insert("gpu-share/mechanism", c.mechanism.as_str());
+    if let Some(p) = &c.mig_profile {
+        annotations.insert("gpu-share/mig-profile", p);
+    }
+    annotations.insert(
+        "gpu-share/requested-fraction",
+        c.requested_fraction.to_string(),
+    );
+    annotations.insert("gpu-share/gpus", super::ranges(&ask.gpus));
+    annotations
+}
+
+/// The pod spec's parts, in the order they are written: node selector, affinity, containers.
+struct PodSpec {
+    selector: Map,
+    affinity: Option<Map>,
+    containers: Value,
+}
+
+impl PodSpec {
+    /// `start` (a pod spec, or KServe's predictor) with the node selection and the containers.
+    fn into_map(self, start: Map) -> Map {
+        let mut map = start.with("nodeSelector", self.selector);
+        if let Some(a) = self.affinity {
+            map.insert("affinity", a);
+        }
+        map.insert("containers", self.containers);
+        map
+    }
+}
+
+/// A KServe InferenceService in raw deployment mode, one replica.
+fn inference_service(mut metadata: Map, mut annotations: Map, pod: PodSpec) -> Map {
+    annotations.insert(DEPLOYMENT_MODE_ANNOTATION, DEPLOYMENT_MODE);
+    metadata.insert("annotations", annotations);
     let mut doc = Map::new();
-    if kserve {
-        annotations.insert(DEPLOYMENT_MODE_ANNOTATION, DEPLOYMENT_MODE);
-        metadata.insert("annotations", annotations);
-        doc.insert("apiVersion", "serving.kserve.io/v1beta1");
-        doc.insert("kind", "InferenceService");
-        doc.insert("metadata", metadata);
-        // The predictor holds a pod spec inline, beside its replica bounds.
-        let mut predictor = Map::new()
+    doc.insert("apiVersion", "serving.kserve.io/v1beta1");
+    doc.insert("kind", "InferenceService");
+    doc.insert("metadata", metadata);
+    // The predictor holds a pod spec inline, beside its replica bounds.
+    let predictor = pod.into_map(
+        Map::new()
             .with("minReplicas", 1u32)
-            .with("maxReplicas", 1u32)
-            .with("nodeSelector", selector);
-        if let Some(a) = affinity {
-            predictor.insert("affinity", a);
-        }
-        predictor.insert("containers", containers);
-        doc.insert("spec", Map::new().with("predictor", predictor));
-    } else {
-        let mut pod = Map::new().with("nodeSelector", selector);
-        if let Some(a) = affinity {
-            pod.insert("affinity", a);
-        }
-        pod.insert("containers", containers);
-        let labels = Map::new().with(NAME_LABEL, name);
-        metadata.insert("labels", labels.clone());
-        metadata.insert("annotations", annotations);
-        doc.insert("apiVersion", "apps/v1");
-        doc.insert("kind", "Deployment");
-        doc.insert("metadata", metadata);
-        let template = Map::new()
-            .with("metadata", Map::new().with("labels", labels.clone()))
-            .with("spec", pod);
-        let spec = Map::new()
-            .with("replicas", 1u32)
-            .with("selector", Map::new().with("matchLabels", labels))
-            .with("template", template);
-        doc.insert("spec", spec);
-    }
-    (comment, doc)
+            .with("maxReplicas", 1u32),
+    );
+    doc.insert("spec", Map::new().with("predictor", predictor));
+    doc
+}
+
+/// An `apps/v1` Deployment of one replica, its pods labelled with its name.
+fn deployment(name: &str, mut metadata: Map, annotations: Map, pod: PodSpec) -> Map {
+    let pod = pod.into_map(Map::new());
+    let labels = Map::new().with(NAME_LABEL, name);
+    metadata.insert("labels", labels.clone());
+    metadata.insert("annotations", annotations);
+    let mut doc = Map::new();
+    doc.insert("apiVersion", "apps/v1");
+    doc.insert("kind", "Deployment");
+    doc.insert("metadata", metadata);
+    let template = Map::new()
+        .with("metadata", Map::new().with("labels", labels.clone()))
+        .with("spec", pod);
+    let spec = Map::new()
+        .with("replicas", 1u32)
+        .with("selector", Map::new().with("matchLabels", labels))
+        .with("template", template);
+    doc.insert("spec", spec);
+    doc
 }
 
 #[cfg(test)]

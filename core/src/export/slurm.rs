@@ -7,7 +7,7 @@
 //! names are placeholders.
 
 use super::yaml::{quoted, write_comment};
-use super::{gpu_list, ExportOptions, Plan};
+use super::{gpu_list, ExportOptions, PlacedAsk, Plan};
 use crate::catalog::{GpuModel, MigProfile};
 use crate::error::{Error, ErrorKind, Result};
 use crate::plan::Mechanism;
@@ -323,25 +323,61 @@ pub(crate) fn slurm(plan: &Plan, options: &ExportOptions) -> String {
         0,
         "Slurm GRES for the plan (SchedMD gres.html). <…> are placeholders for your node names; GPU numbers are the plan's. Each kind of GPU is written as if it had nodes of its own: split the counts per node.",
     );
-    let mig = plan.gpus_of(Mechanism::Mig);
-    let whole = plan.gpus_of(Mechanism::Whole);
-    let shared = plan.gpus_of(Mechanism::Timeslice);
-    let mps = plan.gpus_of(Mechanism::Mps);
-    let fractions: Vec<Share> = plan
-        .placed
-        .iter()
-        .filter(|a| a.choice.mechanism == Mechanism::Timeslice)
-        .map(|a| a.choice.allocated_fraction)
-        .collect();
-    let (per_gpu, exact) = shards_per_gpu(&fractions);
+    let gpus = GpusByKind::of(plan);
+    write_gres_conf(&mut out, &gpus);
+    write_slurm_conf(&mut out, plan, options, &gpus);
+    write_ask_options(&mut out, plan, options, gpus.per_gpu);
+    out
+}
 
+/// The plan's GPUs by mechanism, each kind written as nodes of its own, and the shards per
+/// time-sliced GPU.
+struct GpusByKind {
+    mig: Vec<u64>,
+    whole: Vec<u64>,
+    shared: Vec<u64>,
+    mps: Vec<u64>,
+    /// Shards per time-sliced GPU, and whether every fraction is a whole number of them.
+    per_gpu: u64,
+    exact: bool,
+}
+
+impl GpusByKind {
+    fn of(plan: &Plan) -> GpusByKind {
+        let fractions: Vec<Share> = plan
+            .placed
+            .iter()
+            .filter(|a| a.choice.mechanism == Mechanism::Timeslice)
+            .map(|a| a.choice.allocated_fraction)
+            .collect();
+        let (per_gpu, exact) = shards_per_gpu(&fractions);
+        GpusByKind {
+            mig: plan.gpus_of(Mechanism::Mig),
+            whole: plan.gpus_of(Mechanism::Whole),
+            shared: plan.gpus_of(Mechanism::Timeslice),
+            mps: plan.gpus_of(Mechanism::Mps),
+            per_gpu,
+            exact,
+        }
+    }
+}
+
+/// `gres.conf`: NVML detection, and the shard and MPS counts (which detection does not give).
+fn write_gres_conf(out: &mut String, gpus: &GpusByKind) {
+    let GpusByKind {
+        mig,
+        shared,
+        mps,
+        per_gpu,
+        ..
+    } = gpus;
     out.push_str("#\n# ==== gres.conf ====\n");
     if !mig.is_empty() {
-        write_comment(&mut out, 0, "MIG (Slurm 21.08+): NVML detection finds the MIG instances as GPUs; Slurm does not create them, so create them first (the mig-parted or mig-commands export). AutoDetect=nvidia (24.11) does not detect MIG.");
+        write_comment(out, 0, "MIG (Slurm 21.08+): NVML detection finds the MIG instances as GPUs; Slurm does not create them, so create them first (the mig-parted or mig-commands export). AutoDetect=nvidia (24.11) does not detect MIG.");
     }
     out.push_str("AutoDetect=nvml\n");
     if !shared.is_empty() {
-        write_comment(&mut out, 0, &format!("time-sliced {}: {per_gpu} shards each, split evenly over the node's GPUs unless each File= gets its own Count (SchedMD gres.html).", gpu_list(&shared)));
+        write_comment(out, 0, &format!("time-sliced {}: {per_gpu} shards each, split evenly over the node's GPUs unless each File= gets its own Count (SchedMD gres.html).", gpu_list(shared)));
         out.push_str(&format!(
             "NodeName=<time-sliced-nodes> Name=shard Count={}\n",
             per_gpu * shared.len() as u64
@@ -349,11 +385,11 @@ pub(crate) fn slurm(plan: &Plan, options: &ExportOptions) -> String {
     }
     if !mps.is_empty() {
         write_comment(
-            &mut out,
+            out,
             0,
             &format!(
                 "MPS {}: 100 per GPU, so a request is a percentage of one GPU.",
-                gpu_list(&mps)
+                gpu_list(mps)
             ),
         );
         out.push_str(&format!(
@@ -361,7 +397,17 @@ pub(crate) fn slurm(plan: &Plan, options: &ExportOptions) -> String {
             100 * mps.len() as u64
         ));
     }
+}
 
+/// `slurm.conf`: `GresTypes=` and one `Gres=` line per kind of GPU.
+fn write_slurm_conf(out: &mut String, plan: &Plan, options: &ExportOptions, gpus: &GpusByKind) {
+    let GpusByKind {
+        mig,
+        whole,
+        shared,
+        mps,
+        ..
+    } = gpus;
     out.push_str("#\n# ==== slurm.conf ====\n");
     let mut types = vec!["gpu"];
     if !shared.is_empty() {
@@ -372,7 +418,7 @@ pub(crate) fn slurm(plan: &Plan, options: &ExportOptions) -> String {
     }
     out.push_str(&format!("GresTypes={}\n", types.join(",")));
     if let (false, Some(model)) = (mig.is_empty(), plan.model) {
-        write_comment(&mut out, 0, &mig_text(plan, model, &mig, options));
+        write_comment(out, 0, &mig_text(plan, model, mig, options));
         let gres: Vec<String> = mig_type_totals(plan, model, naming_of(options).0)
             .iter()
             .map(|(t, n)| format!("gpu:{}:{n}", t.name))
@@ -380,71 +426,89 @@ pub(crate) fn slurm(plan: &Plan, options: &ExportOptions) -> String {
         out.push_str(&format!("NodeName=<mig-nodes> Gres={}\n", gres.join(",")));
     }
     if !whole.is_empty() {
-        write_comment(&mut out, 0, &format!("whole {}. An untyped --gres=gpu:N may also be given MIG instances on MIG nodes: keep whole-GPU jobs on these nodes (a partition).", gpu_list(&whole)));
+        write_comment(out, 0, &format!("whole {}. An untyped --gres=gpu:N may also be given MIG instances on MIG nodes: keep whole-GPU jobs on these nodes (a partition).", gpu_list(whole)));
         out.push_str(&format!(
             "NodeName=<whole-gpu-nodes> Gres=gpu:{}\n",
             whole.len()
         ));
     }
     if !shared.is_empty() {
-        let how = if exact {
-            format!("{per_gpu} shards per GPU, the least common multiple of the fractions' denominators, so every fraction is a whole number of shards")
-        } else {
-            format!("{per_gpu} shards per GPU; the fractions are finer, so shard counts round up and fewer asks may share a GPU than the plan has")
-        };
-        write_comment(&mut out, 0, &format!("time-sliced {}: {how}. Shards do not fence processes: a planning share, enforced by nothing; a GPU is allocated as gpu or as shards, not both (SchedMD gres.html).", gpu_list(&shared)));
-        out.push_str(&format!(
-            "NodeName=<time-sliced-nodes> Gres=gpu:{},shard:{}\n",
-            shared.len(),
-            per_gpu * shared.len() as u64
-        ));
+        write_shard_nodes(out, gpus);
     }
     if !mps.is_empty() {
-        write_comment(&mut out, 0, &format!("MPS {}: mps 100 per GPU. A job gets CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = its request × 100 / the GPU's count, and its share comes from one GPU per node; gpu and mps cannot be mixed in one job; MPS has no error isolation between clients (NVIDIA MPS docs, SchedMD gres.html).", gpu_list(&mps)));
+        write_comment(out, 0, &format!("MPS {}: mps 100 per GPU. A job gets CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = its request × 100 / the GPU's count, and its share comes from one GPU per node; gpu and mps cannot be mixed in one job; MPS has no error isolation between clients (NVIDIA MPS docs, SchedMD gres.html).", gpu_list(mps)));
         out.push_str(&format!(
             "NodeName=<mps-nodes> Gres=gpu:{},mps:{}\n",
             mps.len(),
             100 * mps.len() as u64
         ));
     }
+}
 
+/// The time-sliced GPUs' `Gres=` line, saying how the shard count was chosen.
+fn write_shard_nodes(out: &mut String, gpus: &GpusByKind) {
+    let GpusByKind {
+        shared,
+        per_gpu,
+        exact,
+        ..
+    } = gpus;
+    let how = if *exact {
+        format!("{per_gpu} shards per GPU, the least common multiple of the fractions' denominators, so every fraction is a whole number of shards")
+    } else {
+        format!("{per_gpu} shards per GPU; the fractions are finer, so shard counts round up and fewer asks may share a GPU than the plan has")
+    };
+    write_comment(out, 0, &format!("time-sliced {}: {how}. Shards do not fence processes: a planning share, enforced by nothing; a GPU is allocated as gpu or as shards, not both (SchedMD gres.html).", gpu_list(shared)));
+    out.push_str(&format!(
+        "NodeName=<time-sliced-nodes> Gres=gpu:{},shard:{}\n",
+        shared.len(),
+        per_gpu * shared.len() as u64
+    ));
+}
+
+/// Each placed ask's `--gres=` option, as a comment line.
+fn write_ask_options(out: &mut String, plan: &Plan, options: &ExportOptions, per_gpu: u64) {
     out.push_str("#\n# ==== per ask: sbatch / srun option ====\n");
     if plan.placed.is_empty() {
         out.push_str("# (no placed asks)\n");
     }
     for a in &plan.placed {
-        let c = a.choice;
-        let option = match c.mechanism {
-            Mechanism::Mig => {
-                let profile = a
-                    .instance
-                    .map(|i| i.profile)
-                    .or(c.mig_profile.as_deref())
-                    .unwrap_or_default();
-                let naming = naming_of(options).0;
-                match plan
-                    .model
-                    .and_then(|m| Some(mig_type(m, m.profile(profile)?, naming)))
-                {
-                    Some(t) => format!("--gres=gpu:{}:1", t.name),
-                    None => format!("--gres=gpu:{profile}:1"),
-                }
-            }
-            Mechanism::Whole => format!("--gres=gpu:{}", c.gpus),
-            Mechanism::Timeslice => {
-                format!("--gres=shard:{}", shards(c.allocated_fraction, per_gpu))
-            }
-            Mechanism::Mps => {
-                let percent = c.mps.map_or_else(
-                    || shards(c.allocated_fraction, 100),
-                    |l| u64::from(l.active_thread_percentage),
-                );
-                format!("--gres=mps:{percent}")
-            }
-        };
-        write_comment(&mut out, 0, &format!("{}: {option}", quoted(a.name)));
+        let option = gres_option(a, plan, options, per_gpu);
+        write_comment(out, 0, &format!("{}: {option}", quoted(a.name)));
     }
-    out
+}
+
+/// The `--gres=` option an ask's job gives: its MIG type, GPU count, shards or MPS percentage.
+fn gres_option(a: &PlacedAsk, plan: &Plan, options: &ExportOptions, per_gpu: u64) -> String {
+    let c = a.choice;
+    match c.mechanism {
+        Mechanism::Mig => {
+            let profile = a
+                .instance
+                .map(|i| i.profile)
+                .or(c.mig_profile.as_deref())
+                .unwrap_or_default();
+            let naming = naming_of(options).0;
+            match plan
+                .model
+                .and_then(|m| Some(mig_type(m, m.profile(profile)?, naming)))
+            {
+                Some(t) => format!("--gres=gpu:{}:1", t.name),
+                None => format!("--gres=gpu:{profile}:1"),
+            }
+        }
+        Mechanism::Whole => format!("--gres=gpu:{}", c.gpus),
+        Mechanism::Timeslice => {
+            format!("--gres=shard:{}", shards(c.allocated_fraction, per_gpu))
+        }
+        Mechanism::Mps => {
+            let percent = c.mps.map_or_else(
+                || shards(c.allocated_fraction, 100),
+                |l| u64::from(l.active_thread_percentage),
+            );
+            format!("--gres=mps:{percent}")
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! From the search's optimum to what a person runs: each GPU's end state (kept, moved, new), the
 //! steps in order, the nvidia-smi commands, what to drain, and a mig-parted config of the end state.
 
-use super::search::{Existing, Solution};
+use super::search::{Choice, Existing, Solution};
 use super::{id_at, InstanceStatus, MovedFrom, PlannedInstance, RepartitionGpu, Step, Wanted};
 use crate::api::fit::{gpu_name, Target};
 use crate::catalog::GpuModel;
@@ -36,184 +36,236 @@ impl<'a> Planner<'a> {
     }
 
     pub(super) fn build(&self) -> (Vec<RepartitionGpu>, Vec<Step>, Vec<String>) {
-        let name = |p: usize| self.model.profiles[p].name.to_string();
-        let node = |g: usize| self.targets[g].source.node.clone();
-        let index = |g: usize| self.targets[g].source.index;
-        // Existing instances that stay, and those destroyed (moved when in use).
-        let mut out: Vec<Vec<PlannedInstance>> = vec![Vec::new(); self.gpus.len()];
-        let mut open: Vec<(usize, usize, u8)> = Vec::new(); // new places: (gpu, profile, start)
-        let mut reused: Vec<(usize, usize)> = Vec::new(); // freed instances serving an ask: (gpu, slot in out)
-        let mut moved: Vec<(usize, Existing)> = Vec::new();
-        let mut steps = Vec::new();
-        let mut drain = Vec::new();
+        let mut work = Work {
+            out: vec![Vec::new(); self.gpus.len()],
+            open: Vec::new(),
+            reused: Vec::new(),
+            moved: Vec::new(),
+            creates: vec![Vec::new(); self.gpus.len()],
+            steps: Vec::new(),
+            drain: Vec::new(),
+        };
         for (g, choice) in self.solution.choices.iter().enumerate() {
-            for (k, p) in choice.layout.iter().enumerate() {
-                let current = self.gpus[g].iter().find(|e| e.placed == *p);
-                match current {
-                    Some(e) => {
-                        out[g].push(PlannedInstance {
-                            profile: name(p.profile),
-                            start: p.start,
-                            gpu_instance_id: id_at(&self.targets[g], p.start),
-                            ask: None,
-                            status: InstanceStatus::Kept,
-                            moved_from: None,
-                        });
-                        if !e.in_use && !choice.leftover[k] {
-                            reused.push((g, out[g].len() - 1));
-                        }
-                    }
-                    None => open.push((g, p.profile, p.start)),
-                }
-            }
-            for e in &self.gpus[g] {
-                if choice.layout.contains(&e.placed) {
-                    continue;
-                }
-                let id = id_at(&self.targets[g], e.placed.start);
-                if e.in_use {
-                    moved.push((g, *e));
-                    let what = match id {
-                        Some(id) => format!("GPU instance {id}"),
-                        None => format!("the instance at slice {}", e.placed.start),
-                    };
-                    drain.push(format!(
-                        "{}: stop what runs on {what} ({}) — it moves",
-                        gpu_name(node(g).as_deref(), index(g)),
-                        name(e.placed.profile)
-                    ));
-                }
-                steps.push(Step::Destroy {
-                    node: node(g),
-                    gpu: index(g),
-                    gpu_instance_id: id,
-                    profile: name(e.placed.profile),
-                    start: e.placed.start,
-                });
-            }
+            self.keep_or_open(g, choice, &mut work);
+            self.destroy_the_rest(g, choice, &mut work);
         }
         // Asks take freed instances of their profile first, then new places; moved instances the
         // rest of the new places, on their own GPU where one is left. The last asks of each
         // profile are the unplaced ones.
-        let wanted = placed_asks(self.wanted, &self.solution.unplaced);
-        let mut creates: Vec<Vec<(usize, u8, String)>> = vec![Vec::new(); self.gpus.len()];
-        for w in wanted {
-            if let Some(at) = reused
-                .iter()
-                .position(|&(g, slot)| out[g][slot].profile == name(w.profile))
-            {
-                let (g, slot) = reused.remove(at);
-                out[g][slot].ask = Some(w.name.to_string());
-                continue;
-            }
-            if let Some(at) = open.iter().position(|&(_, p, _)| p == w.profile) {
-                let (g, p, start) = open.remove(at);
-                out[g].push(PlannedInstance {
-                    profile: name(p),
-                    start,
-                    gpu_instance_id: None,
-                    ask: Some(w.name.to_string()),
-                    status: InstanceStatus::New,
-                    moved_from: None,
-                });
-                creates[g].push((p, start, w.name.to_string()));
-            }
+        for w in placed_asks(self.wanted, &self.solution.unplaced) {
+            self.place_ask(w, &mut work);
         }
-        for (from, e) in moved {
-            let pick = open
-                .iter()
-                .position(|&(g, p, _)| g == from && p == e.placed.profile)
-                .or_else(|| open.iter().position(|&(_, p, _)| p == e.placed.profile));
-            let id = id_at(&self.targets[from], e.placed.start);
-            let Some(at) = pick else {
-                // A freed instance of the profile left over takes it instead (the search counted it).
-                if let Some(r) = reused
-                    .iter()
-                    .position(|&(g, slot)| out[g][slot].profile == name(e.placed.profile))
-                {
-                    let (g, slot) = reused.remove(r);
-                    out[g][slot].status = InstanceStatus::Moved;
-                    out[g][slot].moved_from = Some(MovedFrom {
-                        node: node(from),
-                        gpu: index(from),
-                        gpu_instance_id: id,
-                        start: e.placed.start,
-                    });
-                }
-                continue;
-            };
-            let (g, p, start) = open.remove(at);
-            let label = match id {
-                Some(id) => format!(
-                    "{} instance {id}",
-                    gpu_name(node(from).as_deref(), index(from))
-                ),
-                None => format!(
-                    "{} slice {}",
-                    gpu_name(node(from).as_deref(), index(from)),
-                    e.placed.start
-                ),
-            };
-            out[g].push(PlannedInstance {
-                profile: name(p),
-                start,
-                gpu_instance_id: None,
-                ask: None,
-                status: InstanceStatus::Moved,
-                moved_from: Some(MovedFrom {
-                    node: node(from),
-                    gpu: index(from),
-                    gpu_instance_id: id,
-                    start: e.placed.start,
-                }),
-            });
-            creates[g].push((p, start, label));
+        for (from, e) in std::mem::take(&mut work.moved) {
+            self.place_moved(from, e, &mut work);
         }
-        for (g, list) in creates.iter().enumerate() {
-            let kept: Vec<Placed> = out[g]
-                .iter()
-                .filter(|i| i.gpu_instance_id.is_some() || i.status == InstanceStatus::Kept)
-                .filter_map(|i| {
-                    Some(Placed {
-                        profile: self
-                            .model
-                            .profiles
-                            .iter()
-                            .position(|p| p.name == i.profile)?,
-                        start: i.start,
-                    })
-                })
-                .collect();
-            let new: Vec<Placed> = list
-                .iter()
-                .map(|&(profile, start, _)| Placed { profile, start })
-                .collect();
-            let (order, _) = creation_order_from(self.model, &new, occupied(self.model, &kept));
-            for k in order {
-                let (p, start, for_) = &list[k];
-                steps.push(Step::Create {
-                    node: node(g),
-                    gpu: index(g),
-                    profile: name(*p),
-                    start: *start,
-                    for_: for_.clone(),
-                });
-            }
+        for g in 0..work.creates.len() {
+            self.push_creates(g, &mut work);
         }
-        for list in &mut out {
+        for list in &mut work.out {
             crate::sort::sort_by_key(list, |i| i.start);
         }
-        let gpus = out
+        let gpus = work
+            .out
             .into_iter()
             .enumerate()
             .map(|(g, instances)| RepartitionGpu {
-                node: node(g),
-                index: index(g),
+                node: self.node(g),
+                index: self.index(g),
                 instances,
             })
             .collect();
-        (gpus, steps, drain)
+        (gpus, work.steps, work.drain)
     }
+
+    fn name(&self, p: usize) -> String {
+        self.model.profiles[p].name.to_string()
+    }
+
+    fn node(&self, g: usize) -> Option<String> {
+        self.targets[g].source.node.clone()
+    }
+
+    fn index(&self, g: usize) -> u64 {
+        self.targets[g].source.index
+    }
+
+    /// GPU `g`'s end layout: an existing instance at a place stays (and, freed and not left
+    /// over, may serve an ask); every other place is opened for a new instance.
+    fn keep_or_open(&self, g: usize, choice: &Choice, work: &mut Work) {
+        for (k, p) in choice.layout.iter().enumerate() {
+            let current = self.gpus[g].iter().find(|e| e.placed == *p);
+            match current {
+                Some(e) => {
+                    work.out[g].push(PlannedInstance {
+                        profile: self.name(p.profile),
+                        start: p.start,
+                        gpu_instance_id: id_at(&self.targets[g], p.start),
+                        ask: None,
+                        status: InstanceStatus::Kept,
+                        moved_from: None,
+                    });
+                    if !e.in_use && !choice.leftover[k] {
+                        work.reused.push((g, work.out[g].len() - 1));
+                    }
+                }
+                None => work.open.push((g, p.profile, p.start)),
+            }
+        }
+    }
+
+    /// Destroys GPU `g`'s instances the end layout does not keep; those in use move, so what
+    /// runs on them is drained first.
+    fn destroy_the_rest(&self, g: usize, choice: &Choice, work: &mut Work) {
+        for e in &self.gpus[g] {
+            if choice.layout.contains(&e.placed) {
+                continue;
+            }
+            let id = id_at(&self.targets[g], e.placed.start);
+            if e.in_use {
+                work.moved.push((g, *e));
+                let what = match id {
+                    Some(id) => format!("GPU instance {id}"),
+                    None => format!("the instance at slice {}", e.placed.start),
+                };
+                work.drain.push(format!(
+                    "{}: stop what runs on {what} ({}) — it moves",
+                    gpu_name(self.node(g).as_deref(), self.index(g)),
+                    self.name(e.placed.profile)
+                ));
+            }
+            work.steps.push(Step::Destroy {
+                node: self.node(g),
+                gpu: self.index(g),
+                gpu_instance_id: id,
+                profile: self.name(e.placed.profile),
+                start: e.placed.start,
+            });
+        }
+    }
+
+    /// An ask takes a freed instance of its profile, else a new place of it.
+    fn place_ask(&self, w: &Wanted, work: &mut Work) {
+        if let Some(at) = work
+            .reused
+            .iter()
+            .position(|&(g, slot)| work.out[g][slot].profile == self.name(w.profile))
+        {
+            let (g, slot) = work.reused.remove(at);
+            work.out[g][slot].ask = Some(w.name.to_string());
+            return;
+        }
+        if let Some(at) = work.open.iter().position(|&(_, p, _)| p == w.profile) {
+            let (g, p, start) = work.open.remove(at);
+            work.out[g].push(PlannedInstance {
+                profile: self.name(p),
+                start,
+                gpu_instance_id: None,
+                ask: Some(w.name.to_string()),
+                status: InstanceStatus::New,
+                moved_from: None,
+            });
+            work.creates[g].push((p, start, w.name.to_string()));
+        }
+    }
+
+    /// An instance in use on GPU `from` moves to a new place of its profile (its own GPU first),
+    /// else to a freed instance of its profile left over.
+    fn place_moved(&self, from: usize, e: Existing, work: &mut Work) {
+        let pick = work
+            .open
+            .iter()
+            .position(|&(g, p, _)| g == from && p == e.placed.profile)
+            .or_else(|| {
+                work.open
+                    .iter()
+                    .position(|&(_, p, _)| p == e.placed.profile)
+            });
+        let id = id_at(&self.targets[from], e.placed.start);
+        let moved_from = MovedFrom {
+            node: self.node(from),
+            gpu: self.index(from),
+            gpu_instance_id: id,
+            start: e.placed.start,
+        };
+        let Some(at) = pick else {
+            // A freed instance of the profile left over takes it instead (the search counted it).
+            if let Some(r) = work
+                .reused
+                .iter()
+                .position(|&(g, slot)| work.out[g][slot].profile == self.name(e.placed.profile))
+            {
+                let (g, slot) = work.reused.remove(r);
+                work.out[g][slot].status = InstanceStatus::Moved;
+                work.out[g][slot].moved_from = Some(moved_from);
+            }
+            return;
+        };
+        let (g, p, start) = work.open.remove(at);
+        let from_gpu = gpu_name(self.node(from).as_deref(), self.index(from));
+        let label = match id {
+            Some(id) => format!("{from_gpu} instance {id}"),
+            None => format!("{from_gpu} slice {}", e.placed.start),
+        };
+        work.out[g].push(PlannedInstance {
+            profile: self.name(p),
+            start,
+            gpu_instance_id: None,
+            ask: None,
+            status: InstanceStatus::Moved,
+            moved_from: Some(moved_from),
+        });
+        work.creates[g].push((p, start, label));
+    }
+
+    /// GPU `g`'s create steps, in an order that succeeds beside the instances that exist.
+    fn push_creates(&self, g: usize, work: &mut Work) {
+        let list = &work.creates[g];
+        let kept: Vec<Placed> = work.out[g]
+            .iter()
+            .filter(|i| i.gpu_instance_id.is_some() || i.status == InstanceStatus::Kept)
+            .filter_map(|i| {
+                Some(Placed {
+                    profile: self
+                        .model
+                        .profiles
+                        .iter()
+                        .position(|p| p.name == i.profile)?,
+                    start: i.start,
+                })
+            })
+            .collect();
+        let new: Vec<Placed> = list
+            .iter()
+            .map(|&(profile, start, _)| Placed { profile, start })
+            .collect();
+        let (order, _) = creation_order_from(self.model, &new, occupied(self.model, &kept));
+        for k in order {
+            let (p, start, for_) = &list[k];
+            work.steps.push(Step::Create {
+                node: self.node(g),
+                gpu: self.index(g),
+                profile: self.name(*p),
+                start: *start,
+                for_: for_.clone(),
+            });
+        }
+    }
+}
+
+/// The end state and the steps, as [`Planner::build`] makes them.
+struct Work {
+    /// Per GPU, the instances of its end state.
+    out: Vec<Vec<PlannedInstance>>,
+    /// New places not yet taken: (gpu, profile, start).
+    open: Vec<(usize, usize, u8)>,
+    /// Freed instances that may serve an ask: (gpu, slot in `out`).
+    reused: Vec<(usize, usize)>,
+    /// Instances in use that are destroyed, to be made again: (gpu, instance).
+    moved: Vec<(usize, Existing)>,
+    /// Per GPU, the instances to create: (profile, start, what for).
+    creates: Vec<Vec<(usize, u8, String)>>,
+    steps: Vec<Step>,
+    drain: Vec<String>,
 }
 
 /// The asks the search placed: all but the last `unplaced[p]` of each profile `p`.

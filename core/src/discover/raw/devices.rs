@@ -263,80 +263,19 @@ pub(super) fn settle_devices(
         written: 0,
         skipped: 0,
     };
+    let of = OfGpu {
+        index: gpu,
+        board,
+        model,
+        memory_mib: gpu_memory_mib,
+    };
     let devices = pair_list_with_lci(devices, &mut notes);
     let mut groups = group_devices(&devices, &mut notes);
     let (of_group, alone) = match_instances(&mut groups, instances, &mut notes);
     let mut out: Vec<DiscoveredMigDevice> = Vec::with_capacity(groups.len() + alone.len());
     for (i, g) in groups.iter().enumerate() {
         let inst = of_group.get(i).copied().flatten();
-        let which = match (
-            g.gpu_instance_id,
-            g.members.first().and_then(|d| d.device_index),
-        ) {
-            (Some(gi), _) => format!("GPU {gpu} GPU instance {gi}"),
-            (None, Some(k)) => format!("GPU {gpu} MIG device {k}"),
-            (None, None) => format!("GPU {gpu} MIG device {i}"),
-        };
-        let named = g.members.iter().find_map(|d| d.profile.as_deref());
-        let memory_mib = g.members.iter().find_map(|d| d.memory_mib);
-        let sms: Vec<u32> = g.members.iter().filter_map(|d| d.multiprocessors).collect();
-        let profile = match (inst, named, model, memory_mib) {
-            (Some(inst), named, _, _) => {
-                if let Some(n) = named.map(gi_profile).filter(|n| *n != inst.profile) {
-                    notes.push(format!(
-                        "{which}: nvidia-smi mig -lgi says {}, its MIG devices say {n}; taken as {}",
-                        inst.profile, inst.profile
-                    ));
-                }
-                inst.profile.clone()
-            }
-            (None, Some(p), _, _) => gi_profile(p),
-            (None, None, Some(m), Some(mem)) => {
-                match profile::derive(m, board, gpu_memory_mib, mem, &sms) {
-                    Ok(Derived { name, uncertain }) => {
-                        if let Some(why) = uncertain {
-                            notes.push(format!(
-                                "{which}: named {name} from its {} SMs, a count that is uncertain: {why}",
-                                sms.first().copied().unwrap_or_default()
-                            ));
-                        }
-                        name.to_string()
-                    }
-                    Err(why) => {
-                        notes.push(format!(
-                            "{which}: profile unknown, not guessed: {why} (the output of nvidia-smi -L or nvidia-smi mig -lgi names it)"
-                        ));
-                        "unknown".to_string()
-                    }
-                }
-            }
-            (None, None, _, _) => {
-                notes.push(format!(
-                    "{which}: profile unknown (neither a name nor a known model and memory size)"
-                ));
-                "unknown".to_string()
-            }
-        };
-        if let Some(inst) = inst {
-            check_placement(&which, inst, model, &mut notes);
-        }
-        out.push(DiscoveredMigDevice {
-            profile,
-            start: inst.and_then(|i| i.start),
-            gpu_instance_id: g.gpu_instance_id,
-            memory_mib,
-            compute_instances: g
-                .members
-                .iter()
-                .map(|d| DiscoveredComputeInstance {
-                    profile: d.profile.as_deref().map(|p| listed_name(p).to_string()),
-                    compute_instance_id: d.compute_instance_id,
-                    device_index: d.device_index,
-                    multiprocessors: d.multiprocessors,
-                    start: d.start,
-                })
-                .collect(),
-        });
+        out.push(settle_group(&of, i, g, inst, &mut notes));
     }
     for inst in alone {
         let which = format!("GPU {gpu} GPU instance {}", inst.gpu_instance_id);
@@ -351,6 +290,107 @@ pub(super) fn settle_devices(
     }
     notes.finish();
     out
+}
+
+/// The GPU whose MIG devices are settled, with what naming a device from its size needs.
+struct OfGpu<'b> {
+    index: u64,
+    /// The board's name, as nvidia-smi reports it.
+    board: &'b str,
+    model: Option<&'static GpuModel>,
+    memory_mib: Option<u64>,
+}
+
+/// The `i`th group of compute instances as one GPU instance, with `inst`, its `-lgi` entry, if any.
+fn settle_group(
+    of: &OfGpu,
+    i: usize,
+    g: &Group,
+    inst: Option<&RawInstance>,
+    notes: &mut DeviceNotes,
+) -> DiscoveredMigDevice {
+    let gpu = of.index;
+    let which = match (
+        g.gpu_instance_id,
+        g.members.first().and_then(|d| d.device_index),
+    ) {
+        (Some(gi), _) => format!("GPU {gpu} GPU instance {gi}"),
+        (None, Some(k)) => format!("GPU {gpu} MIG device {k}"),
+        (None, None) => format!("GPU {gpu} MIG device {i}"),
+    };
+    let memory_mib = g.members.iter().find_map(|d| d.memory_mib);
+    let profile = group_profile(of, &which, g, inst, memory_mib, notes);
+    if let Some(inst) = inst {
+        check_placement(&which, inst, of.model, notes);
+    }
+    DiscoveredMigDevice {
+        profile,
+        start: inst.and_then(|i| i.start),
+        gpu_instance_id: g.gpu_instance_id,
+        memory_mib,
+        compute_instances: g
+            .members
+            .iter()
+            .map(|d| DiscoveredComputeInstance {
+                profile: d.profile.as_deref().map(|p| listed_name(p).to_string()),
+                compute_instance_id: d.compute_instance_id,
+                device_index: d.device_index,
+                multiprocessors: d.multiprocessors,
+                start: d.start,
+            })
+            .collect(),
+    }
+}
+
+/// A GPU instance's profile: `-lgi`'s (noting a device name that says otherwise), else its
+/// devices' name, else derived from its memory and SMs on a known model, else `unknown`.
+fn group_profile(
+    of: &OfGpu,
+    which: &str,
+    g: &Group,
+    inst: Option<&RawInstance>,
+    memory_mib: Option<u64>,
+    notes: &mut DeviceNotes,
+) -> String {
+    let named = g.members.iter().find_map(|d| d.profile.as_deref());
+    let sms: Vec<u32> = g.members.iter().filter_map(|d| d.multiprocessors).collect();
+    match (inst, named, of.model, memory_mib) {
+        (Some(inst), named, _, _) => {
+            if let Some(n) = named.map(gi_profile).filter(|n| *n != inst.profile) {
+                notes.push(format!(
+                    "{which}: nvidia-smi mig -lgi says {}, its MIG devices say {n}; taken as {}",
+                    inst.profile, inst.profile
+                ));
+            }
+            inst.profile.clone()
+        }
+        (None, Some(p), _, _) => gi_profile(p),
+        (None, None, Some(m), Some(mem)) => {
+            match profile::derive(m, of.board, of.memory_mib, mem, &sms) {
+                Ok(Derived { name, uncertain }) => {
+                    if let Some(why) = uncertain {
+                        notes.push(format!(
+                            "{which}: named {name} from its {} SMs, a count that is uncertain: {why}",
+                            sms.first().copied().unwrap_or_default()
+                        ));
+                    }
+                    name.to_string()
+                }
+                Err(why) => {
+                    notes.push(format!(
+                        "{which}: profile unknown, not guessed: {why} (the output of nvidia-smi -L or nvidia-smi mig -lgi names it)"
+                    ));
+                    "unknown".to_string()
+                }
+            }
+        }
+        (None, None, _, _) => {
+            notes.push(format!(
+                "{which}: profile unknown (neither a name nor a known model and memory size)"
+            ));
+            "unknown".to_string()
+        }
+    }
 }
 
 /// Notes a `-lgi` placement the catalogue does not allow for the profile (docs/hardware-facts.md §1.2):
