@@ -17,8 +17,10 @@
 mod by_bin;
 mod cns;
 mod completion;
-mod lp;
+mod dive;
+mod master;
 mod mbs;
+mod patterns;
 mod search;
 mod vector;
 
@@ -126,10 +128,11 @@ pub(crate) const MAX_DEPTH: usize = 1_200;
 const DFF_K: u64 = 40;
 /// Work charged per item and function for that bound (each is an L2 pass: a sort, binary searches).
 const DFF_WORK_PER_ITEM: u64 = 8;
-/// Bin completion may use up to 1/3 of the budget, the linear relaxation 1/6; the local searches
-/// get the rest. Measured on BPPLIB: more for the relaxation starves the searches on Falkenauer T.
+/// Bin completion may use up to 1/3 of the budget where the relaxation does not apply, 1/6 where it
+/// does; the relaxation then half of what is left, and the local searches the rest.
 const EXACT_SHARE: u64 = 3;
-const RELAXATION_SHARE: u64 = 6;
+const EXACT_SHARE_BESIDE_RELAXATION: u64 = 6;
+const RELAXATION_SHARE: u64 = 2;
 
 /// The best lower bound this module computes before searching: L2 after the dual feasible
 /// functions of [`dff_l2`] (never below L2). Bin completion may raise it further (see [`improve`]).
@@ -171,31 +174,31 @@ pub fn improve(problem: &Problem, bin_of: &[usize], budget: Budget) -> Optimized
             }
         }
     }
-    // Then a complete search for a packing into exactly the lower bound, with up to a third of
-    // the budget: where it succeeds, the result is a proven optimum; where it runs to the end
-    // without one, it has proved that no packing into that many bins exists, so the bound rises by
-    // one and the search goes on with the next count.
-    work.slice(budget.work / EXACT_SHARE, |exact| {
-        while (bins.len() as u64) > bound {
-            match completion::complete(problem, &rest, bound, exact) {
-                Outcome::Packed(packed) => {
-                    bins = packed.into_iter().filter(|b| !b.is_empty()).collect();
-                    break;
-                }
-                Outcome::Impossible => bound += 1,
-                Outcome::Unknown => break,
+    // Where the relaxation applies it takes over from the complete search after a sixth of the
+    // budget; elsewhere the complete search may use a third.
+    let relaxable = dive::applies(problem, &rest);
+    let exact_share = if relaxable {
+        EXACT_SHARE_BESIDE_RELAXATION
+    } else {
+        EXACT_SHARE
+    };
+    exact(
+        problem,
+        &rest,
+        &mut bins,
+        &mut bound,
+        budget.work / exact_share,
+        &mut work,
+    );
+    if relaxable && bins.len() as u64 > bound {
+        let share = work.left / RELAXATION_SHARE;
+        let relaxed = work.slice(share, |w| dive::relax(problem, &rest, &bins, bound, w));
+        if let Some(relaxed) = relaxed {
+            bound = bound.max(relaxed.bound);
+            if let Some(packed) = relaxed.packing.filter(|p| p.len() < bins.len()) {
+                bins = packed;
             }
         }
-    });
-    // The linear relaxation proves more than the formulas on most instances where they fall short
-    // (then the packing in hand may already be optimal), with up to a sixth.
-    if bins.len() as u64 > bound {
-        let target = bins.len() as u64;
-        let capacity = problem.capacity;
-        let lp = work.slice(budget.work / RELAXATION_SHARE, |w| {
-            lp::gilmore_gomory(&rest_sizes, capacity, bound, target, w)
-        });
-        bound = bound.max(lp.unwrap_or(0));
     }
     if bins.len() as u64 > bound && work.left > 0 {
         bins = remove_bins(problem, bins, bound, &mut work);
@@ -224,6 +227,32 @@ pub fn improve(problem: &Problem, bin_of: &[usize], budget: Budget) -> Optimized
         proven_optimal: total as u64 == lower_bound,
         work: budget.work - work.left,
     }
+}
+
+/// A complete search for a packing into exactly the lower bound, with up to `limit` of `work`: where
+/// it succeeds, the result is a proven optimum; where it runs to the end without one, it has proved
+/// that no packing into that many bins exists, so the bound rises by one and the search goes on
+/// with the next count.
+fn exact(
+    problem: &Problem,
+    items: &[usize],
+    bins: &mut Vec<Vec<usize>>,
+    bound: &mut u64,
+    limit: u64,
+    work: &mut Work,
+) {
+    work.slice(limit, |exact| {
+        while (bins.len() as u64) > *bound {
+            match completion::complete(problem, items, *bound, exact) {
+                Outcome::Packed(packed) => {
+                    *bins = packed.into_iter().filter(|b| !b.is_empty()).collect();
+                    break;
+                }
+                Outcome::Impossible => *bound += 1,
+                Outcome::Unknown => break,
+            }
+        }
+    });
 }
 
 /// The local searches, one bin fewer at a time while the packing is above `bound` and `work` is
