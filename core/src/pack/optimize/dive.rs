@@ -21,9 +21,9 @@
 
 use super::completion::{self, Outcome, Prices};
 use super::master::{Master, Solved};
-use super::patterns::{Pattern, Types};
+use super::patterns::{Pattern, Types, CELLS_PER_WORK};
 use super::search::Problem;
-use super::Work;
+use super::{Work, MAX_DEPTH};
 
 /// Basic values within this of a whole number count as whole.
 const WHOLE: f64 = 1e-6;
@@ -55,7 +55,8 @@ pub(crate) fn applies(problem: &Problem, items: &[usize]) -> bool {
 /// in integers, then searches for a packing into the bound (at least `bound`, the caller's): the
 /// priced bin completion of the whole with a [`ROOT_EXACT_SHARE`] of `work`, which proves the
 /// bound one too low where it runs to the end (then the next count is tried), and the dive with
-/// the rest. `None` where the relaxation does not apply.
+/// the rest. `None` where the relaxation does not apply or the budget does not cover setting it
+/// up.
 pub(crate) fn relax(
     problem: &Problem,
     items: &[usize],
@@ -64,6 +65,12 @@ pub(crate) fn relax(
     work: &mut Work,
 ) -> Option<Relaxed> {
     let types = Types::new(problem.sizes, items, problem.capacity)?;
+    // Setting up: the basis inverse (m × m), each item's type and the seed patterns.
+    let m = types.len() as u64;
+    let setup = m.saturating_mul(m) / CELLS_PER_WORK + problem.sizes.len() as u64;
+    if !work.spend(setup) {
+        return None;
+    }
     let type_of = types.type_of(problem.sizes.len());
     let mut master = Master::new(&types, types.demand());
     for bin in bins {
@@ -167,7 +174,8 @@ impl Dive<'_, '_> {
     /// Integer prices from the master's duals for what is left, and the bound they prove
     /// (⌈Σ demand·price / most⌉, exact whatever the floats did); `None` without budget.
     fn prices(&self, work: &mut Work) -> Option<Priced> {
-        if !work.spend(self.types.pricing_work(&self.demand)) {
+        let per_item = self.type_of.len() as u64 / CELLS_PER_WORK;
+        if !work.spend(self.types.pricing_work(&self.demand) + per_item) {
             return None;
         }
         let y = self.master.duals();
@@ -214,6 +222,11 @@ impl Dive<'_, '_> {
     /// with the packing complete (the fixes are kept), `Some(false)` when this subtree holds none,
     /// `None` when the budget ran out.
     fn node(&mut self, discrepancies: u32, work: &mut Work) -> Option<bool> {
+        // Each level fixes at least a bin. Past half the depth any search here may take (the
+        // leaves' bin completion needs the rest), stop as if the budget had run out.
+        if self.fixed.len() >= MAX_DEPTH / 2 {
+            return None;
+        }
         self.sync(work)?;
         let (target, fixed_bins) = (self.target, self.fixed_bins);
         let solved = self.master.optimize(work, |s| {
@@ -346,6 +359,9 @@ impl Dive<'_, '_> {
     /// ran out.
     fn leaf(&mut self, work: &mut Work) -> Option<Outcome> {
         let priced = self.prices(work)?;
+        if !work.spend(self.type_of.len() as u64 / CELLS_PER_WORK) {
+            return None;
+        }
         if priced.bound > self.left() {
             return Some(Outcome::Impossible);
         }

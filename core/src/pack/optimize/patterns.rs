@@ -12,6 +12,9 @@ use crate::units::gcd;
 /// Knapsack table cells (pieces × capacity, after dividing by the common divisor) above which
 /// patterns are not priced: one pricing would cost more than a search step is worth.
 pub(crate) const MAX_CELLS: u64 = 4_000_000;
+/// Sizes above which the relaxation is not tried: the master's basis inverse is this squared
+/// (8 MB of floats at 1,000), and each pivot passes over it.
+pub(crate) const MAX_TYPES: usize = 1_000;
 /// Table cells (or basis-inverse entries) per work step: a cell is one add and compare, much
 /// cheaper than the search steps the budget was calibrated on.
 pub(crate) const CELLS_PER_WORK: u64 = 16;
@@ -34,7 +37,8 @@ pub(crate) struct Types {
 
 impl Types {
     /// The types of `items` (each in `1..=capacity`); `None` when pricing would cost more than
-    /// [`MAX_CELLS`] cells or an item is empty or oversized.
+    /// [`MAX_CELLS`] cells, there are more than [`MAX_TYPES`] sizes, or an item is empty or
+    /// oversized.
     pub(crate) fn new(sizes: &[u64], items: &[usize], capacity: u64) -> Option<Self> {
         if items.iter().any(|&i| sizes[i] == 0 || sizes[i] > capacity) {
             return None;
@@ -46,6 +50,9 @@ impl Types {
                 Some((s, members)) if *s == sizes[i] => members.push(i),
                 _ => groups.push((sizes[i], vec![i])),
             }
+        }
+        if groups.len() > MAX_TYPES {
+            return None;
         }
         let g = groups.iter().fold(capacity, |g, (s, _)| gcd(g, *s));
         let cap = capacity / g;
@@ -144,20 +151,32 @@ impl Types {
                 k *= 2;
             }
         }
+        // The table row by row, into a second buffer (no loop-carried dependency, so the compiler
+        // vectorises it), and a bit per cell where the piece was taken, for reading patterns back.
         let mut best = vec![0.0f64; cap + 1];
+        let mut next = vec![0.0f64; cap + 1];
         let words = (cap + 1).div_ceil(64);
         let mut took = vec![0u64; pieces.len() * words];
         for (p, &(t, k)) in pieces.iter().enumerate() {
             let size = self.weight[t] * k as usize;
             let value = y[t] * k as f64;
+            next[..size].copy_from_slice(&best[..size]);
+            for ((cell, &keep), &shifted) in next[size..]
+                .iter_mut()
+                .zip(&best[size..])
+                .zip(&best[..=cap - size])
+            {
+                let with = shifted + value;
+                *cell = if with > keep { with } else { keep };
+            }
             let row = &mut took[p * words..(p + 1) * words];
-            for c in (size..=cap).rev() {
-                let with = best[c - size] + value;
-                if with > best[c] {
-                    best[c] = with;
-                    row[c / 64] |= 1 << (c % 64);
+            for (w, bits) in row.iter_mut().enumerate() {
+                let (from, to) = (w * 64, (w * 64 + 64).min(cap + 1));
+                for (b, (n, o)) in next[from..to].iter().zip(&best[from..to]).enumerate() {
+                    *bits |= u64::from(n > o) << b;
                 }
             }
+            std::mem::swap(&mut best, &mut next);
         }
         let read = |mut c: usize| -> Pattern {
             let mut counts: Vec<(usize, u64)> = Vec::new();

@@ -149,10 +149,12 @@ fn seeded_sizes(n: usize, low: u64, high: u64, seed: u64) -> Vec<u64> {
 fn the_searches_take_the_paths_they_took_on_the_callers_numbers() {
     // Packings recorded before the searches worked on items renumbered bin by bin and passed
     // over moves that cannot be taken (by_bin.rs, search.rs): both are for speed alone, and the
-    // same input must still give the same packing. The first two spend their whole budget (both
-    // searches run to the end); the third, under an item limit, stops where it proves its packing
-    // optimal (its work recorded again when the relaxation's bound came to be proved by column
-    // generation in `master`, which spends more on the way than the solver before it did).
+    // same input must still give the same packing. The second spends its whole budget (both
+    // searches run to the end; its capacity is too fine for the relaxation, so nothing else
+    // changed its path). The first and third were recorded again when the relaxation came to run
+    // beside the searches (dive.rs): the first now reaches 159 bins and proves it, where the
+    // searches alone ended at 160; the third, under an item limit, stops where it proves its
+    // packing optimal, sooner.
     let cases = [
         (seeded_sizes(400, 100, 700, 1), 1000, usize::MAX),
         (seeded_sizes(1200, 1, 100_000, 2), 100_000, usize::MAX),
@@ -178,9 +180,9 @@ fn the_searches_take_the_paths_they_took_on_the_callers_numbers() {
         })
         .collect();
     let recorded = [
-        [160, 3_000_000, 7_332_371_561_327_884_807],
+        [159, 516_050, 12_901_224_512_867_632_480],
         [604, 3_000_000, 5_857_041_981_877_970_159],
-        [110, 1_932_890, 2_564_385_422_103_579_506],
+        [110, 487_702, 4_094_557_674_460_741_295],
     ];
     assert_eq!(found, recorded);
 }
