@@ -1,13 +1,23 @@
 //! `--optimize`: fewer bins than first-fit-decreasing where a better packing exists, within a work budget.
 //!
 //! Starts from the better of FFD and minimum-bin-slack (`mbs`) and a lower bound (Martello–Toth L2
-//! after dual feasible functions). While the packing is above the bound: an exact bin completion
-//! into that many bins (`completion`), which either finds one (a proven optimum) or proves there is
-//! none and raises the bound; the linear relaxation solved by column generation (`lp`), which
-//! raises the bound where the formulas fall short; then local searches that remove one bin at a
-//! time: a consistent neighbourhood search that repairs a partial packing (`cns`) and a tabu
-//! search over overfilled packings (`search`). It stops at a proven optimum (bins = bound) or when
-//! the budget is spent.
+//! after dual feasible functions). While the packing is above the bound:
+//!
+//! 1. an exact bin completion into that many bins (`completion`), which either finds one (a proven
+//!    optimum) or proves there is none and raises the bound;
+//! 2. where the pattern formulation's linear relaxation can be priced (a knapsack table over the
+//!    capacity after the sizes' common divisor: BPPLIB's instances, GPU shares in round steps),
+//!    the local searches for a tenth of the budget, then the relaxation (`relax`): solved by column
+//!    generation (`master`, `patterns`), its bound proven in integers from its duals, then a
+//!    packing into the bound searched with the prices: every pattern within the gap listed and an
+//!    exact cover by them (`cover`) or bin completion pruned by them, and a dive that fixes the
+//!    patterns the relaxation uses (`dive`). On the benchmarks the optimizer missed, the bound was
+//!    already the optimum and the searches fell short of it; the relaxation's prices say which
+//!    bins an optimal packing can hold;
+//! 3. local searches that remove one bin at a time: a consistent neighbourhood search that
+//!    repairs a partial packing (`cns`) and a tabu search over overfilled packings (`search`).
+//!
+//! It stops at a proven optimum (bins = bound) or when the budget is spent.
 //!
 //! The core has no clock, so the time limit is a deterministic **work budget**: a count of
 //! elementary search steps. [`Budget::from_millis`] converts milliseconds with a constant measured
@@ -17,10 +27,12 @@
 mod by_bin;
 mod cns;
 mod completion;
+mod cover;
 mod dive;
 mod master;
 mod mbs;
 mod patterns;
+mod relax;
 mod search;
 mod vector;
 
@@ -225,7 +237,7 @@ fn search(
     budget: Budget,
     work: &mut Work,
 ) {
-    let relaxable = dive::applies(problem, items);
+    let relaxable = relax::applies(problem, items);
     let exact_share = if relaxable {
         EXACT_SHARE_BESIDE_RELAXATION
     } else {
@@ -240,7 +252,7 @@ fn search(
     }
     if relaxable && bins.len() as u64 > *bound {
         let share = work.left / 100 * RELAXATION_PERCENT;
-        let relaxed = work.slice(share, |w| dive::relax(problem, items, bins, *bound, w));
+        let relaxed = work.slice(share, |w| relax::relax(problem, items, bins, *bound, w));
         if let Some(relaxed) = relaxed {
             *bound = (*bound).max(relaxed.bound);
             if let Some(packed) = relaxed.packing.filter(|p| p.len() < bins.len()) {

@@ -15,9 +15,13 @@
 //! and so on ([`Completion::fill_exactly`]). At a capacity of 10^6 the items of several bins can
 //! sum to a bin by chance, and such sums need more items than the bins the instance was made of.
 //!
+//! With the linear relaxation's integer prices ([`Prices`], from `relax`) it also rules out bins
+//! whose items are worth too little at those prices: the same budget argument as the waste, in
+//! prices instead of sizes.
+//!
 //! The search is exhaustive: when it ends without a packing, none into `k` bins exists, and the
 //! optimizer raises its lower bound to `k + 1` ([`Outcome::Impossible`]). Every pruning rule here
-//! must keep that true; the property test checks it against brute force.
+//! must keep that true; the property tests check it against brute force.
 
 use super::search::Problem;
 use super::{Work, MAX_DEPTH};

@@ -1,27 +1,21 @@
-//! The linear relaxation put to work (branch-and-price's two sides): a proven bound, an exact search it prunes, and a dive.
+//! A dive through the linear relaxation (branch-and-price's primal side): patterns fixed one at a time, each fix priced again.
 //!
-//! On most benchmark instances the round-up of the pattern formulation's relaxation is the
-//! optimum. This solves the relaxation by column generation (`master`), proves its bound in
-//! integers (integer prices, exact knapsack), and then looks for a packing into the bound:
+//! Every pattern the relaxation's solution uses a whole number of times is fixed (the residual
+//! relaxation stays optimal: the same basis prices it), then one copy of the pattern used most,
+//! and the relaxation is solved again (`master`: the dual simplex restores it in a few pivots);
+//! once few bins are left, the priced bin completion (`completion::Prices`) searches the rest. A
+//! fix after which the residual relaxation proves that the bins left cannot hold the items left
+//! (Farley's bound, in floats: it only prunes) is undone and the next pattern tried, as a limited
+//! discrepancy search: the first pass follows the relaxation's first choice everywhere, the next
+//! allows one second choice, and so on while the budget lasts.
 //!
-//! - bin completion priced by the relaxation's duals (`completion::Prices`): only bins whose items
-//!   are worth nearly a whole bin at the relaxation's prices can be part of a packing into the
-//!   bound, which cuts the search to the few bins the relaxation would use. It is exact: run to
-//!   the end without a packing, it proves the bound one too low;
-//! - a dive: every pattern the relaxation's solution uses a whole number of times is fixed (the
-//!   residual relaxation stays optimal: the same basis prices it), then one copy of the pattern
-//!   used most, and the relaxation is solved again; once few bins are left, the priced bin
-//!   completion searches the rest. A fix after which the residual relaxation proves that the bins
-//!   left cannot hold the items left (Farley's bound) is undone and the next pattern tried, as a
-//!   limited discrepancy search: the first pass follows the relaxation's first choice everywhere,
-//!   the next allows one second choice, and so on while the budget lasts.
-//!
-//! Patterns count copies by size and ignore a limit on items per bin, so this only runs where that
-//! limit cannot bind. A packing it returns is checked in integers.
+//! Patterns count copies by size and ignore a limit on items per bin, so the dive only runs where
+//! that limit cannot bind (`relax`). A packing it returns is checked in integers.
 
-use super::completion::{self, Outcome, Prices};
 use super::master::{Master, Solved};
 use super::patterns::{Pattern, Types, CELLS_PER_WORK};
+use super::relax::integer_prices;
+use super::relax::{Exact, Settled};
 use super::search::Problem;
 use super::{Work, MAX_DEPTH};
 
@@ -33,101 +27,8 @@ const LEAF_BINS: u64 = 20;
 const LEAF_WORK: u64 = 300_000;
 /// Patterns tried at one node, besides the relaxation's first choice.
 const MAX_DISCREPANCY: u32 = 3;
-/// The priced bin completion of the whole gets this share of the relaxation's work (the dive
-/// the rest): where it is quick, it proves the bound too low, which the dive cannot.
-const ROOT_EXACT_SHARE: u64 = 20;
 
-/// What the relaxation found.
-pub(crate) struct Relaxed {
-    /// A packing into fewer bins than the caller's, if one was found.
-    pub(crate) packing: Option<Vec<Vec<usize>>>,
-    /// A proven lower bound on the bins (0 when none was proven).
-    pub(crate) bound: u64,
-}
-
-/// Whether the relaxation of packing `items` can be priced (every size within capacity, the
-/// knapsack table affordable).
-pub(crate) fn applies(problem: &Problem, items: &[usize]) -> bool {
-    Types::new(problem.sizes, items, problem.capacity).is_some()
-}
-
-/// Solves the relaxation of packing `items` (`bins`, a packing of them, seeds it), proves its bound
-/// in integers, then searches for a packing into the bound (at least `bound`, the caller's): the
-/// priced bin completion of the whole with a [`ROOT_EXACT_SHARE`] of `work`, which proves the
-/// bound one too low where it runs to the end (then the next count is tried), and the dive with
-/// the rest. `None` where the relaxation does not apply or the budget does not cover setting it
-/// up.
-pub(crate) fn relax(
-    problem: &Problem,
-    items: &[usize],
-    bins: &[Vec<usize>],
-    bound: u64,
-    work: &mut Work,
-) -> Option<Relaxed> {
-    let types = Types::new(problem.sizes, items, problem.capacity)?;
-    // Setting up: the basis inverse (m × m), each item's type and the seed patterns.
-    let m = types.len() as u64;
-    let setup = m.saturating_mul(m) / CELLS_PER_WORK + problem.sizes.len() as u64;
-    if !work.spend(setup) {
-        return None;
-    }
-    let type_of = types.type_of(problem.sizes.len());
-    let mut master = Master::new(&types, types.demand());
-    for bin in bins {
-        master.add(types.pattern_of(&type_of, bin));
-    }
-    let mut relaxed = Relaxed {
-        packing: None,
-        bound: 0,
-    };
-    let exact_work = work.left / ROOT_EXACT_SHARE;
-    if master.optimize(work, |_| false).is_none() {
-        return Some(relaxed);
-    }
-    let mut dive = Dive {
-        problem,
-        types: &types,
-        type_of,
-        demand: types.demand(),
-        synced: true,
-        master,
-        fixed: Vec::new(),
-        fixed_bins: 0,
-        target: 0,
-        leaf: Vec::new(),
-    };
-    let Some(priced) = dive.prices(work) else {
-        return Some(relaxed);
-    };
-    relaxed.bound = priced.bound;
-    let mut target = bound.max(priced.bound);
-    while target < bins.len() as u64 {
-        let outcome = work.slice(exact_work, |w| {
-            completion::complete_priced(problem, items, target, Some(&priced.prices), w)
-        });
-        match outcome {
-            Outcome::Packed(packed) => {
-                relaxed.packing = Some(packed.into_iter().filter(|b| !b.is_empty()).collect());
-                return Some(relaxed);
-            }
-            Outcome::Impossible => {
-                target += 1;
-                relaxed.bound = relaxed.bound.max(target);
-            }
-            Outcome::Unknown => break,
-        }
-    }
-    // Patterns ignore an item limit: the dive only runs where the limit cannot bind.
-    let smallest = *types.weight.last()?;
-    let unlimited = problem.max_items as u64 >= (types.cap / smallest) as u64;
-    if target < bins.len() as u64 && unlimited {
-        dive.target = target;
-        relaxed.packing = dive.run(work);
-    }
-    Some(relaxed)
-}
-
-struct Dive<'a, 't> {
+pub(crate) struct Dive<'a, 't> {
     problem: &'a Problem<'a>,
     types: &'t Types,
     type_of: Vec<usize>,
@@ -140,17 +41,35 @@ struct Dive<'a, 't> {
     fixed: Vec<(usize, u64)>,
     fixed_bins: u64,
     target: u64,
-    /// The exact search's bins for what the fixed patterns leave.
+    /// The exact search's packing of what the fixed patterns leave: bins of items, or patterns.
     leaf: Vec<Vec<usize>>,
+    leaf_patterns: Vec<Pattern>,
 }
 
-/// Integer prices at the master's current duals, and the bound they prove for what is left.
-struct Priced {
-    prices: Prices,
-    bound: u64,
-}
+impl<'a, 't> Dive<'a, 't> {
+    /// A dive for a packing into `target` bins, from `master` solved for all of `types`.
+    pub(crate) fn new(
+        problem: &'a Problem<'a>,
+        types: &'t Types,
+        type_of: Vec<usize>,
+        master: Master<'t>,
+        target: u64,
+    ) -> Self {
+        Dive {
+            problem,
+            types,
+            type_of,
+            demand: types.demand(),
+            synced: true,
+            master,
+            fixed: Vec::new(),
+            fixed_bins: 0,
+            target,
+            leaf: Vec::new(),
+            leaf_patterns: Vec::new(),
+        }
+    }
 
-impl Dive<'_, '_> {
     /// Bins the fixed patterns leave for the rest.
     fn left(&self) -> u64 {
         self.target.saturating_sub(self.fixed_bins)
@@ -170,46 +89,12 @@ impl Dive<'_, '_> {
         }
         Some(())
     }
-
-    /// Integer prices from the master's duals for what is left, and the bound they prove
-    /// (⌈Σ demand·price / most⌉, exact whatever the floats did); `None` without budget.
-    fn prices(&self, work: &mut Work) -> Option<Priced> {
-        let per_item = self.type_of.len() as u64 / CELLS_PER_WORK;
-        if !work.spend(self.types.pricing_work(&self.demand) + per_item) {
-            return None;
-        }
-        let y = self.master.duals();
-        let (by_type, best) = self.types.integer_prices(&y, &self.demand);
-        let most = *best.last()?;
-        let total: u128 = (0..self.types.len())
-            .map(|t| u128::from(self.demand[t]) * u128::from(by_type[t]))
-            .sum();
-        let bound = if most == 0 {
-            0
-        } else {
-            u64::try_from(total.div_ceil(u128::from(most))).ok()?
-        };
-        let value = self
-            .type_of
-            .iter()
-            .map(|&t| by_type.get(t).copied().unwrap_or(0))
-            .collect();
-        Some(Priced {
-            prices: Prices {
-                value,
-                most,
-                best,
-                unit: self.types.unit,
-            },
-            bound,
-        })
-    }
 }
 
 impl Dive<'_, '_> {
     /// Limited discrepancy search: passes allowing 0, 1, … second choices until one finds a
     /// packing or the budget runs out.
-    fn run(&mut self, work: &mut Work) -> Option<Vec<Vec<usize>>> {
+    pub(crate) fn run(&mut self, work: &mut Work) -> Option<Vec<Vec<usize>>> {
         for discrepancies in 0..=MAX_DISCREPANCY {
             if self.node(discrepancies, work)? {
                 return self.packing();
@@ -253,9 +138,9 @@ impl Dive<'_, '_> {
         }
         if self.left() <= LEAF_BINS {
             match self.leaf(work)? {
-                Outcome::Packed(_) => return Some(true),
-                Outcome::Impossible => return Some(false),
-                Outcome::Unknown => {}
+                Settled::Patterns(_) | Settled::Bins(_) => return Some(true),
+                Settled::Impossible => return Some(false),
+                Settled::Unknown => {}
             }
         }
         let mut candidates: Vec<(f64, usize, usize)> = self
@@ -357,35 +242,47 @@ impl Dive<'_, '_> {
     /// The priced bin completion of what is left into the bins left (at the duals of the
     /// relaxation just solved); a packing it finds is kept as the leaf. `None` when the budget
     /// ran out.
-    fn leaf(&mut self, work: &mut Work) -> Option<Outcome> {
-        let priced = self.prices(work)?;
+    fn leaf(&mut self, work: &mut Work) -> Option<Settled> {
+        let priced = integer_prices(&self.master, self.types, &self.type_of, &self.demand, work)?;
         if !work.spend(self.type_of.len() as u64 / CELLS_PER_WORK) {
             return None;
         }
         if priced.bound > self.left() {
-            return Some(Outcome::Impossible);
+            return Some(Settled::Impossible);
         }
         let rest = self.residual_items();
-        let left = self.left();
-        let problem = self.problem;
-        let outcome = work.slice(LEAF_WORK, |w| {
-            completion::complete_priced(problem, &rest, left, Some(&priced.prices), w)
-        });
+        let exact = Exact {
+            problem: self.problem,
+            types: self.types,
+            items: &rest,
+            demand: &self.demand,
+            priced: &priced,
+        };
+        let settled = exact.settle(self.left(), LEAF_WORK, LEAF_WORK, work);
         if work.left == 0 {
             return None;
         }
-        if let Outcome::Packed(bins) = &outcome {
-            self.leaf = bins.iter().filter(|b| !b.is_empty()).cloned().collect();
+        match &settled {
+            Settled::Patterns(patterns) => self.leaf_patterns.clone_from(patterns),
+            Settled::Bins(bins) => {
+                self.leaf = bins.iter().filter(|b| !b.is_empty()).cloned().collect();
+            }
+            _ => {}
         }
-        Some(outcome)
+        Some(settled)
     }
 
     /// The fixed patterns as bins of items, and the leaf's bins; checked in integers.
     fn packing(&self) -> Option<Vec<Vec<usize>>> {
         let mut next: Vec<usize> = vec![0; self.types.len()];
         let mut bins: Vec<Vec<usize>> = Vec::new();
-        for &(j, copies) in &self.fixed {
-            let pattern = self.master.pattern(j)?;
+        let fixed = self
+            .fixed
+            .iter()
+            .map(|&(j, copies)| Some((self.master.pattern(j)?, copies)));
+        let leaf = self.leaf_patterns.iter().map(|p| Some((p, 1)));
+        for fix in fixed.chain(leaf) {
+            let (pattern, copies) = fix?;
             for _ in 0..copies {
                 let mut bin = Vec::new();
                 for &(t, k) in pattern {
@@ -414,6 +311,3 @@ impl Dive<'_, '_> {
         (fits && count == total && bins.len() as u64 <= self.target).then_some(bins)
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -9,7 +9,7 @@
 //! restores feasibility in a few pivots where solving afresh would take hundreds.
 //!
 //! Everything here is floating point and only guides the search: a dive's fixed patterns are
-//! checked in integers, and the proven bound comes from `lp` (integer prices, exact knapsack).
+//! checked in integers, and the proven bound comes from `relax` (integer prices, exact knapsack).
 //! The arithmetic is plain IEEE double in a fixed order, so native and WebAssembly builds take the
 //! same path.
 

@@ -136,13 +136,49 @@ impl Types {
         extra: usize,
         threshold: f64,
     ) -> (f64, Vec<Pattern>) {
-        let cap = self.cap;
-        let mut pieces: Vec<(usize, u64)> = Vec::new();
-        for t in 0..self.len() {
-            if y[t] <= 0.0 {
-                continue;
+        let table = Table::fill(self, y, demand);
+        let best = &table.best;
+        let top = best[self.cap];
+        let mut found = Vec::new();
+        if top > threshold {
+            found.push(table.read(self, self.cap));
+        }
+        // Further columns: where the best worth drops as the capacity shrinks, a different
+        // pattern is the best within the smaller capacity.
+        let mut c = self.cap;
+        while found.len() <= extra && c > 0 {
+            c -= 1;
+            if best[c] < best[c + 1] && best[c] > threshold {
+                let p = table.read(self, c);
+                if !found.contains(&p) {
+                    found.push(p);
+                }
             }
-            let mut left = demand[t].min(self.fit(t));
+            if best[c] <= threshold {
+                break;
+            }
+        }
+        (top, found)
+    }
+}
+
+/// The pricing knapsack's table: the most a pattern within each capacity is worth, and a bit per
+/// piece and capacity where the piece was taken, to read patterns back.
+struct Table {
+    /// The knapsack's items: (type, copies), each type's copies split in powers of two.
+    pieces: Vec<(usize, u64)>,
+    best: Vec<f64>,
+    took: Vec<u64>,
+    /// Bit words per piece.
+    words: usize,
+}
+
+impl Table {
+    fn fill(types: &Types, y: &[f64], demand: &[u64]) -> Table {
+        let cap = types.cap;
+        let mut pieces: Vec<(usize, u64)> = Vec::new();
+        for t in (0..types.len()).filter(|&t| y[t] > 0.0) {
+            let mut left = demand[t].min(types.fit(t));
             let mut k = 1;
             while left > 0 {
                 let take = k.min(left);
@@ -151,14 +187,14 @@ impl Types {
                 k *= 2;
             }
         }
-        // The table row by row, into a second buffer (no loop-carried dependency, so the compiler
-        // vectorises it), and a bit per cell where the piece was taken, for reading patterns back.
+        // Row by row into a second buffer (no loop-carried dependency, so the compiler
+        // vectorises it); a bit where the new row beats the old is a piece taken.
         let mut best = vec![0.0f64; cap + 1];
         let mut next = vec![0.0f64; cap + 1];
         let words = (cap + 1).div_ceil(64);
         let mut took = vec![0u64; pieces.len() * words];
         for (p, &(t, k)) in pieces.iter().enumerate() {
-            let size = self.weight[t] * k as usize;
+            let size = types.weight[t] * k as usize;
             let value = y[t] * k as f64;
             next[..size].copy_from_slice(&best[..size]);
             for ((cell, &keep), &shifted) in next[size..]
@@ -178,45 +214,32 @@ impl Types {
             }
             std::mem::swap(&mut best, &mut next);
         }
-        let read = |mut c: usize| -> Pattern {
-            let mut counts: Vec<(usize, u64)> = Vec::new();
-            for (p, &(t, k)) in pieces.iter().enumerate().rev() {
-                if took[p * words + c / 64] & (1 << (c % 64)) != 0 {
-                    counts.push((t, k));
-                    c -= self.weight[t] * k as usize;
-                }
-            }
-            counts.sort_unstable();
-            let mut out: Pattern = Vec::new();
-            for (t, k) in counts {
-                match out.last_mut() {
-                    Some((u, n)) if *u == t => *n += k,
-                    _ => out.push((t, k)),
-                }
-            }
-            out
-        };
-        let top = best[cap];
-        let mut found = Vec::new();
-        if top > threshold {
-            found.push(read(cap));
+        Table {
+            pieces,
+            best,
+            took,
+            words,
         }
-        // Further columns: where the best worth drops as the capacity shrinks, a different
-        // pattern is the best within the smaller capacity.
-        let mut c = cap;
-        while found.len() <= extra && c > 0 {
-            c -= 1;
-            if best[c] < best[c + 1] && best[c] > threshold {
-                let p = read(c);
-                if !found.contains(&p) {
-                    found.push(p);
-                }
-            }
-            if best[c] <= threshold {
-                break;
+    }
+
+    /// The pattern worth `best[c]`.
+    fn read(&self, types: &Types, mut c: usize) -> Pattern {
+        let mut counts: Vec<(usize, u64)> = Vec::new();
+        for (p, &(t, k)) in self.pieces.iter().enumerate().rev() {
+            if self.took[p * self.words + c / 64] & (1 << (c % 64)) != 0 {
+                counts.push((t, k));
+                c -= types.weight[t] * k as usize;
             }
         }
-        (top, found)
+        counts.sort_unstable();
+        let mut out: Pattern = Vec::new();
+        for (t, k) in counts {
+            match out.last_mut() {
+                Some((u, n)) if *u == t => *n += k,
+                _ => out.push((t, k)),
+            }
+        }
+        out
     }
 }
 
