@@ -145,10 +145,11 @@ const DFF_WORK_PER_ITEM: u64 = 8;
 /// gets 1/12, for what it settles at once (perfect packings of few items per bin).
 const EXACT_SHARE: u64 = 3;
 const EXACT_SHARE_BESIDE_RELAXATION: u64 = 12;
-/// Beside the relaxation, the local searches first get 1/10 of the budget: of the tuning half's
-/// instances they settle, nine in ten take less (and the relaxation's first step, solving it,
-/// costs a tenth of the budget or more on the larger ones); then the relaxation gets 3/4 of what
-/// is left, and the local searches the rest.
+/// Beside the relaxation, the local searches first get 1/10 of the budget: what they settle they
+/// mostly settle quickly, while the relaxation's first step, solving it, can cost a tenth of the
+/// budget on instances of a few hundred sizes, and an instance the searches would have settled at
+/// once should not wait for it. Then the relaxation gets 3/4 of what is left, and the local
+/// searches the rest.
 const FIRST_SEARCH_SHARE: u64 = 10;
 const RELAXATION_PERCENT: u64 = 75;
 

@@ -27,9 +27,9 @@ const FEASIBLE_TOL: f64 = 1e-9;
 const EXTRA_COLUMNS: usize = 4;
 /// Weight of the best prices so far in the smoothed prices the knapsack is asked at.
 const SMOOTHING: f64 = 0.9;
-/// Pool columns entered between two pricings: a pricing costs about as much as ten pivots at
-/// the sizes the relaxation is tried on, and re-optimising over the whole pool before each pricing
-/// spent most of the time in degenerate pivots.
+/// Pool columns entered between two pricings: a pricing (pieces × capacity cells) costs several
+/// pivots (m² entries) at the sizes the relaxation is tried on, and re-optimising over the whole
+/// pool before each pricing spent most of the time in degenerate pivots.
 const POOL_PIVOTS: usize = 10;
 
 /// The stability centre of smoothed pricing and the Farley bound it gave.

@@ -30,8 +30,8 @@ use super::Work;
 const ROOT_EXACT_SHARE: u64 = 20;
 /// The cover search gets this share where the patterns could be listed.
 const COVER_SHARE: u64 = 4;
-/// Patterns listed at most for the cover search (a few hundred where the relaxation's round-up
-/// is the optimum; past this many the cover search has little chance).
+/// Patterns listed at most for the cover search: where the relaxation's round-up is the optimum
+/// the gap is a sliver and the list short; past this many the cover search has little chance.
 const COVER_PATTERNS: usize = 20_000;
 
 /// What the relaxation found.
