@@ -1,13 +1,23 @@
 //! `--optimize`: fewer bins than first-fit-decreasing where a better packing exists, within a work budget.
 //!
 //! Starts from the better of FFD and minimum-bin-slack (`mbs`) and a lower bound (Martello–Toth L2
-//! after dual feasible functions). While the packing is above the bound: an exact bin completion
-//! into that many bins (`completion`), which either finds one (a proven optimum) or proves there is
-//! none and raises the bound; the linear relaxation solved by column generation (`lp`), which
-//! raises the bound where the formulas fall short; then local searches that remove one bin at a
-//! time: a consistent neighbourhood search that repairs a partial packing (`cns`) and a tabu
-//! search over overfilled packings (`search`). It stops at a proven optimum (bins = bound) or when
-//! the budget is spent.
+//! after dual feasible functions). While the packing is above the bound:
+//!
+//! 1. an exact bin completion into that many bins (`completion`), which either finds one (a proven
+//!    optimum) or proves there is none and raises the bound;
+//! 2. where the pattern formulation's linear relaxation can be priced (a knapsack table over the
+//!    capacity after the sizes' common divisor: BPPLIB's instances, GPU shares in round steps),
+//!    the local searches for a tenth of the budget, then the relaxation (`relax`): solved by column
+//!    generation (`master`, `patterns`), its bound proven in integers from its duals, then a
+//!    packing into the bound searched with the prices: every pattern within the gap listed and an
+//!    exact cover by them (`cover`) or bin completion pruned by them, and a dive that fixes the
+//!    patterns the relaxation uses (`dive`). On the benchmarks the optimizer missed, the bound was
+//!    already the optimum and the searches fell short of it; the relaxation's prices say which
+//!    bins an optimal packing can hold;
+//! 3. local searches that remove one bin at a time: a consistent neighbourhood search that
+//!    repairs a partial packing (`cns`) and a tabu search over overfilled packings (`search`).
+//!
+//! It stops at a proven optimum (bins = bound) or when the budget is spent.
 //!
 //! The core has no clock, so the time limit is a deterministic **work budget**: a count of
 //! elementary search steps. [`Budget::from_millis`] converts milliseconds with a constant measured
@@ -17,8 +27,12 @@
 mod by_bin;
 mod cns;
 mod completion;
-mod lp;
+mod cover;
+mod dive;
+mod master;
 mod mbs;
+mod patterns;
+mod relax;
 mod search;
 mod vector;
 
@@ -126,10 +140,18 @@ pub(crate) const MAX_DEPTH: usize = 1_200;
 const DFF_K: u64 = 40;
 /// Work charged per item and function for that bound (each is an L2 pass: a sort, binary searches).
 const DFF_WORK_PER_ITEM: u64 = 8;
-/// Bin completion may use up to 1/3 of the budget, the linear relaxation 1/6; the local searches
-/// get the rest. Measured on BPPLIB: more for the relaxation starves the searches on Falkenauer T.
+/// Bin completion may use up to 1/3 of the budget where the relaxation does not apply. Where it
+/// does, the relaxation's priced bin completion is the stronger exact search, and the plain one
+/// gets 1/12, for what it settles at once (perfect packings of few items per bin).
 const EXACT_SHARE: u64 = 3;
-const RELAXATION_SHARE: u64 = 6;
+const EXACT_SHARE_BESIDE_RELAXATION: u64 = 12;
+/// Beside the relaxation, the local searches first get 1/10 of the budget: what they settle they
+/// mostly settle quickly, while the relaxation's first step, solving it, can cost a tenth of the
+/// budget on instances of a few hundred sizes, and an instance the searches would have settled at
+/// once should not wait for it. Then the relaxation gets 3/4 of what is left, and the local
+/// searches the rest.
+const FIRST_SEARCH_SHARE: u64 = 10;
+const RELAXATION_PERCENT: u64 = 75;
 
 /// The best lower bound this module computes before searching: L2 after the dual feasible
 /// functions of [`dff_l2`] (never below L2). Bin completion may raise it further (see [`improve`]).
@@ -147,17 +169,7 @@ pub fn improve(problem: &Problem, bin_of: &[usize], budget: Budget) -> Optimized
     let (big, rest): (Vec<usize>, Vec<usize>) =
         (0..sizes.len()).partition(|&i| sizes[i] > problem.capacity);
     let (zero, rest): (Vec<usize>, Vec<usize>) = rest.into_iter().partition(|&i| sizes[i] == 0);
-    let rest_sizes: Vec<u64> = rest.iter().map(|&i| sizes[i]).collect();
-    let count_bound = (rest.len() as u64).div_ceil(problem.max_items.max(1) as u64);
-    // The stronger bound costs about forty L2 passes: taken from the budget when it allows.
-    let dff_work = (rest.len() as u64).saturating_mul(DFF_K * DFF_WORK_PER_ITEM);
-    let by_size = if work.left >= dff_work {
-        work.spend(dff_work);
-        lower_bound(&rest_sizes, problem.capacity)
-    } else {
-        l2(&rest_sizes, problem.capacity)
-    };
-    let mut bound = by_size.max(count_bound);
+    let mut bound = first_bound(problem, &rest, &mut work);
     let mut bins = group(&rest, bin_of);
     // A second start: bins filled one at a time as full as possible often beat FFD outright. It
     // rescans the remaining items for each bin, about items × bins / 2 steps, and an unfinished
@@ -171,35 +183,7 @@ pub fn improve(problem: &Problem, bin_of: &[usize], budget: Budget) -> Optimized
             }
         }
     }
-    // Then a complete search for a packing into exactly the lower bound, with up to a third of
-    // the budget: where it succeeds, the result is a proven optimum; where it runs to the end
-    // without one, it has proved that no packing into that many bins exists, so the bound rises by
-    // one and the search goes on with the next count.
-    work.slice(budget.work / EXACT_SHARE, |exact| {
-        while (bins.len() as u64) > bound {
-            match completion::complete(problem, &rest, bound, exact) {
-                Outcome::Packed(packed) => {
-                    bins = packed.into_iter().filter(|b| !b.is_empty()).collect();
-                    break;
-                }
-                Outcome::Impossible => bound += 1,
-                Outcome::Unknown => break,
-            }
-        }
-    });
-    // The linear relaxation proves more than the formulas on most instances where they fall short
-    // (then the packing in hand may already be optimal), with up to a sixth.
-    if bins.len() as u64 > bound {
-        let target = bins.len() as u64;
-        let capacity = problem.capacity;
-        let lp = work.slice(budget.work / RELAXATION_SHARE, |w| {
-            lp::gilmore_gomory(&rest_sizes, capacity, bound, target, w)
-        });
-        bound = bound.max(lp.unwrap_or(0));
-    }
-    if bins.len() as u64 > bound && work.left > 0 {
-        bins = remove_bins(problem, bins, bound, &mut work);
-    }
+    search(problem, &rest, &mut bins, &mut bound, budget, &mut work);
     bins.extend(big.iter().map(|&i| vec![i]));
     for &i in &zero {
         match bins.iter_mut().find(|b| b.len() < problem.max_items) {
@@ -226,13 +210,97 @@ pub fn improve(problem: &Problem, bin_of: &[usize], budget: Budget) -> Optimized
     }
 }
 
+/// The bound of `items` before searching: L2 after the dual feasible functions where the budget
+/// allows (about forty L2 passes), plain L2 where not, and the item limit's count.
+fn first_bound(problem: &Problem, items: &[usize], work: &mut Work) -> u64 {
+    let sizes: Vec<u64> = items.iter().map(|&i| problem.sizes[i]).collect();
+    let count_bound = (items.len() as u64).div_ceil(problem.max_items.max(1) as u64);
+    let dff_work = (items.len() as u64).saturating_mul(DFF_K * DFF_WORK_PER_ITEM);
+    let by_size = if work.left >= dff_work {
+        work.spend(dff_work);
+        lower_bound(&sizes, problem.capacity)
+    } else {
+        l2(&sizes, problem.capacity)
+    };
+    by_size.max(count_bound)
+}
+
+/// The searches for fewer `bins` (a packing of `items`), raising `bound` where they prove it.
+///
+/// First bin completion, exact. Where the relaxation applies (see `dive`): the local searches for
+/// a while, then the relaxation (which proves a bound no formula reaches and searches with it),
+/// then the local searches with the rest. Elsewhere the local searches get all that is left.
+fn search(
+    problem: &Problem,
+    items: &[usize],
+    bins: &mut Vec<Vec<usize>>,
+    bound: &mut u64,
+    budget: Budget,
+    work: &mut Work,
+) {
+    let relaxable = relax::applies(problem, items);
+    let exact_share = if relaxable {
+        EXACT_SHARE_BESIDE_RELAXATION
+    } else {
+        EXACT_SHARE
+    };
+    exact(problem, items, bins, bound, budget.work / exact_share, work);
+    if relaxable && bins.len() as u64 > *bound {
+        let first = std::mem::take(bins);
+        *bins = work.slice(budget.work / FIRST_SEARCH_SHARE, |w| {
+            remove_bins(problem, first, *bound, 1, w)
+        });
+    }
+    if relaxable && bins.len() as u64 > *bound {
+        let share = work.left / 100 * RELAXATION_PERCENT;
+        let relaxed = work.slice(share, |w| relax::relax(problem, items, bins, *bound, w));
+        if let Some(relaxed) = relaxed {
+            *bound = (*bound).max(relaxed.bound);
+            if let Some(packed) = relaxed.packing.filter(|p| p.len() < bins.len()) {
+                *bins = packed;
+            }
+        }
+    }
+    if bins.len() as u64 > *bound && work.left > 0 {
+        *bins = remove_bins(problem, std::mem::take(bins), *bound, 0, work);
+    }
+}
+
+/// A complete search for a packing into exactly the lower bound, with up to `limit` of `work`: where
+/// it succeeds, the result is a proven optimum; where it runs to the end without one, it has proved
+/// that no packing into that many bins exists, so the bound rises by one and the search goes on
+/// with the next count.
+fn exact(
+    problem: &Problem,
+    items: &[usize],
+    bins: &mut Vec<Vec<usize>>,
+    bound: &mut u64,
+    limit: u64,
+    work: &mut Work,
+) {
+    work.slice(limit, |exact| {
+        while (bins.len() as u64) > *bound {
+            match completion::complete(problem, items, *bound, exact) {
+                Outcome::Packed(packed) => {
+                    *bins = packed.into_iter().filter(|b| !b.is_empty()).collect();
+                    break;
+                }
+                Outcome::Impossible => *bound += 1,
+                Outcome::Unknown => break,
+            }
+        }
+    });
+}
+
 /// The local searches, one bin fewer at a time while the packing is above `bound` and `work` is
-/// left. They read each bin's sizes again and again: they work on the items numbered bin by bin
+/// left. `round` enters their random choices, so that a second call on the same packing does not
+/// retrace the first (round 0 makes the choices they made before there was a second call). They read each bin's sizes again and again: they work on the items numbered bin by bin
 /// (see `by_bin`), and only when they run (a packing already at its bound is not renumbered).
 fn remove_bins(
     problem: &Problem,
     mut bins: Vec<Vec<usize>>,
     bound: u64,
+    round: u64,
     work: &mut Work,
 ) -> Vec<Vec<usize>> {
     let renumbered = Renumbered::new(problem.sizes, &mut bins);
@@ -243,7 +311,10 @@ fn remove_bins(
     let number = |i: usize| renumbered.original[i];
     let mut attempt = 0u64;
     while bins.len() as u64 > bound && work.left > 0 {
-        let seed = 0x6770_752d_7368_6172 ^ (problem.sizes.len() as u64) ^ attempt.rotate_left(32);
+        let seed = 0x6770_752d_7368_6172
+            ^ (problem.sizes.len() as u64)
+            ^ attempt.rotate_left(32)
+            ^ round.rotate_left(48);
         attempt += 1;
         // The two searches find different packings (each solves benchmark instances the other
         // misses), so the consistent one gets half of what is left and the overflow one the rest.

@@ -15,9 +15,13 @@
 //! and so on ([`Completion::fill_exactly`]). At a capacity of 10^6 the items of several bins can
 //! sum to a bin by chance, and such sums need more items than the bins the instance was made of.
 //!
+//! With the linear relaxation's integer prices ([`Prices`], from `relax`) it also rules out bins
+//! whose items are worth too little at those prices: the same budget argument as the waste, in
+//! prices instead of sizes.
+//!
 //! The search is exhaustive: when it ends without a packing, none into `k` bins exists, and the
 //! optimizer raises its lower bound to `k + 1` ([`Outcome::Impossible`]). Every pruning rule here
-//! must keep that true; the property test checks it against brute force.
+//! must keep that true; the property tests check it against brute force.
 
 use super::search::Problem;
 use super::{Work, MAX_DEPTH};
@@ -28,6 +32,35 @@ const FEW_PER_BIN: u64 = 4;
 const CANDIDATES: usize = 64;
 /// Completions are counted up to this many (more makes no difference to the choice).
 const COUNT_CAP: u32 = 3;
+
+/// Integer prices that no bin's items exceed in total (from the linear relaxation's duals), with
+/// which the search rules out bins an optimal packing cannot hold.
+///
+/// Any packing into `k` bins leaves `k·most − Σ value` of "price room" unused in all, however its
+/// bins are made, and no bin leaves less than nothing: so a bin whose items are worth `most − δ`
+/// leaves `δ` less for the others, and one that leaves more than is left cannot be in such a
+/// packing. With the sizes as prices this is the waste budget; with the relaxation's optimal prices
+/// the room left is (k − the relaxation's value)·`most`, tiny where the relaxation's round-up is
+/// the optimum, and only bins the relaxation itself would use come through. Like the waste budget
+/// it never rules out a packing into `k` bins, so the search stays exact.
+pub(crate) struct Prices {
+    /// Each item's price, by item index.
+    pub(crate) value: Vec<u64>,
+    /// The most the items of any one bin are worth.
+    pub(crate) most: u64,
+    /// `best[r]`: the most items of total size at most `r·unit` are worth.
+    pub(crate) best: Vec<u64>,
+    /// Every item's size is a multiple of this.
+    pub(crate) unit: u64,
+}
+
+impl Prices {
+    /// The most items fitting `room` can add.
+    fn best_within(&self, room: u64) -> u64 {
+        let r = (room / self.unit).min(self.best.len() as u64 - 1);
+        self.best[r as usize]
+    }
+}
 
 /// What a bin completion search found out.
 #[derive(Debug)]
@@ -58,6 +91,17 @@ enum Opening {
 /// most-constrained-first alone solves (a half kept 1) and solved 8 of 10 perfect packings of 20
 /// bins at 10^6 (it alone: 2).
 pub(crate) fn complete(problem: &Problem, items: &[usize], k: u64, work: &mut Work) -> Outcome {
+    complete_priced(problem, items, k, None, work)
+}
+
+/// [`complete`], ruling out bins by `prices` as well (see [`Prices`]).
+pub(crate) fn complete_priced(
+    problem: &Problem,
+    items: &[usize],
+    k: u64,
+    prices: Option<&Prices>,
+    work: &mut Work,
+) -> Outcome {
     let openings: &[Opening] = if (items.len() as u64) <= FEW_PER_BIN * k {
         &[Opening::MostConstrained, Opening::Largest]
     } else {
@@ -69,7 +113,7 @@ pub(crate) fn complete(problem: &Problem, items: &[usize], k: u64, work: &mut Wo
         } else {
             work.left
         };
-        let outcome = work.slice(limit, |w| search(problem, items, k, opening, w));
+        let outcome = work.slice(limit, |w| search(problem, items, k, opening, prices, w));
         if !matches!(outcome, Outcome::Unknown) {
             return outcome;
         }
@@ -83,10 +127,20 @@ fn search(
     items: &[usize],
     k: u64,
     opening: Opening,
+    prices: Option<&Prices>,
     work: &mut Work,
 ) -> Outcome {
     let sizes = problem.sizes;
     let total: u64 = items.iter().map(|&i| sizes[i]).sum();
+    let worth: u128 = prices.map_or(0, |p| items.iter().map(|&i| u128::from(p.value[i])).sum());
+    let price_room = prices.map_or(Some(0), |p| {
+        (u128::from(k) * u128::from(p.most))
+            .checked_sub(worth)
+            .map(|r| u64::try_from(r).unwrap_or(u64::MAX))
+    });
+    let Some(price_room) = price_room else {
+        return Outcome::Impossible; // the relaxation's bound
+    };
     let Some(room) = k.checked_mul(problem.capacity) else {
         return Outcome::Unknown;
     };
@@ -106,6 +160,8 @@ fn search(
         order,
         bins: Vec::new(),
         left_total: total,
+        prices,
+        price_room,
         depth: 0,
         work,
     };
@@ -137,6 +193,9 @@ struct Completion<'a, 'w> {
     bins: Vec<Vec<usize>>,
     /// Total size of the items not yet in a bin.
     left_total: u64,
+    prices: Option<&'a Prices>,
+    /// The price room the bins still to close may leave (see [`Prices`]).
+    price_room: u64,
     /// Calls of `solve`, `fill` and `count_completions` under way (see [`MAX_DEPTH`]).
     depth: usize,
     work: &'w mut Work,
@@ -145,6 +204,20 @@ struct Completion<'a, 'w> {
 impl Completion<'_, '_> {
     fn size(&self, position: usize) -> u64 {
         self.problem.sizes[self.order[position]]
+    }
+
+    /// What the items at `positions` are worth (0 without prices).
+    fn worth(&self, positions: &[usize]) -> u64 {
+        self.prices.map_or(0, |p| {
+            positions.iter().map(|&q| p.value[self.order[q]]).sum()
+        })
+    }
+
+    /// Whether a bin worth `worth` so far, with `room` left, can still close within the price
+    /// room: even the most that fits the room would leave too much.
+    fn priced_out(&self, worth: u64, room: u64) -> bool {
+        self.prices
+            .is_some_and(|p| p.most.saturating_sub(worth + p.best_within(room)) > self.price_room)
     }
 
     fn end(&self) -> usize {
@@ -274,11 +347,12 @@ impl Completion<'_, '_> {
                 sizes_seen += 1;
                 self.take(p);
                 let mut found = 0;
+                let worth = self.worth(&[p]);
                 let counted = self.count_completions(
                     0,
                     self.problem.capacity - size,
                     waste_left,
-                    1,
+                    (1, worth),
                     &mut found,
                 );
                 self.restore(p);
@@ -296,16 +370,19 @@ impl Completion<'_, '_> {
     }
 
     /// Counts (up to [`COUNT_CAP`]) the ways to fill `room` from live items at positions from
-    /// `from` on, wasting at most `waste_left`, with `len` items already in the bin.
+    /// `from` on, wasting at most `waste_left`, with `len` items worth `worth` already in the bin.
     fn count_completions(
         &mut self,
         from: usize,
         room: u64,
         waste_left: u64,
-        len: usize,
+        (len, worth): (usize, u64),
         found: &mut u32,
     ) -> Option<()> {
-        if room <= waste_left {
+        if self.priced_out(worth, room) {
+            return Some(());
+        }
+        if room <= waste_left && !self.priced_out(worth, 0) {
             *found += 1;
         }
         let smallest = self.prev[self.end()];
@@ -323,8 +400,9 @@ impl Completion<'_, '_> {
             self.next_candidate(p, room, smallest, waste_left, &mut last_tried)?
         {
             let size = self.size(here);
+            let worth = worth + self.worth(&[here]);
             self.deeper(|s| {
-                s.count_completions(here + 1, room - size, waste_left, len + 1, found)
+                s.count_completions(here + 1, room - size, waste_left, (len + 1, worth), found)
             })?;
             if *found >= COUNT_CAP {
                 return Some(());
@@ -396,6 +474,9 @@ impl Completion<'_, '_> {
         let smallest = self.prev[self.end()];
         let room = capacity - fill;
         if room > waste_left && (smallest == self.end() || self.size(smallest) > room) {
+            return Some(false);
+        }
+        if self.priced_out(self.worth(bin), room) {
             return Some(false);
         }
         if bin.len() < self.problem.max_items && smallest != self.end() {
@@ -535,9 +616,17 @@ impl Completion<'_, '_> {
         if waste > waste_left {
             return Some(false);
         }
+        let price_waste = self
+            .prices
+            .map_or(0, |p| p.most.saturating_sub(self.worth(bin)));
+        if price_waste > self.price_room {
+            return Some(false);
+        }
+        self.price_room -= price_waste;
         self.bins.push(bin.to_vec());
         self.left_total -= fill;
         let found = self.solve(bins_left - 1, waste_left - waste);
+        self.price_room += price_waste;
         if found != Some(true) {
             self.bins.pop();
             self.left_total += fill;

@@ -149,9 +149,12 @@ fn seeded_sizes(n: usize, low: u64, high: u64, seed: u64) -> Vec<u64> {
 fn the_searches_take_the_paths_they_took_on_the_callers_numbers() {
     // Packings recorded before the searches worked on items renumbered bin by bin and passed
     // over moves that cannot be taken (by_bin.rs, search.rs): both are for speed alone, and the
-    // same input must still give the same packing. The first two spend their whole budget (both
-    // searches run to the end); the third, under an item limit, stops where it proves its packing
-    // optimal.
+    // same input must still give the same packing. The second spends its whole budget (both
+    // searches run to the end; its capacity is too fine for the relaxation, so nothing else
+    // changed its path). The first and third were recorded again when the relaxation came to run
+    // beside the searches (dive.rs): the first now reaches 159 bins and proves it, where the
+    // searches alone ended at 160; the third, under an item limit, stops where it proves its
+    // packing optimal, sooner.
     let cases = [
         (seeded_sizes(400, 100, 700, 1), 1000, usize::MAX),
         (seeded_sizes(1200, 1, 100_000, 2), 100_000, usize::MAX),
@@ -177,9 +180,73 @@ fn the_searches_take_the_paths_they_took_on_the_callers_numbers() {
         })
         .collect();
     let recorded = [
-        [160, 3_000_000, 7_332_371_561_327_884_807],
+        [159, 516_050, 12_901_224_512_867_632_480],
         [604, 3_000_000, 5_857_041_981_877_970_159],
-        [110, 1_743_102, 2_564_385_422_103_579_506],
+        [110, 487_702, 4_094_557_674_460_741_295],
     ];
     assert_eq!(found, recorded);
+}
+
+/// Bins of 1,000 each filled exactly by three items over a quarter of it (Falkenauer's "t" class:
+/// the first 38–49% of the bin, the second from a quarter to half of the rest), shuffled.
+fn triplets(bins: u64, seed: u64) -> Vec<u64> {
+    let mut rng = search::SplitMix::new(seed);
+    let mut sizes = Vec::new();
+    for _ in 0..bins {
+        let first = 380 + rng.below(110);
+        let left = 1_000 - first;
+        let second = 251 + rng.below(left / 2 - 250);
+        sizes.extend([first, second, left - second]);
+    }
+    for i in (1..sizes.len()).rev() {
+        sizes.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    sizes
+}
+
+#[test]
+fn the_relaxation_packs_perfect_triplets() {
+    // Every bin full, three items each: first-fit-decreasing leaves a sixth of the bins short,
+    // and the exact search alone runs out of budget; the dive through the relaxation fixes
+    // whole triplets it prices at exactly one bin each.
+    let sizes = triplets(100, 7);
+    let ffd = bins_used(&first_fit_decreasing(&sizes, 1_000));
+    assert!(ffd > 110, "{ffd}");
+    let r = optimize_sizes(&sizes, 1_000, Budget::default());
+    check_feasible(&sizes, 1_000, usize::MAX, &r);
+    assert_eq!((r.bins, r.lower_bound), (100, 100));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// With budget enough for the relaxation and the dive on instances of a few dozen items: a
+    /// feasible packing, never above first-fit-decreasing, a bound never above it, and the same
+    /// result twice.
+    #[test]
+    fn the_relaxation_keeps_every_promise(
+        sizes in prop_oneof![
+            prop::collection::vec(1u64..=100, 20..90),
+            prop::collection::vec(20u64..=50, 20..90),
+        ],
+    ) {
+        let r = optimize_sizes(&sizes, 100, Budget::work(3_000_000));
+        check_feasible(&sizes, 100, usize::MAX, &r);
+        prop_assert!(r.bins <= bins_used(&first_fit_decreasing(&sizes, 100)));
+        prop_assert!(r.lower_bound >= crate::pack::bounds::l1(&sizes, 100));
+        prop_assert_eq!(&r, &optimize_sizes(&sizes, 100, Budget::work(3_000_000)));
+    }
+
+    /// On instances brute force can settle, the bound the relaxation proves is never above the
+    /// optimum, under an item limit too.
+    #[test]
+    fn the_bound_is_never_above_the_optimum(
+        sizes in prop::collection::vec(1u64..=100, 1..11),
+        max_items in prop_oneof![Just(usize::MAX), 2usize..5],
+    ) {
+        let problem = Problem { sizes: &sizes, capacity: 100, max_items };
+        let start: Vec<usize> = (0..sizes.len()).collect();
+        let r = improve(&problem, &start, Budget::work(1_000_000));
+        prop_assert!(r.lower_bound <= brute_force_with_limit(&sizes, 100, max_items) as u64);
+    }
 }

@@ -180,6 +180,7 @@ fn largest_first_gets_the_rest_of_the_budget_where_most_constrained_first_stalls
         &items,
         20,
         Opening::MostConstrained,
+        None,
         &mut budget(),
     );
     assert!(matches!(alone, Outcome::Unknown));
@@ -275,7 +276,7 @@ proptest! {
         let optimum = optimum_with_limit(&sizes, 100, max_items) as u64;
         let k = (optimum + extra).saturating_sub(1);
         // Each way of opening bins on its own: `complete` falls back from one to the other.
-        match search(&problem, &items, k, opening, &mut Work { left: 10_000_000 }) {
+        match search(&problem, &items, k, opening, None, &mut Work { left: 10_000_000 }) {
             Outcome::Packed(bins) => {
                 prop_assert!(k >= optimum);
                 prop_assert!(bins.len() as u64 <= k);
@@ -291,4 +292,86 @@ proptest! {
             Outcome::Unknown => prop_assert!(false, "budget ran out on {} items", sizes.len()),
         }
     }
+}
+
+/// Prices by size (equal sizes priced alike, as the search assumes), with the exact table of what
+/// a bin of each room can be worth (brute force over subsets): prices no bin exceeds, the only kind
+/// the optimizer hands the search.
+fn valid_prices(sizes: &[u64], capacity: u64, by_size: &[u64]) -> Prices {
+    let value: Vec<u64> = sizes
+        .iter()
+        .map(|&s| by_size[s as usize % by_size.len()])
+        .collect();
+    let mut best = vec![0u64; capacity as usize + 1];
+    for (i, &s) in sizes.iter().enumerate() {
+        for r in (s as usize..=capacity as usize).rev() {
+            best[r] = best[r].max(best[r - s as usize] + value[i]);
+        }
+    }
+    Prices {
+        value,
+        most: best[capacity as usize],
+        best,
+        unit: 1,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Prices rule out bins, never packings: with any prices no bin exceeds, the search still
+    /// says "impossible" only where no packing into `k` bins exists, and finds one where it does.
+    #[test]
+    fn prices_never_rule_out_a_packing(
+        sizes in prop_oneof![
+            prop::collection::vec(1u64..=100, 1..11),
+            perfect_sizes(),
+        ],
+        by_size in prop::collection::vec(0u64..1_000, 1..8),
+        max_items in prop_oneof![Just(usize::MAX), 1usize..5],
+        extra in 0u64..3,
+        opening in prop_oneof![Just(Opening::Largest), Just(Opening::MostConstrained)],
+    ) {
+        let problem = Problem { sizes: &sizes, capacity: 100, max_items };
+        let items: Vec<usize> = (0..sizes.len()).collect();
+        let optimum = optimum_with_limit(&sizes, 100, max_items) as u64;
+        let k = (optimum + extra).saturating_sub(1);
+        let prices = valid_prices(&sizes, 100, &by_size);
+        let mut work = Work { left: 10_000_000 };
+        match search(&problem, &items, k, opening, Some(&prices), &mut work) {
+            Outcome::Packed(bins) => {
+                prop_assert!(k >= optimum);
+                prop_assert!(bins.len() as u64 <= k);
+                let mut all: Vec<usize> = bins.iter().flatten().copied().collect();
+                all.sort_unstable();
+                prop_assert_eq!(all, items.clone());
+                for b in &bins {
+                    prop_assert!(b.len() <= max_items);
+                    prop_assert!(b.iter().map(|&i| sizes[i]).sum::<u64>() <= 100);
+                }
+            }
+            Outcome::Impossible => prop_assert!(k < optimum, "k {} optimum {}", k, optimum),
+            Outcome::Unknown => prop_assert!(false, "budget ran out on {} items", sizes.len()),
+        }
+    }
+}
+
+#[test]
+fn prices_prove_what_sizes_cannot() {
+    // Five items of 34 in bins of 100: 170 fits two bins by size, but no bin holds three. Priced
+    // at 1 each, no bin is worth more than 2, and five items worth 5 need three bins: proved
+    // before any search.
+    let sizes = [34; 5];
+    let problem = Problem {
+        sizes: &sizes,
+        capacity: 100,
+        max_items: usize::MAX,
+    };
+    let items: Vec<usize> = (0..5).collect();
+    let prices = valid_prices(&sizes, 100, &[1]);
+    assert_eq!(prices.most, 2);
+    let mut work = Work { left: 1_000_000 };
+    let outcome = complete_priced(&problem, &items, 2, Some(&prices), &mut work);
+    assert!(matches!(outcome, Outcome::Impossible));
+    assert_eq!(work.left, 1_000_000);
 }
