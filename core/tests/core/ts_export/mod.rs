@@ -1,10 +1,11 @@
 //! The npm package's data types, generated from the Rust types with ts-rs, and checked against what
 //! the core serialises.
 //!
-//! `TS_RS_EXPORT_DIR=target/npm cargo test -p gpu-share-core --features ts --test ts_export` writes
-//! `target/npm/data.d.ts` (`cargo xtask npm` does exactly that); without the variable the file goes
-//! to a scratch directory, so the test only checks. Keys are camelCase, as the package returns them
-//! (`wasm/src/case.rs` converts the core's snake_case keys); enum values keep their serde names.
+//! `TS_RS_EXPORT_DIR=target/npm cargo test -p gpu-share-core --features ts --test core ts_export::`
+//! writes `target/npm/data.d.ts` (`cargo xtask npm` does exactly that: this module alone, by its
+//! name); without the variable the file goes to a scratch directory, so the tests only check. Keys
+//! are camelCase, as the package returns them (`wasm/src/case.rs` converts the core's snake_case
+//! keys); enum values keep their serde names.
 
 use gpu_share_core::api::{
     self, CapsFrom, Cluster, DetectInput, DetectResponse, FitRequest, FitResponse, Imported,

@@ -1,6 +1,4 @@
 //! Helpers shared by the export tests: asks from specs, caps, YAML streams read back as JSON values.
-// Each test binary that includes this module uses only some of the helpers.
-#![allow(dead_code)]
 
 use gpu_share_core::internals::export::{export, ExportFormat, ExportOptions};
 use gpu_share_core::internals::{ClusterGpuCaps, FractionalAsk, PackResult};

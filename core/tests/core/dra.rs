@@ -439,7 +439,7 @@ fn time_sliced_tenants_get_a_gpu_each_from_templates_and_one_from_the_shared_cla
     assert_eq!(r.gpu_share.claims.len(), 1);
 }
 
-mod no_panic {
+mod never_panics {
     use super::*;
     use proptest::prelude::*;
 

@@ -1,12 +1,8 @@
 //! Exports of a plan on nodes: each device-plugin config names the nodes to label with it, mig-parted
 //! gets one config per node layout with device indices counted on the node, and the nvidia-smi
 //! commands use each GPU's index on its node.
-// The YAML is read back through serde.
-#![cfg(feature = "serde")]
 
-mod export_support;
-
-use export_support::{asks, documents, run, unwrapped};
+use crate::common::{asks, documents, run, unwrapped};
 use gpu_share_core::internals::export::ExportFormat;
 use gpu_share_core::internals::nodes::parse_nodes;
 use gpu_share_core::internals::{bin_pack, ClusterGpuCaps};

@@ -1,9 +1,7 @@
 //! Hostile input to the exports: ask names that would inject YAML keys or change types round-trip as the
 //! same strings and add nothing, and arbitrary asks and caps never make an export panic.
-#![cfg(feature = "serde")]
 
-mod export_support;
-use export_support::{caps, documents, run};
+use crate::common::{caps, documents, run};
 use gpu_share_core::internals::export::{export, ExportFormat, ExportOptions, MigStrategy};
 use gpu_share_core::internals::{
     bin_pack, find_model, validate_mig, AskSize, ClusterGpuCaps, FractionalAsk, Memory, Share,
