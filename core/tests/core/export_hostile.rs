@@ -154,14 +154,7 @@ mod never_panics {
             single in any::<bool>(),
             other_model in prop::option::of(prop::sample::select(vec!["h100", "a30", "t4", "a100-80gb", "no such GPU"])),
         ) {
-            let caps = ClusterGpuCaps {
-                supports_mig: mig,
-                supports_mps: mps,
-                supports_timeslicing: ts,
-                gpu_model: Some("a100-40gb".into()),
-                gpu_count: gpus,
-                ..Default::default()
-            };
+            let caps = ClusterGpuCaps { gpu_count: gpus, ..caps(mig, mps, ts, "a100-40gb") };
             let Ok(mut result) = bin_pack(&asks, &caps) else { return Ok(()) };
             // A caller can still relabel the result's model: its MIG layouts are then checked
             // against a board they were not made for.

@@ -30,6 +30,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use ts_rs::{Config, TypeVisitor, TS};
 
+use crate::common::{asks, caps, fixture};
+
 /// The file the package's `index.d.ts` imports.
 mod decls;
 use decls::*;
@@ -198,21 +200,6 @@ fn check<T: TS + Serialize + 'static>(value: &T) {
     panic!("{name} writes {written:?}, which its declaration does not describe:\n{why:#?}");
 }
 
-fn fixture(name: &str) -> String {
-    let path = format!(
-        "{}/../tests/fixtures/nvidia-smi/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn asks(specs: &[&str]) -> Vec<FractionalAsk> {
-    specs
-        .iter()
-        .map(|s| FractionalAsk::parse_spec(s).unwrap())
-        .collect()
-}
-
 /// A node from GPU Feature Discovery's labels for the mixed MIG strategy.
 const KUBECTL_NODE: &str = r#"{"apiVersion": "v1", "kind": "Node",
   "metadata": {"name": "mixed-node", "labels": {
@@ -225,18 +212,8 @@ const KUBECTL_NODE: &str = r#"{"apiVersion": "v1", "kind": "Node",
 
 #[test]
 fn plans_and_packings_match_their_declarations() {
-    let caps = ClusterGpuCaps {
-        supports_mig: true,
-        supports_mps: true,
-        supports_timeslicing: true,
-        gpu_model: Some("A100-SXM4-40GB".into()),
-        ..Default::default()
-    };
-    let mps = ClusterGpuCaps {
-        supports_mps: true,
-        gpu_model: Some("A100-SXM4-40GB".into()),
-        ..Default::default()
-    };
+    let every_mechanism = caps(true, true, true, "A100-SXM4-40GB");
+    let mps = caps(false, true, false, "A100-SXM4-40GB");
     let plan = api::plan(&PlanRequest {
         ask: FractionalAsk::parse_spec("a:0.3").unwrap(),
         cluster: Cluster::Given(mps.clone()),
@@ -246,8 +223,10 @@ fn plans_and_packings_match_their_declarations() {
     check(&plan.choice);
     check(&plan.choice.mps.unwrap());
 
-    let mut request =
-        PackRequest::new(asks(&["m:3g.20gb", "f:0.25", "w:2", "t:0.5"]), caps.clone());
+    let mut request = PackRequest::new(
+        asks(&["m:3g.20gb", "f:0.25", "w:2", "t:0.5"]),
+        every_mechanism.clone(),
+    );
     request.optimize_ms = Some(20);
     let packed = api::pack(&request).unwrap();
     assert!(packed.optimize.is_some());
@@ -270,11 +249,7 @@ fn plans_and_packings_match_their_declarations() {
     // Memory on shared GPUs: the GPU's memory totals, each slot's and each choice's memory.
     let with_memory = api::pack(&PackRequest::new(
         asks(&["m:0.25:12GiB", "n:4GiB"]),
-        ClusterGpuCaps {
-            supports_mps: true,
-            gpu_model: Some("L40S".into()),
-            ..Default::default()
-        },
+        caps(false, true, false, "L40S"),
     ))
     .unwrap();
     let gpu = &with_memory.result.gpus[0];
@@ -309,11 +284,11 @@ fn plans_and_packings_match_their_declarations() {
     check(&limited.result.unplaced[0]);
 
     let detected = api::pack(&PackRequest {
-        asks: PackRequest::new(asks(&["a:0.5"]), caps).asks,
+        asks: PackRequest::new(asks(&["a:0.5"]), every_mechanism).asks,
         cluster: Cluster::Detected {
             inputs: vec![DetectInput {
                 label: "qx-a100.xml".into(),
-                text: fixture("qx-a100.xml"),
+                text: fixture("nvidia-smi/qx-a100.xml"),
             }],
             gpu_count: None,
             turn_on_mig: false,
@@ -352,7 +327,7 @@ fn discovery_matches_its_declarations() {
     let response = api::detect(&[
         DetectInput {
             label: "mig".into(),
-            text: fixture("linux-x86_64__nvidia-h100-mig__590.48.01.txt"),
+            text: fixture("nvidia-smi/linux-x86_64__nvidia-h100-mig__590.48.01.txt"),
         },
         DetectInput {
             label: "node".into(),
@@ -408,11 +383,7 @@ fn the_catalogue_and_mig_checks_match_their_declarations() {
 
 #[test]
 fn the_ledger_matches_its_declarations() {
-    let caps = ClusterGpuCaps {
-        supports_mig: true,
-        gpu_model: Some("A100-SXM4-40GB".into()),
-        ..Default::default()
-    };
+    let caps = caps(true, false, false, "A100-SXM4-40GB");
     let request = PackRequest::new(asks(&["a:3g.20gb", "b:2g.10gb", "c:2g.10gb"]), caps);
     let packed = api::pack(&request).unwrap();
     let mut entries =
@@ -485,7 +456,7 @@ fn fit_matches_its_declaration() {
     let request = FitRequest {
         inputs: vec![DetectInput {
             label: "lgi".into(),
-            text: fixture("mig-lgi__dra-driver-nvidia-gpu-933.txt"),
+            text: fixture("nvidia-smi/mig-lgi__dra-driver-nvidia-gpu-933.txt"),
         }],
         gpu_model: Some("A100-SXM4-80GB".into()),
         asks: asks(&["big:3g.40gb", "small:2g.20gb"]),
@@ -505,7 +476,7 @@ fn repartition_matches_its_declaration() {
     let request = RepartitionRequest {
         inputs: vec![DetectInput {
             label: "lgi".into(),
-            text: fixture("mig-lgi__dra-driver-nvidia-gpu-933.txt"),
+            text: fixture("nvidia-smi/mig-lgi__dra-driver-nvidia-gpu-933.txt"),
         }],
         gpu_model: Some("A100-SXM4-80GB".into()),
         free: Vec::new(),
@@ -553,8 +524,8 @@ fn size_matches_its_declaration() {
 fn replay_matches_its_declaration() {
     use gpu_share_core::api::ReplayRequest;
     let replay = api::replay(&ReplayRequest {
-        nodes_csv: fixture_at("replay/nodes.csv"),
-        pods_csv: fixture_at("replay/pods.csv"),
+        nodes_csv: fixture("replay/nodes.csv"),
+        pods_csv: fixture("replay/pods.csv"),
         policies: vec![gpu_share_core::internals::replay::Policy::Fgd],
         seeds: vec![1, 2],
         tune: None,
@@ -565,12 +536,4 @@ fn replay_matches_its_declaration() {
     check(&replay.policies[0].runs[0]);
     check(&replay.policies[0].runs[0].failed);
     check(&replay.bound);
-}
-
-fn fixture_at(path: &str) -> String {
-    std::fs::read_to_string(format!(
-        "{}/../tests/fixtures/{path}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
 }
