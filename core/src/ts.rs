@@ -1,6 +1,6 @@
 //! TypeScript descriptions (ts-rs) of the types whose JSON is written by hand rather than derived:
 //! each says what its `Serialize` writes, with keys in camelCase as the npm package returns them.
-//! `tests/ts_export/` checks every one against what the type actually serialises.
+//! `tests/core/ts_export/` checks every one against what the type actually serialises.
 //!
 //! Only with the `ts` feature, which nothing but the declaration generator uses.
 

@@ -1,7 +1,7 @@
 // Types of @examlops/gpu-sharing.
 //
 // What the functions return — plans, packings, inventories, ledger entries, summaries — is
-// declared in data.d.ts, generated from the Rust core's own types (core/tests/ts_export.rs, run
+// declared in data.d.ts, generated from the Rust core's own types (core/tests/core/ts_export/, run
 // by `cargo xtask npm`), so it says exactly what the core returns: keys in camelCase, enum values
 // as the core writes them ("mig", "timeslice"). This file declares only what Rust cannot: the
 // functions and classes of api.js and the looser inputs they accept.

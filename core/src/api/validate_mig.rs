@@ -2,7 +2,7 @@
 //! for a list of profiles, or for every MIG-enabled entry of a mig-parted config.
 
 use crate::catalog::require_model;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::validate_mig::MigValidation;
 
 /// MIG instances to check on one GPU.
@@ -45,6 +45,7 @@ pub use parted::{validate_mig_parted, MigPartedEntry, MigPartedRequest, MigParte
 #[cfg(feature = "serde")]
 mod parted {
     use super::*;
+    use crate::error::Error;
 
     /// A mig-parted config (its YAML read into a JSON value by the front end) to check against
     /// one GPU model.

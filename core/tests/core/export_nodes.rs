@@ -1,35 +1,26 @@
 //! Exports of a plan on nodes: each device-plugin config names the nodes to label with it, mig-parted
 //! gets one config per node layout with device indices counted on the node, and the nvidia-smi
 //! commands use each GPU's index on its node.
-// The YAML is read back through serde.
-#![cfg(feature = "serde")]
 
-mod export_support;
-
-use export_support::{asks, documents, run, unwrapped};
+use crate::common::{asks, caps, documents, run, unwrapped};
 use gpu_share_core::internals::export::ExportFormat;
 use gpu_share_core::internals::nodes::parse_nodes;
 use gpu_share_core::internals::{bin_pack, ClusterGpuCaps};
 
-fn caps(nodes: &str) -> ClusterGpuCaps {
+const A100: &str = "A100-SXM4-40GB";
+
+/// `caps` on the nodes `nodes` names.
+fn on_nodes(caps: ClusterGpuCaps, nodes: &str) -> ClusterGpuCaps {
     ClusterGpuCaps {
-        supports_mig: true,
-        supports_mps: true,
-        gpu_model: Some("A100-SXM4-40GB".into()),
         nodes: Some(parse_nodes(nodes).unwrap()),
-        ..Default::default()
+        ..caps
     }
 }
 
 #[test]
 fn each_config_names_the_nodes_that_select_it() {
     // An MPS client and a whole GPU cannot share a node: MPS on one, the whole GPU on the other.
-    let mps_only = ClusterGpuCaps {
-        supports_mps: true,
-        gpu_model: Some("A100-SXM4-40GB".into()),
-        nodes: Some(parse_nodes("gpu-a:1,gpu-b:1").unwrap()),
-        ..Default::default()
-    };
+    let mps_only = on_nodes(caps(false, true, false, A100), "gpu-a:1,gpu-b:1");
     let r = bin_pack(&asks(&["s:0.3", "w:1"]), &mps_only).unwrap();
     assert!(r.unplaced.is_empty(), "{:?}", r.unplaced);
     let text = unwrapped(&run(&r, ExportFormat::DevicePlugin));
@@ -55,7 +46,7 @@ fn each_config_names_the_nodes_that_select_it() {
     // MIG GPUs on both nodes of a MIG plan: one config, both nodes labelled with it.
     let a = asks(&["m1:3g.20gb", "m2:3g.20gb", "m3:3g.20gb", "m4:3g.20gb"]);
     let text = unwrapped(&run(
-        &bin_pack(&a, &caps("2x1")).unwrap(),
+        &bin_pack(&a, &on_nodes(caps(true, true, false, A100), "2x1")).unwrap(),
         ExportFormat::DevicePlugin,
     ));
     for node in ["node-1", "node-2"] {
@@ -72,7 +63,7 @@ fn each_config_names_the_nodes_that_select_it() {
 fn mig_parted_counts_devices_on_each_node() {
     // A whole GPU and a MIG GPU on each of two nodes, one layout per node: indices 0 and 1 on each.
     let a = asks(&["w1:1", "w2:1", "m1:7g.40gb", "m2:3g.20gb"]);
-    let r = bin_pack(&a, &caps("2x2")).unwrap();
+    let r = bin_pack(&a, &on_nodes(caps(true, true, false, A100), "2x2")).unwrap();
     assert!(r.unplaced.is_empty(), "{:?}", r.unplaced);
     let text = run(&r, ExportFormat::MigParted);
     let docs = documents(&text);

@@ -1,7 +1,6 @@
 //! Exports of realistic packings, read back with a real YAML parser: resource names and counts,
 //! device-plugin fields and types, mig-parted per its schema with every layout re-validated.
 //! (Hostile names and arbitrary plans: `export_hostile.rs`.)
-#![cfg(feature = "serde")]
 
 use gpu_share_core::internals::export::{export, ExportFormat, ExportOptions, MigStrategy};
 use gpu_share_core::internals::pack::{bin_pack_with, PackOptions};
@@ -12,8 +11,7 @@ use gpu_share_core::internals::{
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-mod export_support;
-use export_support::{asks, caps, documents, run, unwrapped};
+use crate::common::{asks, caps, documents, run, unwrapped};
 
 struct Scenario {
     name: &'static str,

@@ -2,39 +2,30 @@
 //! stranded, and where new asks go without moving an instance.
 
 use gpu_share_core::api::{fit, DetectInput, FitRequest, LiveOptions};
-use gpu_share_core::internals::{ErrorKind, FractionalAsk, Hint, Input};
+use gpu_share_core::internals::{ErrorKind, Hint, Input};
 
-/// Real `nvidia-smi mig -lgi` output (tests/fixtures/nvidia-smi/README.md has the sources).
-fn fixture(name: &str) -> String {
-    let path = format!(
-        "{}/../tests/fixtures/nvidia-smi/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+use crate::common::{asks, fixture};
 
+/// Real `nvidia-smi mig -lgi` output (tests/fixtures/nvidia-smi/README.md has the sources) quoted in
 /// kubernetes-sigs/dra-driver-nvidia-gpu#933: three 1g.10gb GPU instances on GPU 3 at 0:1, 1:1 and 5:1,
 /// which leave five slices free and no room for a 3g.40gb.
 fn dra_933() -> String {
-    fixture("mig-lgi__dra-driver-nvidia-gpu-933.txt")
+    fixture("nvidia-smi/mig-lgi__dra-driver-nvidia-gpu-933.txt")
 }
 
 /// NVIDIA/DCGM#138: two GPUs, each full (1g.10gb at 2 and 3, 2g.20gb at 0, 3g.40gb at 4: all seven
 /// compute slices).
 fn dcgm_138() -> String {
-    fixture("mig-lgi__dcgm-138.txt")
+    fixture("nvidia-smi/mig-lgi__dcgm-138.txt")
 }
 
-fn request(text: &str, model: Option<&str>, asks: &[&str]) -> FitRequest {
+fn request(text: &str, model: Option<&str>, specs: &[&str]) -> FitRequest {
     FitRequest {
         current: vec![DetectInput {
             label: "lgi.txt".into(),
             text: text.into(),
         }],
-        asks: asks
-            .iter()
-            .map(|s| FractionalAsk::parse_spec(s).unwrap())
-            .collect(),
+        asks: asks(specs),
         options: LiveOptions {
             gpu_model: model.map(String::from),
         },
@@ -152,7 +143,7 @@ fn the_model_is_asked_for_when_the_profiles_do_not_settle_it() {
 
 #[test]
 fn gpus_without_placements_or_mig_are_named_in_the_notes() {
-    let xml = fixture("qx-a100.xml");
+    let xml = fixture("nvidia-smi/qx-a100.xml");
     let r = fit(&request(&xml, None, &["a:1g.5gb"])).unwrap();
     assert!(r.gpus.is_empty());
     // The capture's `<current_mig>Disabled</current_mig>` (NVIDIA/k8s-test-infra qx-a100.xml).
@@ -184,7 +175,7 @@ fn a_mig_mode_the_input_does_not_show_is_said_to_be_assumed() {
     assert!(note.contains("nvidia-smi -q -x"), "{note}");
     assert!(!note.contains("MIG is not enabled"), "{note}");
     // A board without MIG says that instead.
-    let t4 = fit(&request(&fixture("qx-t4.xml"), None, &[])).unwrap();
+    let t4 = fit(&request(&fixture("nvidia-smi/qx-t4.xml"), None, &[])).unwrap();
     assert!(
         t4.notes
             .iter()

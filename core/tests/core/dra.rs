@@ -14,25 +14,19 @@ use gpu_share_core::internals::discover::{detect, SourceFormat};
 use gpu_share_core::internals::export::dra::allocator::{compare, simulate, SliceOrder};
 use gpu_share_core::internals::export::dra::{claims_for as claims, DeviceClass, DraOptions};
 use gpu_share_core::internals::pack::{bin_pack, PackResult};
-use gpu_share_core::internals::{ClusterGpuCaps, FractionalAsk};
+use gpu_share_core::internals::ClusterGpuCaps;
 use std::collections::{BTreeSet, HashMap};
 
-fn fixture(name: &str) -> String {
-    let path = format!(
-        "{}/../tests/fixtures/resourceslices/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+use crate::common::{asks, caps, fixture};
 
 /// The dynamic-MIG fixture (JSON).
 fn dynamic_text() -> String {
-    fixture("h100-pcie-dynamic-mig.json")
+    fixture("resourceslices/h100-pcie-dynamic-mig.json")
 }
 
 /// Both fixtures as slices; the YAML one read by a real YAML reader into JSON values.
 fn slices(name: &str) -> ResourceSlices {
-    let text = fixture(name);
+    let text = fixture(&format!("resourceslices/{name}"));
     let value: serde_json::Value = if name.ends_with(".yaml") {
         serde_norway::from_str(&text).unwrap()
     } else {
@@ -42,11 +36,7 @@ fn slices(name: &str) -> ResourceSlices {
 }
 
 fn pack(specs: &[&str], caps: &ClusterGpuCaps) -> PackResult {
-    let asks: Vec<FractionalAsk> = specs
-        .iter()
-        .map(|s| FractionalAsk::parse_spec(s).unwrap())
-        .collect();
-    bin_pack(&asks, caps).unwrap()
+    bin_pack(&asks(specs), caps).unwrap()
 }
 
 /// `device` as Kubernetes' DRA CEL environment sees it: `driver`, and `attributes` by domain.
@@ -160,20 +150,16 @@ fn check_selectors(result: &PackResult, slices: &ResourceSlices, expect_matches:
 fn mig_selectors_match_only_their_profile_on_their_board() {
     let a100 = slices("a100-80gb-pcie-static-mig.yaml");
     let h100 = slices("h100-pcie-dynamic-mig.json");
-    let caps = |model: &str| ClusterGpuCaps {
-        supports_mig: true,
-        gpu_model: Some(model.into()),
-        ..Default::default()
-    };
+    let mig = |model: &str| caps(true, false, false, model);
     let a100_plan = pack(
         &["a:3g.40gb", "b:2g.20gb", "c:1g.10gb", "d:1g.10gb"],
-        &caps("A100-80GB-PCIe"),
+        &mig("A100-80GB-PCIe"),
     );
     assert_eq!(check_selectors(&a100_plan, &a100, true), 4);
     // The same profiles on another board select nothing here.
     let h100_plan = pack(
         &["a:3g.40gb", "b:2g.20gb", "c:1g.10gb", "e:1g.20gb"],
-        &caps("H100-PCIe"),
+        &mig("H100-PCIe"),
     );
     assert_eq!(check_selectors(&h100_plan, &a100, false), 4);
     assert_eq!(check_selectors(&h100_plan, &h100, true), 4);
@@ -191,12 +177,7 @@ fn mig_selectors_match_only_their_profile_on_their_board() {
 #[test]
 fn shared_and_whole_selectors_match_only_whole_gpus_of_the_board() {
     let a100 = slices("a100-80gb-pcie-static-mig.yaml");
-    let caps = ClusterGpuCaps {
-        supports_timeslicing: true,
-        supports_mps: false,
-        gpu_model: Some("A100-80GB-PCIe".into()),
-        ..Default::default()
-    };
+    let caps = caps(false, false, true, "A100-80GB-PCIe");
     let plan = pack(&["a:0.5", "b:0.25", "w:2"], &caps);
     assert_eq!(check_selectors(&plan, &a100, true), 2);
     let all = claims(&plan, &DraOptions::default()).unwrap();
@@ -268,8 +249,10 @@ fn detect_reads_dynamic_mig_slices_as_profiles_on_offer() {
 #[test]
 fn detect_reads_static_mig_slices_as_the_live_layout() {
     let text = serde_json::to_string(
-        &serde_norway::from_str::<serde_json::Value>(&fixture("a100-80gb-pcie-static-mig.yaml"))
-            .unwrap(),
+        &serde_norway::from_str::<serde_json::Value>(&fixture(
+            "resourceslices/a100-80gb-pcie-static-mig.yaml",
+        ))
+        .unwrap(),
     )
     .unwrap();
     let inv = detect(&text).unwrap();
@@ -395,11 +378,7 @@ fn counters_stop_overlapping_placements() {
 #[test]
 fn on_static_mig_the_held_claim_finds_the_gpu_with_the_layout() {
     let slices = slices("a100-80gb-pcie-static-mig.yaml");
-    let caps = ClusterGpuCaps {
-        supports_mig: true,
-        gpu_model: Some("A100-80GB-PCIe".into()),
-        ..Default::default()
-    };
+    let caps = caps(true, false, false, "A100-80GB-PCIe");
     let plan = pack(&["a:2g.20gb", "b:2g.20gb", "c:2g.20gb", "d:1g.10gb"], &caps);
     assert_eq!(plan.gpus_used, 1);
     let r = compare(&slices, &plan, &DraOptions::default(), SliceOrder::Listed).unwrap();
@@ -419,11 +398,7 @@ fn time_sliced_tenants_get_a_gpu_each_from_templates_and_one_from_the_shared_cla
     // fourth template even takes a GPU of the MIG node, advertised whole beside its MIG devices
     // (dra-driver-nvidia-gpu#719).
     let slices = slices("a100-80gb-pcie-static-mig.yaml");
-    let caps = ClusterGpuCaps {
-        supports_timeslicing: true,
-        gpu_model: Some("A100-80GB-PCIe".into()),
-        ..Default::default()
-    };
+    let caps = caps(false, false, true, "A100-80GB-PCIe");
     let plan = pack(&["a:0.25", "b:0.25", "c:0.25", "d:0.25"], &caps);
     assert_eq!(plan.gpus_used, 1);
     let r = compare(&slices, &plan, &DraOptions::default(), SliceOrder::Listed).unwrap();
@@ -439,7 +414,7 @@ fn time_sliced_tenants_get_a_gpu_each_from_templates_and_one_from_the_shared_cla
     assert_eq!(r.gpu_share.claims.len(), 1);
 }
 
-mod no_panic {
+mod never_panics {
     use super::*;
     use proptest::prelude::*;
 

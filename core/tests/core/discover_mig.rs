@@ -4,11 +4,7 @@
 
 use gpu_share_core::internals::discover::{detect, detect_all, DiscoveredGpu, SourceFormat};
 
-fn only_gpu(text: &str) -> DiscoveredGpu {
-    let inv = detect(text).unwrap();
-    assert_eq!(inv.gpus.len(), 1, "{:?}", inv.gpus);
-    inv.gpus.into_iter().next().unwrap()
-}
+use crate::common::only_gpu;
 
 /// Sections of a real capture on an NVIDIA H200 with MIG, driver 590.48.01: utkuozdemir/nvidia_gpu_exporter,
 /// `internal/captures/linux-x86_64__nvidia-h200-mig__590.48.01.txt` at commit 0eee0d31 (MIT), quoted unchanged:

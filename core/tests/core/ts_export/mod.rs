@@ -1,10 +1,11 @@
 //! The npm package's data types, generated from the Rust types with ts-rs, and checked against what
 //! the core serialises.
 //!
-//! `TS_RS_EXPORT_DIR=target/npm cargo test -p gpu-share-core --features ts --test ts_export` writes
-//! `target/npm/data.d.ts` (`cargo xtask npm` does exactly that); without the variable the file goes
-//! to a scratch directory, so the test only checks. Keys are camelCase, as the package returns them
-//! (`wasm/src/case.rs` converts the core's snake_case keys); enum values keep their serde names.
+//! `TS_RS_EXPORT_DIR=target/npm cargo test -p gpu-share-core --features ts --test core ts_export::`
+//! writes `target/npm/data.d.ts` (`cargo xtask npm` does exactly that: this module alone, by its
+//! name); without the variable the file goes to a scratch directory, so the tests only check. Keys
+//! are camelCase, as the package returns them (`wasm/src/case.rs` converts the core's snake_case
+//! keys); enum values keep their serde names.
 
 use gpu_share_core::api::{
     self, CapsFrom, Cluster, DetectInput, DetectResponse, FitRequest, FitResponse, Imported,
@@ -28,6 +29,8 @@ use std::any::TypeId;
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use ts_rs::{Config, TypeVisitor, TS};
+
+use crate::common::{asks, caps, fixture};
 
 /// The file the package's `index.d.ts` imports.
 mod decls;
@@ -197,21 +200,6 @@ fn check<T: TS + Serialize + 'static>(value: &T) {
     panic!("{name} writes {written:?}, which its declaration does not describe:\n{why:#?}");
 }
 
-fn fixture(name: &str) -> String {
-    let path = format!(
-        "{}/../tests/fixtures/nvidia-smi/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-fn asks(specs: &[&str]) -> Vec<FractionalAsk> {
-    specs
-        .iter()
-        .map(|s| FractionalAsk::parse_spec(s).unwrap())
-        .collect()
-}
-
 /// A node from GPU Feature Discovery's labels for the mixed MIG strategy.
 const KUBECTL_NODE: &str = r#"{"apiVersion": "v1", "kind": "Node",
   "metadata": {"name": "mixed-node", "labels": {
@@ -224,18 +212,8 @@ const KUBECTL_NODE: &str = r#"{"apiVersion": "v1", "kind": "Node",
 
 #[test]
 fn plans_and_packings_match_their_declarations() {
-    let caps = ClusterGpuCaps {
-        supports_mig: true,
-        supports_mps: true,
-        supports_timeslicing: true,
-        gpu_model: Some("A100-SXM4-40GB".into()),
-        ..Default::default()
-    };
-    let mps = ClusterGpuCaps {
-        supports_mps: true,
-        gpu_model: Some("A100-SXM4-40GB".into()),
-        ..Default::default()
-    };
+    let every_mechanism = caps(true, true, true, "A100-SXM4-40GB");
+    let mps = caps(false, true, false, "A100-SXM4-40GB");
     let plan = api::plan(&PlanRequest {
         ask: FractionalAsk::parse_spec("a:0.3").unwrap(),
         cluster: Cluster::Given(mps.clone()),
@@ -245,8 +223,10 @@ fn plans_and_packings_match_their_declarations() {
     check(&plan.choice);
     check(&plan.choice.mps.unwrap());
 
-    let mut request =
-        PackRequest::new(asks(&["m:3g.20gb", "f:0.25", "w:2", "t:0.5"]), caps.clone());
+    let mut request = PackRequest::new(
+        asks(&["m:3g.20gb", "f:0.25", "w:2", "t:0.5"]),
+        every_mechanism.clone(),
+    );
     request.options = api::PackOptions {
         optimize: true,
         time_limit_ms: Some(20),
@@ -272,11 +252,7 @@ fn plans_and_packings_match_their_declarations() {
     // Memory on shared GPUs: the GPU's memory totals, each slot's and each choice's memory.
     let with_memory = api::pack(&PackRequest::new(
         asks(&["m:0.25:12GiB", "n:4GiB"]),
-        ClusterGpuCaps {
-            supports_mps: true,
-            gpu_model: Some("L40S".into()),
-            ..Default::default()
-        },
+        caps(false, true, false, "L40S"),
     ))
     .unwrap();
     let gpu = &with_memory.result.gpus[0];
@@ -311,12 +287,12 @@ fn plans_and_packings_match_their_declarations() {
     check(&limited.result.unplaced[0]);
 
     let detected = api::pack(&PackRequest {
-        asks: PackRequest::new(asks(&["a:0.5"]), caps).asks,
+        asks: PackRequest::new(asks(&["a:0.5"]), every_mechanism).asks,
         cluster: Cluster::Detected {
             detected: api::Detected {
                 inputs: vec![DetectInput {
                     label: "qx-a100.xml".into(),
-                    text: fixture("qx-a100.xml"),
+                    text: fixture("nvidia-smi/qx-a100.xml"),
                 }],
                 turn_on_mig: false,
             },
@@ -360,7 +336,7 @@ fn discovery_matches_its_declarations() {
         inputs: vec![
             DetectInput {
                 label: "mig".into(),
-                text: fixture("linux-x86_64__nvidia-h100-mig__590.48.01.txt"),
+                text: fixture("nvidia-smi/linux-x86_64__nvidia-h100-mig__590.48.01.txt"),
             },
             DetectInput {
                 label: "node".into(),
@@ -417,11 +393,7 @@ fn the_catalogue_and_mig_checks_match_their_declarations() {
 
 #[test]
 fn the_ledger_matches_its_declarations() {
-    let caps = ClusterGpuCaps {
-        supports_mig: true,
-        gpu_model: Some("A100-SXM4-40GB".into()),
-        ..Default::default()
-    };
+    let caps = caps(true, false, false, "A100-SXM4-40GB");
     let request = PackRequest::new(asks(&["a:3g.20gb", "b:2g.10gb", "c:2g.10gb"]), caps);
     let packed = api::pack(&request).unwrap();
     let mut entries =
@@ -492,7 +464,7 @@ fn fit_matches_its_declaration() {
     let request = FitRequest {
         current: vec![DetectInput {
             label: "lgi".into(),
-            text: fixture("mig-lgi__dra-driver-nvidia-gpu-933.txt"),
+            text: fixture("nvidia-smi/mig-lgi__dra-driver-nvidia-gpu-933.txt"),
         }],
         asks: asks(&["big:3g.40gb", "small:2g.20gb"]),
         options: api::LiveOptions {
@@ -514,7 +486,7 @@ fn repartition_matches_its_declaration() {
     let request = RepartitionRequest {
         current: vec![DetectInput {
             label: "lgi".into(),
-            text: fixture("mig-lgi__dra-driver-nvidia-gpu-933.txt"),
+            text: fixture("nvidia-smi/mig-lgi__dra-driver-nvidia-gpu-933.txt"),
         }],
         asks: asks(&["big:3g.40gb"]),
         options: api::RepartitionOptions {
@@ -566,8 +538,8 @@ fn size_matches_its_declaration() {
 fn replay_matches_its_declaration() {
     use gpu_share_core::api::ReplayRequest;
     let replay = api::replay(&ReplayRequest {
-        nodes_csv: fixture_at("replay/nodes.csv"),
-        pods_csv: fixture_at("replay/pods.csv"),
+        nodes_csv: fixture("replay/nodes.csv"),
+        pods_csv: fixture("replay/pods.csv"),
         options: api::ReplaySettings {
             policies: vec![gpu_share_core::internals::replay::Policy::Fgd],
             seeds: vec![1, 2],
@@ -580,12 +552,4 @@ fn replay_matches_its_declaration() {
     check(&replay.policies[0].runs[0]);
     check(&replay.policies[0].runs[0].failed);
     check(&replay.bound);
-}
-
-fn fixture_at(path: &str) -> String {
-    std::fs::read_to_string(format!(
-        "{}/../tests/fixtures/{path}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
 }

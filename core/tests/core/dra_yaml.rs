@@ -2,17 +2,13 @@
 
 use gpu_share_core::internals::discover::{detect, SourceFormat};
 
-fn fixture() -> String {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/resourceslices/a100-80gb-pcie-static-mig.yaml"
-    );
-    std::fs::read_to_string(path).unwrap()
-}
+use crate::common::fixture;
+
+const STATIC_MIG_YAML: &str = "resourceslices/a100-80gb-pcie-static-mig.yaml";
 
 #[test]
 fn detect_reads_kubectl_yaml() {
-    let inv = detect(&fixture()).unwrap();
+    let inv = detect(&fixture(STATIC_MIG_YAML)).unwrap();
     assert_eq!(inv.sources, vec![SourceFormat::KubectlResourceSlices]);
     assert_eq!(inv.gpus.len(), 4);
     let nodes: Vec<&str> = inv.nodes.iter().map(|n| n.name.as_str()).collect();
@@ -32,7 +28,7 @@ fn detect_reads_kubectl_yaml() {
 
 #[test]
 fn yaml_errors_name_the_line() {
-    let text = fixture().replacen("    devices:\n", "    devices: [\n", 1);
+    let text = fixture(STATIC_MIG_YAML).replacen("    devices:\n", "    devices: [\n", 1);
     let e = detect(&text).unwrap_err();
     assert!(e.line.is_some(), "{e}");
     // A document of another kind is refused by its kind.

@@ -1,19 +1,14 @@
 //! Discovery on the real nvidia-smi captures in tests/fixtures/nvidia-smi and on bad input: exact values,
 //! merged sections, caps, errors with lines. (kubectl input: `discover_kubectl.rs`; MIG instances as they are, `-lgi`/`-lci`: `discover_mig.rs`.)
 
-use gpu_share_core::internals::discover::{
-    detect, detect_all, failed_input, DiscoveredGpu, SourceFormat,
-};
+use gpu_share_core::internals::discover::{detect, detect_all, failed_input, SourceFormat};
 use gpu_share_core::internals::{select_mechanism, ErrorKind, FractionalAsk, Mechanism};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/nvidia-smi/");
-const H100_TXT: &str = "linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt";
-const H100_MIG_TXT: &str = "linux-x86_64__nvidia-h100-mig__590.48.01.txt";
-const L40S_TXT: &str = "linux-x86_64__nvidia-l40s__595.80.txt";
+use crate::common::{fixture, only_gpu};
 
-fn fixture(name: &str) -> String {
-    std::fs::read_to_string(format!("{FIXTURES}{name}")).unwrap()
-}
+const H100_TXT: &str = "nvidia-smi/linux-x86_64__nvidia-h100-80gb-hbm3__590.48.01.txt";
+const H100_MIG_TXT: &str = "nvidia-smi/linux-x86_64__nvidia-h100-mig__590.48.01.txt";
+const L40S_TXT: &str = "nvidia-smi/linux-x86_64__nvidia-l40s__595.80.txt";
 
 /// The body of the first section of a capture whose banner is exactly `# $ {command}`.
 fn section(capture: &str, command: &str) -> String {
@@ -29,15 +24,9 @@ fn section(capture: &str, command: &str) -> String {
         .join("\n")
 }
 
-fn only_gpu(text: &str) -> DiscoveredGpu {
-    let inv = detect(text).unwrap();
-    assert_eq!(inv.gpus.len(), 1, "{:?}", inv.gpus);
-    inv.gpus.into_iter().next().unwrap()
-}
-
 #[test]
 fn qx_a100_is_one_mig_capable_a100_with_mig_off() {
-    let inv = detect(&fixture("qx-a100.xml")).unwrap();
+    let inv = detect(&fixture("nvidia-smi/qx-a100.xml")).unwrap();
     assert_eq!(inv.sources, vec![SourceFormat::SmiXml]);
     let g = &inv.gpus[0];
     assert_eq!(inv.gpus.len(), 1);
@@ -86,7 +75,7 @@ fn qx_a100_is_one_mig_capable_a100_with_mig_off() {
 
 #[test]
 fn qx_h100_is_eight_h100s() {
-    let inv = detect(&fixture("qx-h100.xml")).unwrap();
+    let inv = detect(&fixture("nvidia-smi/qx-h100.xml")).unwrap();
     assert_eq!(inv.gpus.len(), 8);
     let buses: Vec<&str> = inv
         .gpus
@@ -129,7 +118,7 @@ fn qx_l40s_and_t4_have_no_mig() {
         ("qx-l40s.xml", "NVIDIA L40S", "L40S", 46068, 350),
         ("qx-t4.xml", "Tesla T4", "T4", 15360, 70),
     ] {
-        let inv = detect(&fixture(file)).unwrap();
+        let inv = detect(&fixture(&format!("nvidia-smi/{file}"))).unwrap();
         let g = &inv.gpus[0];
         assert_eq!(inv.gpus.len(), 1, "{file}");
         assert_eq!(g.name, name);
@@ -358,7 +347,7 @@ fn lgip_profiles_and_lgipp_placements() {
 
     // With the XML and the placements: the profiles limit the caps, the placements match the catalogue.
     let both = format!("{A100_LGIP}\n{A100_LGIPP}");
-    let inv = detect_all(&[&fixture("qx-a100.xml"), &both]).unwrap();
+    let inv = detect_all(&[&fixture("nvidia-smi/qx-a100.xml"), &both]).unwrap();
     assert_eq!(
         inv.sources,
         vec![SourceFormat::SmiXml, SourceFormat::SmiMigProfiles]
@@ -385,8 +374,8 @@ fn lgip_profiles_and_lgipp_placements() {
 
 #[test]
 fn mixed_models_pick_the_most_common_and_say_so() {
-    let t4 = fixture("qx-t4.xml");
-    let inv = detect_all(&[&fixture("qx-a100.xml"), &t4, &t4]).unwrap();
+    let t4 = fixture("nvidia-smi/qx-t4.xml");
+    let inv = detect_all(&[&fixture("nvidia-smi/qx-a100.xml"), &t4, &t4]).unwrap();
     assert_eq!(inv.gpus.len(), 3);
     let caps = inv.caps();
     assert_eq!(caps.gpu_model.as_deref(), Some("T4"));
@@ -404,7 +393,7 @@ fn mixed_models_pick_the_most_common_and_say_so() {
 #[test]
 fn bad_input_is_an_error_with_its_line() {
     // Truncated XML: the error is at the end of the text.
-    let xml = fixture("qx-a100.xml");
+    let xml = fixture("nvidia-smi/qx-a100.xml");
     let cut = &xml[..3000];
     let e = detect(cut).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Syntax);
@@ -440,7 +429,7 @@ fn bad_input_is_an_error_with_its_line() {
 
 #[test]
 fn detect_all_names_the_failing_input() {
-    let e = detect_all(&[&fixture("qx-t4.xml"), "garbage"]).unwrap_err();
+    let e = detect_all(&[&fixture("nvidia-smi/qx-t4.xml"), "garbage"]).unwrap_err();
     assert_eq!(failed_input(&e), Some((1, None)));
     let csv = "index, name, memory.total [MiB]\n0, Tesla T4, lots\n";
     let e = detect_all(&[csv]).unwrap_err();

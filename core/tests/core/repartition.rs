@@ -5,29 +5,20 @@ use gpu_share_core::api::{
     repartition, DetectInput, FreeInstance, InstanceStatus, RepartitionOptions, RepartitionRequest,
     RepartitionResponse, Step,
 };
+use gpu_share_core::internals::find_model;
 use gpu_share_core::internals::validate_mig::validate_placements;
-use gpu_share_core::internals::{find_model, FractionalAsk};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
-fn fixture(name: &str) -> String {
-    let path = format!(
-        "{}/../tests/fixtures/nvidia-smi/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+use crate::common::{asks, fixture};
 
-fn request(text: &str, model: &str, asks: &[&str], free: &[(u64, u32)]) -> RepartitionRequest {
+fn request(text: &str, model: &str, specs: &[&str], free: &[(u64, u32)]) -> RepartitionRequest {
     RepartitionRequest {
         current: vec![DetectInput {
             label: "lgi".into(),
             text: text.into(),
         }],
-        asks: asks
-            .iter()
-            .map(|s| FractionalAsk::parse_spec(s).unwrap())
-            .collect(),
+        asks: asks(specs),
         options: RepartitionOptions {
             gpu_model: Some(model.into()),
             free: free
@@ -155,7 +146,7 @@ fn replay(
 #[test]
 fn one_move_makes_room_for_a_3g() {
     // kubernetes-sigs/dra-driver-nvidia-gpu#933: 1g.10gb at 0, 1 and 5 block every 3g.40gb placement.
-    let text = fixture("mig-lgi__dra-driver-nvidia-gpu-933.txt");
+    let text = fixture("nvidia-smi/mig-lgi__dra-driver-nvidia-gpu-933.txt");
     let r = repartition(&request(&text, "A100-SXM4-80GB", &["big:3g.40gb"], &[])).unwrap();
     assert_eq!((r.moved, r.gpus_touched), (1, 1));
     assert!(r.unplaced.is_empty());
@@ -225,7 +216,7 @@ fn one_move_makes_room_for_a_3g() {
 #[test]
 fn what_cannot_fit_is_unplaced_and_nothing_is_destroyed() {
     // DCGM#138's GPUs are full: a 4g.40gb fits nowhere, even moving everything.
-    let text = fixture("mig-lgi__dcgm-138.txt");
+    let text = fixture("nvidia-smi/mig-lgi__dcgm-138.txt");
     let r = repartition(&request(&text, "H100-80GB-HBM3", &["x:4g.40gb"], &[])).unwrap();
     assert_eq!(r.unplaced, ["x"]);
     assert!(r.steps.is_empty() && r.commands.is_empty());
@@ -264,7 +255,7 @@ fn an_ask_left_out_for_another_says_so() {
     assert!(alone.unplaced.is_empty());
     assert_eq!(alone.moved, 2);
     // What fits nowhere still says so; what no profile serves says that.
-    let full = fixture("mig-lgi__dcgm-138.txt");
+    let full = fixture("nvidia-smi/mig-lgi__dcgm-138.txt");
     let r = repartition(&request(
         &full,
         "H100-80GB-HBM3",
@@ -288,7 +279,7 @@ fn an_ask_left_out_for_another_says_so() {
 
 #[test]
 fn bad_requests_are_errors_naming_the_input() {
-    let text = fixture("mig-lgi__dra-driver-nvidia-gpu-933.txt");
+    let text = fixture("nvidia-smi/mig-lgi__dra-driver-nvidia-gpu-933.txt");
     let e = repartition(&request(
         &text,
         "A100-SXM4-80GB",

@@ -1,9 +1,7 @@
 //! Hostile input to the exports: ask names that would inject YAML keys or change types round-trip as the
 //! same strings and add nothing, and arbitrary asks and caps never make an export panic.
-#![cfg(feature = "serde")]
 
-mod export_support;
-use export_support::{caps, documents, run};
+use crate::common::{caps, documents, run};
 use gpu_share_core::internals::export::{export, ExportFormat, ExportOptions, MigStrategy};
 use gpu_share_core::internals::{
     bin_pack, find_model, validate_mig, AskSize, ClusterGpuCaps, FractionalAsk, Memory, Share,
@@ -156,14 +154,7 @@ mod never_panics {
             single in any::<bool>(),
             other_model in prop::option::of(prop::sample::select(vec!["h100", "a30", "t4", "a100-80gb", "no such GPU"])),
         ) {
-            let caps = ClusterGpuCaps {
-                supports_mig: mig,
-                supports_mps: mps,
-                supports_timeslicing: ts,
-                gpu_model: Some("a100-40gb".into()),
-                gpu_count: gpus,
-                ..Default::default()
-            };
+            let caps = ClusterGpuCaps { gpu_count: gpus, ..caps(mig, mps, ts, "a100-40gb") };
             let Ok(mut result) = bin_pack(&asks, &caps) else { return Ok(()) };
             // A caller can still relabel the result's model: its MIG layouts are then checked
             // against a board they were not made for.

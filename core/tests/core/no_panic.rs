@@ -8,6 +8,8 @@ use gpu_share_core::internals::{
 };
 use proptest::prelude::*;
 
+use crate::common::{fixture, repo_file};
+
 /// Text that is often almost valid: fragments of the grammars glued together, plus anything at all.
 fn grammar_text() -> impl Strategy<Value = String> {
     let pieces = prop::sample::select(vec![
@@ -126,21 +128,16 @@ fn discovery_text() -> impl Strategy<Value = String> {
 fn fixtures() -> &'static [String] {
     static FIXTURES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     FIXTURES.get_or_init(|| {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/nvidia-smi/");
-        let read = |f: &str| std::fs::read_to_string(format!("{dir}{f}")).unwrap();
+        let read = |f: &str| fixture(&format!("nvidia-smi/{f}"));
         let mig = read("linux-x86_64__nvidia-h100-mig__590.48.01.txt");
         // The capture from its -L section up to (not including) its -q text: -L, topo, the table, banners.
         let from = mig.find("# capabilities :: list (-L)").unwrap();
         let to = mig.find("# idle :: query (-q)").unwrap();
-        let seed = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../fuzz/corpus-seeds/discover/mig-instances"
-        );
         vec![
             read("qx-a100.xml"),
             read("qx-t4.xml"),
             mig[from..to].to_string(),
-            std::fs::read_to_string(seed).unwrap(),
+            repo_file("fuzz/corpus-seeds/discover/mig-instances"),
             read("mig-lgi__dra-driver-nvidia-gpu-933.txt"),
             read("mig-lgi__dcgm-138.txt"),
         ]
