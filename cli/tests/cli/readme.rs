@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crate::common::gpu_share;
 
-/// The examples README.md holds.
-const EXAMPLES_AT_LEAST: usize = 17;
+/// The examples README.md held before its reference moved to docs/ (17), and its first screen's.
+const EXAMPLES_AT_LEAST: usize = 18;
 
 /// The repository root: examples run from it, as a reader runs them (file paths are relative to it).
 fn repo() -> PathBuf {
