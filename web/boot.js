@@ -47,7 +47,7 @@ await shown;
 await init({ module_or_path: await compiled });
 
 // Embedded (`&embed`) in another page's iframe: tell the parent how tall the content is, now and
-// whenever it changes, so docs can size the iframe (README, "Embed it in docs"). The message is
+// whenever it changes, so docs can size the iframe (docs/page.md, "Embed it in docs"). The message is
 // `{ type: 'gpu-share:height', height }` in CSS pixels; it carries nothing but the height.
 if (new URLSearchParams(location.search).has('embed') && window.parent !== window) {
   let last = -1;

@@ -313,7 +313,7 @@ fn paths(v: &serde_json::Value, at: &mut String, out: &mut Vec<String>) {
 }
 
 /// Cases per property: 3,000 by default, `PROPTEST_CASES` when set (`cargo xtask test` runs
-/// 100,000 — see README's Development section).
+/// 100,000 — see docs/development.md).
 fn config() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
