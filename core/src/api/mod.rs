@@ -28,6 +28,8 @@ mod cluster;
 mod columns;
 mod discover;
 mod export;
+#[cfg(feature = "serde")]
+mod fields;
 mod fit;
 mod left_out;
 mod pack;
@@ -55,6 +57,8 @@ pub use columns::{
 };
 pub use discover::{caps_summary, detect, DetectInput, DetectRequest, DetectResponse};
 pub use export::{export, gpu_ranges, ExportRequest, ExportResponse, ExportSettings};
+#[cfg(feature = "serde")]
+pub use fields::{use_case, UseCase, USE_CASES};
 pub use fit::{
     fit, Creatable, FitPlacement, FitRequest, FitResponse, FitUnplaced, GpuFit, LiveInstance,
     LiveOptions, MAX_FIT_ASKS,
