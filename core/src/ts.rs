@@ -5,13 +5,18 @@
 //! Only with the `ts` feature, which nothing but the declaration generator uses.
 
 use crate::account::GpuHours;
-use crate::api::{CapsFrom, DetectResponse, OptimizeReport, PackResponse};
+use crate::api::{
+    CapsFrom, Cluster, DetectResponse, Detected, ExportSettings, FitTarget, OptimizeReport,
+    PackOptions as ApiPackOptions, PackResponse,
+};
 use crate::ask::FractionalAsk;
 use crate::caps::ClusterGpuCaps;
 use crate::discover::Inventory;
+use crate::export::{ExportFormat, ExportOptions};
 use crate::pack::NodeLayout;
 use crate::pack::{GpuLayout, MigInstance, PackResult, SharedSlot, Unplaced};
 use crate::plan::Choice;
+use crate::size::Dtype;
 use crate::units::Share;
 use ts_rs::{Config, TypeVisitor, TS};
 
@@ -256,4 +261,100 @@ fn detect_response(cfg: &Config) -> String {
         n::<ClusterGpuCaps>(cfg),
     )]);
     format!("{} & {caps}", n::<Inventory>(cfg))
+}
+
+// ---- Requests: what the npm functions read, as their deserializers read it ----
+
+// replay/workload.rs: a ratio or a percentage, as `Tune::parse` reads it.
+declared!(
+    crate::replay::workload::Tune,
+    "Tune",
+    " How far to fill: the arrivals' demand as a share of the GPU capacity, a ratio (1.3) or a percentage (\"130%\").",
+    tune,
+    []
+);
+
+fn tune(_: &Config) -> String {
+    "number | string".to_owned()
+}
+
+/// The dtypes [`Dtype`]'s reader takes: its own names and config.json's spellings of them.
+pub enum DtypeInput {}
+
+declared!(
+    DtypeInput,
+    "DtypeInput",
+    " The weights' or the KV cache's dtype: config.json's spellings (\"bfloat16\") are accepted too.",
+    dtype_input,
+    [Dtype]
+);
+
+fn dtype_input(cfg: &Config) -> String {
+    format!(
+        "{} | \"float32\" | \"bfloat16\" | \"float16\"",
+        n::<Dtype>(cfg)
+    )
+}
+
+// api/size.rs: bytes, memory text, or a board (a whole GPU, or a MIG instance with `profile`).
+declared!(
+    FitTarget,
+    "FitTarget",
+    " A budget to fit: bytes, memory text (\"40GiB\"), a whole GPU (`{ gpuModel }`: what processes can allocate, less one CUDA context) or a MIG instance (`{ gpuModel, profile }`).",
+    fit_target,
+    []
+);
+
+fn fit_target(cfg: &Config) -> String {
+    let board = object(&[
+        ("", "gpuModel", n::<String>(cfg)),
+        ("", "profile?", n::<Option<String>>(cfg)),
+    ]);
+    format!("{} | {} | {board}", n::<u64>(cfg), n::<String>(cfg))
+}
+
+// api/cluster.rs: untagged, the caps as given (every field has its default) or discovery output.
+declared!(
+    Cluster,
+    "Cluster",
+    " The cluster: its capabilities, each part optional, or discovery output to read them from.",
+    cluster,
+    [ClusterGpuCaps, Detected]
+);
+
+fn cluster(cfg: &Config) -> String {
+    let detected = object(&[("", "detected", n::<Detected>(cfg))]);
+    format!("Partial<{}> | {detected}", n::<ClusterGpuCaps>(cfg))
+}
+
+// api/export.rs: the packing's options and the format's in one object.
+declared!(
+    ExportSettings,
+    "ExportOptions",
+    " The options of exportPlan: the packing's (as binPack's) and the format's.",
+    export_settings,
+    [ApiPackOptions, ExportOptions]
+);
+
+fn export_settings(cfg: &Config) -> String {
+    format!("{} & {}", n::<ApiPackOptions>(cfg), n::<ExportOptions>(cfg))
+}
+
+// export/mod.rs: `FromStr`, which takes `k8s` beside the formats' own names.
+declared!(
+    ExportFormat,
+    "ExportFormat",
+    " What exportPlan writes (\"k8s\" is \"kubernetes\").",
+    export_format,
+    []
+);
+
+fn export_format(_: &Config) -> String {
+    let mut names = vec!["\"k8s\"".to_owned()];
+    names.extend(
+        ExportFormat::ALL
+            .iter()
+            .map(|f| format!("{:?}", f.as_str())),
+    );
+    names.join(" | ")
 }

@@ -65,6 +65,15 @@ pub fn collect(cfg: &Config) -> BTreeMap<String, (String, String)> {
     c.visit::<Summary>(); // Ledger.summarize
     c.visit::<Usage>(); // a record with its duration settled (`gpu-share accounting --json`)
     c.visit::<ErrorKind>(); // the `kind` of every error thrown
+                            // What the functions take: each options object as its reader reads it.
+    c.visit::<api::PackOptions>(); // binPack, binPackColumns
+    c.visit::<api::ExportFormat>(); // exportPlan's format
+    c.visit::<api::ExportSettings>(); // exportPlan
+    c.visit::<api::LiveOptions>(); // fit
+    c.visit::<api::RepartitionOptions>(); // repartition
+    c.visit::<api::SizingOptions>(); // sizeModel
+    c.visit::<api::ReplaySettings>(); // replay, replaySvg
+    c.visit::<api::RatesInput>(); // Ledger.summarize and the summaries' rates
     c.decls
 }
 

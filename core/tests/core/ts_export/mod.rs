@@ -36,6 +36,9 @@ use crate::common::{asks, caps, fixture};
 mod decls;
 use decls::*;
 
+/// The requests' declarations against what their readers read.
+mod requests;
+
 #[test]
 fn writes_the_declarations() {
     let cfg = config();

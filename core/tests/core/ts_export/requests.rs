@@ -1,0 +1,161 @@
+//! The request declarations against the readers: every key a declaration names is one its
+//! type's reader takes (as `wasm/src/case.rs` hands it over, snake_case), every key the reader
+//! takes is declared, the keys it defaults are the optional ones, and each value a union of
+//! literals lists is one the reader accepts.
+
+use super::*;
+use gpu_share_core::api::{ExportFormat, ExportSettings};
+use serde::de::DeserializeOwned;
+
+/// `configName` → `config_name`, as `wasm/src/case.rs` converts keys.
+fn snake(key: &str) -> String {
+    let mut out = String::new();
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Reads `json` as `T`; the reader's error message when it refuses.
+fn read<T: DeserializeOwned>(json: Value) -> Result<T, String> {
+    serde_json::from_value(json).map_err(|e| e.to_string())
+}
+
+/// The fields an unknown-key error lists: ``unknown field `x`, expected one of `a`, `b` ``.
+fn listed_fields(message: &str) -> Vec<String> {
+    let Some((_, expected)) = message.split_once("expected") else {
+        return Vec::new();
+    };
+    expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// Checks `T`'s declaration against its reader: keys and which are optional.
+fn check_request<T: TS + DeserializeOwned + 'static>() {
+    let cfg = config();
+    let decls = collect(&cfg);
+    let name = T::ident(&cfg);
+    let declared = keys_of(&T::inline(&cfg), &decls)
+        .unwrap_or_else(|| panic!("{name}: cannot read the keys of its declaration"));
+    let unknown = read::<T>(serde_json::json!({ "not_a_field_of_any_request": 0 }))
+        .err()
+        .unwrap_or_else(|| panic!("{name} takes a key it does not know"));
+    for field in listed_fields(&unknown) {
+        assert!(
+            declared.iter().any(|(k, _)| snake(k) == field),
+            "{name}: its reader takes {field}, which is not declared"
+        );
+    }
+    for (key, _) in &declared {
+        let one = serde_json::json!({ snake(key): null });
+        if let Err(e) = read::<T>(one) {
+            assert!(
+                !e.contains("unknown field"),
+                "{name}.{key} is declared, but its reader does not take it: {e}"
+            );
+        }
+    }
+    let required: Vec<&String> = declared
+        .iter()
+        .filter(|(_, r)| *r)
+        .map(|(k, _)| k)
+        .collect();
+    match read::<T>(serde_json::json!({})) {
+        Ok(_) => assert!(
+            required.is_empty(),
+            "{name}: {required:?} are declared required, but {{}} reads"
+        ),
+        Err(e) => assert!(
+            required
+                .iter()
+                .any(|k| e.contains(&format!("missing field `{}`", snake(k)))),
+            "{name}: {{}} is refused ({e}), but every key is declared optional"
+        ),
+    }
+}
+
+/// The string literals of a union declaration, through the names it refers to.
+fn literals(ty: &str, decls: &BTreeMap<String, (String, String)>) -> Vec<String> {
+    let mut out = Vec::new();
+    for member in split_top(ty, '|') {
+        if let Some(text) = member.strip_prefix('"').and_then(|m| m.strip_suffix('"')) {
+            out.push(text.to_string());
+        } else if let Some((inline, _)) = decls.get(&member) {
+            out.extend(literals(inline, decls));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_options_object_is_declared_as_its_reader_reads_it() {
+    check_request::<api::PackOptions>();
+    check_request::<ExportSettings>();
+    check_request::<api::ExportOptions>();
+    check_request::<api::DraOptions>();
+    check_request::<api::LiveOptions>();
+    check_request::<api::RepartitionOptions>();
+    check_request::<api::FreeInstance>();
+    check_request::<api::SizingOptions>();
+    check_request::<api::SizePlan>();
+    check_request::<api::Detected>();
+    check_request::<api::ReplaySettings>();
+    check_request::<api::RatesInput>();
+}
+
+#[test]
+fn every_literal_a_request_declares_is_read() {
+    let cfg = config();
+    let decls = collect(&cfg);
+    let formats = literals(&decls["ExportFormat"].0, &decls);
+    for format in &formats {
+        assert!(format.parse::<ExportFormat>().is_ok(), "format {format}");
+    }
+    assert_eq!(
+        formats.len(),
+        ExportFormat::ALL.len() + 1,
+        "every format and k8s"
+    );
+    let dtypes = literals(&decls["DtypeInput"].0, &decls);
+    assert!(dtypes.len() >= 9, "{dtypes:?}");
+    for dtype in dtypes {
+        read::<gpu_share_core::internals::size::Dtype>(Value::String(dtype.clone()))
+            .unwrap_or_else(|e| panic!("dtype {dtype}: {e}"));
+    }
+    for (name, values) in [
+        (
+            "Tune",
+            vec![serde_json::json!(1.3), serde_json::json!("130%")],
+        ),
+        (
+            "FitTarget",
+            vec![
+                serde_json::json!(1_000_000),
+                serde_json::json!("40GiB"),
+                serde_json::json!({"gpu_model": "A100-SXM4-80GB", "profile": "3g.40gb"}),
+            ],
+        ),
+    ] {
+        assert!(decls.contains_key(name), "{name} is declared");
+        for value in values {
+            let options = match name {
+                "Tune" => serde_json::json!({ "tune": value }),
+                _ => serde_json::json!({ "fit": value }),
+            };
+            let read_ok = match name {
+                "Tune" => read::<api::ReplaySettings>(options).map(|_| ()),
+                _ => read::<api::SizingOptions>(options).map(|_| ()),
+            };
+            read_ok.unwrap_or_else(|e| panic!("{name} {value}: {e}"));
+        }
+    }
+}
