@@ -74,6 +74,10 @@ pub fn collect(cfg: &Config) -> BTreeMap<String, (String, String)> {
     c.visit::<api::SizingOptions>(); // sizeModel
     c.visit::<api::ReplaySettings>(); // replay, replaySvg
     c.visit::<api::RatesInput>(); // Ledger.summarize and the summaries' rates
+    c.visit::<gpu_share_core::ts::PlainAsk>(); // every ask given as an object
+    c.visit::<api::AskColumns>(); // binPackColumns' asks
+    c.visit::<api::PackColumns>(); // binPackColumns, with its typed arrays
+    c.visit::<api::Error>(); // every error thrown
     c.decls
 }
 

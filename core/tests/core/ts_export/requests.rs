@@ -159,3 +159,50 @@ fn every_literal_a_request_declares_is_read() {
         }
     }
 }
+
+/// A sample value of a declared field's type, for the ask shapes.
+fn sample(key: &str) -> Value {
+    match key {
+        "fraction" => Value::String("25%".into()),
+        "memory" => Value::String("12GiB".into()),
+        "migProfile" => Value::String("3g.20gb".into()),
+        other => panic!("no sample for {other}"),
+    }
+}
+
+/// Whether a union member declares an object with exactly these keys (none of them `never`).
+fn declares(shape: &str, given: &[String], decls: &BTreeMap<String, (String, String)>) -> bool {
+    let keys = keys_of(shape, decls).unwrap();
+    let allowed = |k: &String| !shape.contains(&format!("{k}?: never"));
+    keys.iter()
+        .all(|(k, required)| !required || given.contains(k))
+        && given
+            .iter()
+            .all(|g| g == "name" || keys.iter().any(|(k, _)| k == g && allowed(k)))
+}
+
+#[test]
+fn every_ask_shape_declared_is_read() {
+    let cfg = config();
+    let decls = collect(&cfg);
+    let shapes = split_top(&decls["AskSize"].0, '|');
+    assert_eq!(shapes.len(), 3, "fraction, memory, MIG profile");
+    let all = ["fraction", "memory", "migProfile"];
+    // Every set of the keys: read exactly when a shape declares it.
+    for bits in 0..(1 << all.len()) {
+        let given: Vec<String> = (0..all.len())
+            .filter(|i| bits & (1 << i) != 0)
+            .map(|i| all[i].to_string())
+            .collect();
+        let mut ask = serde_json::Map::new();
+        ask.insert("name".into(), Value::String("a".into()));
+        for key in &given {
+            ask.insert(snake(key), sample(key));
+        }
+        let read = FractionalAsk::from_json(&Value::Object(ask));
+        let declared = shapes.iter().any(|s| declares(s, &given, &decls));
+        assert_eq!(read.is_ok(), declared, "an ask with {given:?}: {read:?}");
+    }
+    let plain = split_top(&decls["PlainAsk"].0, '&');
+    assert_eq!(plain, ["{ name: string, }", "AskSize"], "a name and a size");
+}
