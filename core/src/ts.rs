@@ -1,8 +1,11 @@
-//! TypeScript descriptions (ts-rs) of the types whose JSON is written by hand rather than derived:
-//! each says what its `Serialize` writes, with keys in camelCase as the npm package returns them.
-//! `tests/core/ts_export/` checks every one against what the type actually serialises.
+//! TypeScript descriptions (ts-rs) of the types whose JSON is written or read by hand rather than
+//! derived: each response type says what its `Serialize` writes, each request part what its reader
+//! takes (a fraction as "25%", memory as "12GiB", a budget as bytes, text or a board), with keys in
+//! camelCase as the npm package gives and takes them. `tests/core/ts_export/` checks every one
+//! against what the type actually serialises or reads.
 //!
-//! Only with the `ts` feature, which nothing but the declaration generator uses.
+//! Only with the `ts` feature, which nothing but the declaration generator uses; public (hidden)
+//! for the generator to reach the request shapes that have no Rust type of their own.
 
 use crate::account::GpuHours;
 use crate::api::{
@@ -278,7 +281,7 @@ fn tune(_: &Config) -> String {
     "number | string".to_owned()
 }
 
-/// The dtypes [`Dtype`]'s reader takes: its own names and config.json's spellings of them.
+/// The dtypes `Dtype`'s reader takes: its own names and config.json's spellings of them.
 pub enum DtypeInput {}
 
 declared!(
