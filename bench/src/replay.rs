@@ -145,7 +145,7 @@ fn node_speed(dir: &Path, root: &Path, native: &Workload) -> Result<Speed, Strin
     })
 }
 
-fn pct(p: Option<gpu_share_core::internals::replay::run::Percent>) -> f64 {
+fn pct(p: Option<gpu_share_core::internals::replay::percent::Percent>) -> f64 {
     p.map_or(f64::NAN, |p| p.to_f64())
 }
 
