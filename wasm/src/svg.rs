@@ -61,7 +61,14 @@ impl SvgOptionsJs {
 #[wasm_bindgen(js_name = renderSvg)]
 pub fn render_svg(result: JsValue, options: JsValue) -> Result<String, JsValue> {
     js((|| {
-        let options = arg_or_default::<SvgOptionsJs>(options, "options")?.options()?;
+        // A value of the wrong shape names the options as a whole, as it always has; values
+        // of the right shape that are out of range name their own field (`options.width`).
+        let options = arg_or_default::<SvgOptionsJs>(options, "options")
+            .map_err(|mut e| {
+                e.field = Some("options".into());
+                e
+            })?
+            .options()?;
         let json = case::to_snake(json_of(result, "result")?);
         if json.is_null() {
             return Err(Error::new(ErrorKind::Syntax, "result is missing").in_field("result"));

@@ -118,7 +118,8 @@ pub use crate::parse::{
     MAX_INPUT_BYTES, MAX_SECONDS,
 };
 pub use crate::plan::{Choice, Isolation, Mechanism, WarningGroup, WarningKind};
-pub use crate::replay::run::{Percent, PolicyRuns};
+pub use crate::replay::percent::Percent;
+pub use crate::replay::run::PolicyRuns;
 pub use crate::replay::workload::Tune;
 pub use crate::replay::{Policy, Replay, Run};
 pub use crate::scenario::Scenario;

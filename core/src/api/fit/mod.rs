@@ -175,18 +175,23 @@ pub fn fit(request: &FitRequest) -> Result<FitResponse> {
     fit_live(request).map_err(in_request)
 }
 
-fn fit_live(request: &FitRequest) -> Result<FitResponse> {
-    if request.asks.len() > MAX_FIT_ASKS {
+/// The asks of a use case on live GPUs: at most `max` of them (the search is exact), uniquely named.
+pub(crate) fn live_asks(asks: &[FractionalAsk], max: usize, use_case: &str) -> Result<()> {
+    if asks.len() > max {
         return Err(Error::new(
             ErrorKind::TooLarge,
             format!(
-                "{} asks is more than the {MAX_FIT_ASKS} one fit places",
-                request.asks.len()
+                "{} asks is more than the {max} one {use_case} places",
+                asks.len()
             ),
         )
         .in_field("asks"));
     }
-    crate::pack::check_unique_names(&request.asks)?;
+    crate::pack::check_unique_names(asks)
+}
+
+fn fit_live(request: &FitRequest) -> Result<FitResponse> {
+    live_asks(&request.asks, MAX_FIT_ASKS, "fit")?;
     let (inventory, given, mut notes) = live_inventory(
         &labelled(&request.current, "current"),
         request.options.gpu_model.as_deref(),

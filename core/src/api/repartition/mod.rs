@@ -3,7 +3,9 @@
 //! steps, the nvidia-smi commands, what to drain first, and the mig-parted config of the end state.
 
 use super::discover::{labelled, DetectInput};
-use super::fit::{gpu_name, in_request, live_inventory, profile_for, targets, FitUnplaced, Target};
+use super::fit::{
+    gpu_name, in_request, live_asks, live_inventory, profile_for, targets, FitUnplaced, Target,
+};
 use crate::ask::FractionalAsk;
 use crate::catalog::GpuModel;
 use crate::error::{Error, ErrorKind, Result};
@@ -228,17 +230,7 @@ pub fn repartition(request: &RepartitionRequest) -> Result<RepartitionResponse> 
 }
 
 fn repartition_live(request: &RepartitionRequest) -> Result<RepartitionResponse> {
-    if request.asks.len() > MAX_REPARTITION_ASKS {
-        return Err(Error::new(
-            ErrorKind::TooLarge,
-            format!(
-                "{} asks is more than the {MAX_REPARTITION_ASKS} one repartition places",
-                request.asks.len()
-            ),
-        )
-        .in_field("asks"));
-    }
-    crate::pack::check_unique_names(&request.asks)?;
+    live_asks(&request.asks, MAX_REPARTITION_ASKS, "repartition")?;
     let (inventory, given, mut notes) = live_inventory(
         &labelled(&request.current, "current"),
         request.options.gpu_model.as_deref(),
