@@ -549,3 +549,87 @@ fn gpu_share_error(cfg: &Config) -> String {
     ]);
     format!("Error & {parts}")
 }
+
+// ---- What the npm package's own functions take around a request: a scenario to write as a link,
+// ---- and the ledger methods' clock, duration and rates (the fields of `api::USE_CASES`' record,
+// ---- import and summarise that the Ledger class does not hold itself) ----
+
+/// A scenario as `Scenario`'s reader takes it: asks as given, caps with their defaults.
+pub enum ScenarioInit {}
+/// `Ledger.record`'s options: the request's `now` and `seconds`.
+pub enum RecordOptions {}
+/// The clock of a ledger method: the request's `now`.
+pub enum ClockOptions {}
+/// The options of a ledger summary: the request's `now` and rates.
+pub enum SummaryOptions {}
+
+declared!(
+    ScenarioInit,
+    "ScenarioInit",
+    " A scenario to write as a link: what parseScenario returns, or asks and caps as given.",
+    scenario_init,
+    [FractionalAsk, PlainAsk, ClusterGpuCaps]
+);
+
+fn scenario_init(cfg: &Config) -> String {
+    object(&[
+        (
+            "",
+            "asks",
+            format!(
+                "ReadonlyArray<{} | {}>",
+                n::<FractionalAsk>(cfg),
+                n::<PlainAsk>(cfg)
+            ),
+        ),
+        ("", "caps", format!("Partial<{}>", n::<ClusterGpuCaps>(cfg))),
+        ("", "optimize?", "boolean".to_owned()),
+        ("", "seconds?", "ReadonlyArray<number | null>".to_owned()),
+    ])
+}
+
+declared!(
+    RecordOptions,
+    "RecordOptions",
+    " When a use is recorded: `now` (Unix seconds, default the clock) and how long it ran (`seconds`; none: open until released).",
+    record_options,
+    []
+);
+
+fn record_options(_: &Config) -> String {
+    object(&[
+        ("", "now?", "number".to_owned()),
+        ("", "seconds?", "number | null".to_owned()),
+    ])
+}
+
+declared!(
+    ClockOptions,
+    "ClockOptions",
+    " The time a ledger method reads the ledger at: `now`, Unix seconds (default the clock).",
+    clock_options,
+    []
+);
+
+fn clock_options(_: &Config) -> String {
+    object(&[("", "now?", "number".to_owned())])
+}
+
+declared!(
+    SummaryOptions,
+    "SummaryOptions",
+    " A summary's time (`now`, Unix seconds, default the clock) and rates (each optional).",
+    summary_options,
+    [crate::account::RatesInput]
+);
+
+fn summary_options(cfg: &Config) -> String {
+    object(&[
+        ("", "now?", "number".to_owned()),
+        (
+            "",
+            "rates?",
+            format!("{} | null", n::<crate::account::RatesInput>(cfg)),
+        ),
+    ])
+}

@@ -9,10 +9,12 @@
 // functions and classes of api.js.
 
 import type {
+  AlreadyRecorded,
   AskColumns,
   AskEntry,
   AskSize,
   Choice,
+  ClockOptions,
   ClusterGpuCaps as ClusterGpuCapsData,
   DetectResponse,
   ExportFormat,
@@ -30,14 +32,18 @@ import type {
   PackResult,
   PlainAsk,
   PlanResponse,
+  RecordOptions,
   RatesInit,
   RepartitionOptions,
   RepartitionResponse,
   Replay,
   ReplayOptions,
   Scenario,
+  ScenarioInit,
   SizeOptions,
   SizeResponse,
+  SummaryOptions,
+  SvgOptions,
   Summary,
   Unplaced,
 } from "./data.js";
@@ -96,11 +102,7 @@ export declare function fractionalGpuHours(fraction: FractionInput, seconds: num
 export declare function gpuModels(): GpuModel[];
 export declare function parseAsks(text: string): AskEntry[];
 export declare function parseScenario(query: string): Scenario;
-export declare function scenarioToQuery(scenario: {
-  asks: ReadonlyArray<FractionalAsk | PlainAsk>;
-  caps: CapsInit;
-  optimize?: boolean;
-}): string;
+export declare function scenarioToQuery(scenario: ScenarioInit): string;
 
 /**
  * Reads nvidia-smi output (`-q -x`, `--query-gpu … --format=csv`, `-L`, the summary table, `mig -lgip`)
@@ -157,22 +159,6 @@ export declare function repartition(
   options?: RepartitionOptions,
 ): RepartitionResponse;
 
-export interface SvgOptions {
-  /** The diagram's heading and `<title>` (default "GPU packing"). */
-  title?: string | null;
-  /** GPU lanes drawn (default 500); the GPUs beyond are counted in one line "… N more GPUs, listed in the plan". */
-  maxGpus?: number;
-  /** The first GPU drawn, by position in the packing (default 0): a window of lanes, the GPUs before it counted in one line "… N GPUs before these, listed in the plan". */
-  firstGpu?: number;
-  /** Width in pixels, a whole number from 320 to 10000 (default 720); the height follows the content. */
-  width?: number;
-  /**
-   * Prefix of the ids of the diagram's `<title>` and `<desc>` (default "gpu-share": `gpu-share-title`), so that
-   * two diagrams inlined into one page keep unique ids: ASCII letters, digits, `-` and `_`, starting with a letter.
-   */
-  idPrefix?: string;
-}
-
 /**
  * The packing diagram of a result `binPack` returned, as a standalone SVG document (the same bytes as
  * `gpu-share pack --svg`): a lane per GPU (`data-gpu`, `data-mechanism`, `data-node`), MIG instances at their
@@ -215,18 +201,18 @@ export declare class Ledger {
   static fromJsonLines(text: string): Ledger;
   readonly entries: LedgerEntry[];
   /** A run of `seconds` that has just finished at `now` (default: the clock), or a use open until release(). */
-  record(choice: Choice, options?: { now?: number; seconds?: number | null }): UsageEntry;
+  record(choice: Choice, options?: RecordOptions): UsageEntry;
   /** Closes the latest open use of `ask`; throws (and changes nothing) when there is none. */
   release(ask: string, at?: number): void;
   /** Merges a ledger text; entries already present are not added twice. */
-  import(text: string, options?: { now?: number }): Pick<Imported, "added" | "alreadyPresent">;
+  import(text: string, options?: ClockOptions): Pick<Imported, "added" | "alreadyPresent">;
   /** The uses already here that `entries` would count again (same ask, overlapping hours). */
-  alreadyRecorded(entries: ReadonlyArray<LedgerEntry>, options?: { now?: number }): Array<{ ask: string; recordedAt: number }>;
+  alreadyRecorded(entries: ReadonlyArray<LedgerEntry>, options?: ClockOptions): AlreadyRecorded[];
   /** Takes back entries just recorded; throws (and changes nothing) when one is not here or a later release closes it. */
-  undo(entries: ReadonlyArray<LedgerEntry>, options?: { now?: number }): void;
-  summarize(options?: { now?: number; rates?: RatesInit | null }): Summary;
-  toCsv(options?: { now?: number }): string;
-  summaryCsv(options?: { now?: number; rates?: RatesInit | null }): string;
-  toJson(options?: { now?: number; rates?: RatesInit | null }): string;
+  undo(entries: ReadonlyArray<LedgerEntry>, options?: ClockOptions): void;
+  summarize(options?: SummaryOptions): Summary;
+  toCsv(options?: ClockOptions): string;
+  summaryCsv(options?: SummaryOptions): string;
+  toJson(options?: SummaryOptions): string;
   toJsonLines(): string;
 }

@@ -75,6 +75,12 @@ pub fn collect(cfg: &Config) -> BTreeMap<String, (String, String)> {
     c.visit::<api::ReplaySettings>(); // replay, replaySvg
     c.visit::<api::RatesInput>(); // Ledger.summarize and the summaries' rates
     c.visit::<gpu_share_core::ts::PlainAsk>(); // every ask given as an object
+    c.visit::<gpu_share_core::ts::ScenarioInit>(); // scenarioToQuery
+    c.visit::<gpu_share_core::ts::RecordOptions>(); // Ledger.record
+    c.visit::<gpu_share_core::ts::ClockOptions>(); // Ledger.import, .alreadyRecorded, .undo, .toCsv
+    c.visit::<gpu_share_core::ts::SummaryOptions>(); // Ledger.summarize, .summaryCsv, .toJson
+    c.visit::<api::AlreadyRecorded>(); // Ledger.alreadyRecorded
+    c.visit::<gpu_share_svg::SvgOptionsInput>(); // renderSvg
     c.visit::<api::AskColumns>(); // binPackColumns' asks
     c.visit::<api::PackColumns>(); // binPackColumns, with its typed arrays
     c.visit::<api::Error>(); // every error thrown

@@ -442,6 +442,16 @@ fn the_ledger_matches_its_declarations() {
         .collect();
     let imported = api::import(&api::ImportRequest::new(&entries[..1], &text, 9000)).unwrap();
     check(&imported);
+    let twice = api::already_recorded(&api::LedgerChangeRequest {
+        entries: entries.as_slice().into(),
+        change: entries[..1].into(),
+        now: 9000,
+    })
+    .unwrap();
+    assert!(!twice.is_empty(), "a use recorded again is found");
+    for t in &twice {
+        check(t);
+    }
 }
 
 #[test]

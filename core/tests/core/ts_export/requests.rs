@@ -110,6 +110,7 @@ fn every_options_object_is_declared_as_its_reader_reads_it() {
     check_request::<api::Detected>();
     check_request::<api::ReplaySettings>();
     check_request::<api::RatesInput>();
+    check_request::<gpu_share_svg::SvgOptionsInput>();
 }
 
 #[test]
@@ -205,4 +206,56 @@ fn every_ask_shape_declared_is_read() {
     }
     let plain = split_top(&decls["PlainAsk"].0, '&');
     assert_eq!(plain, ["{ name: string, }", "AskSize"], "a name and a size");
+}
+
+/// The keys of declaration `name`, snake_case as the core names them.
+fn declared_keys(name: &str) -> Vec<String> {
+    let cfg = config();
+    let decls = collect(&cfg);
+    keys_of(&decls[name].0, &decls)
+        .unwrap_or_else(|| panic!("{name}: cannot read its keys"))
+        .into_iter()
+        .map(|(k, _)| snake(&k))
+        .collect()
+}
+
+#[test]
+fn a_scenario_as_given_has_the_keys_of_a_scenario() {
+    let mut given = declared_keys("ScenarioInit");
+    let mut scenario = declared_keys("Scenario");
+    given.sort();
+    scenario.sort();
+    assert_eq!(given, scenario);
+    let query = read::<gpu_share_core::internals::Scenario>(serde_json::json!({
+        "asks": [{"name": "a", "fraction": 0.5}],
+        "caps": {},
+    }))
+    .map(|s| s.to_query());
+    assert!(query.is_ok(), "{query:?}");
+}
+
+/// The ledger methods' options are the fields of their use case's request that the `Ledger`
+/// class does not hold itself (its entries) or take as an argument (the choice, the text).
+#[test]
+fn the_ledger_methods_options_are_their_requests_fields() {
+    let rates: Vec<String> = (api::use_case("summarise").unwrap().fields)()
+        .into_iter()
+        .filter(|f| !["entries", "now"].contains(&f.as_str()))
+        .collect();
+    for (declaration, case, held) in [
+        ("RecordOptions", "record", &["choice"][..]),
+        ("ClockOptions", "import", &["entries", "text"][..]),
+        ("SummaryOptions", "summarise", &["entries"][..]),
+    ] {
+        let mut declared = declared_keys(declaration);
+        if declared.iter().any(|k| k == "rates") {
+            declared.retain(|k| k != "rates");
+            declared.extend(rates.iter().cloned());
+        }
+        declared.extend(held.iter().map(|h| h.to_string()));
+        declared.sort();
+        let mut fields = (api::use_case(case).unwrap().fields)();
+        fields.sort();
+        assert_eq!(declared, fields, "{declaration} against {case}'s request");
+    }
 }
