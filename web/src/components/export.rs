@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use crate::clipboard::copy;
 use crate::download::download;
 use crate::in_view::in_view;
-use crate::state::AppState;
+use crate::state::Planned;
 use crate::storage;
 use crate::words;
 
@@ -132,7 +132,7 @@ pub fn render(
 
 #[component]
 pub fn ExportPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let planned = expect_context::<Planned>();
     // The choices of the last visit; unavailable storage is said about the ledger already.
     let (initial, stored_note) = storage::load_setting(storage::EXPORT_KEY)
         .ok()
@@ -173,12 +173,12 @@ pub fn ExportPanel() -> impl IntoView {
     let panel_ref = NodeRef::<leptos::html::Section>::new();
     let in_view = in_view(panel_ref);
 
-    // The request the plan is made from (`state.request`), so the text is the diagram's packing.
+    // The request the plan is made from (`planned.request`), so the text is the diagram's packing.
     let make = move || {
         let format = format.get();
         let options = options(format, strategy.get(), &namespace.get(), &image.get());
-        let plan_ok = state.plan.with(Result::is_ok);
-        state
+        let plan_ok = planned.plan.with(Result::is_ok);
+        planned
             .request
             .with(|request| render(request, plan_ok, format, options))
     };
@@ -405,8 +405,8 @@ mod tests {
     #[test]
     fn the_page_exports_its_plans_request() {
         let state = AppState::new("ask=x:3g.20gb&ask=y:2g.10gb&gpus=1&mig-capable");
-        let request = state.request.get_untracked();
-        let ok = state.plan.with_untracked(Result::is_ok);
+        let request = state.planned.request.get_untracked();
+        let ok = state.planned.plan.with_untracked(Result::is_ok);
         let export = |format: ExportFormat, namespace: &str| {
             render(
                 &request,
@@ -439,8 +439,8 @@ mod tests {
         }
         // No plan, nothing to export.
         let broken = AppState::new("ask=a:0.5&gpu-model=nonsense&mig-capable");
-        assert!(broken.plan.get_untracked().is_err());
-        let request = broken.request.get_untracked();
+        assert!(broken.planned.plan.get_untracked().is_err());
+        let request = broken.planned.request.get_untracked();
         let k8s = ExportFormat::Kubernetes;
         assert_eq!(
             render(
@@ -458,7 +458,7 @@ mod tests {
     fn each_format_shows_exactly_the_fields_it_reads() {
         // Two 3g.20gb on one A100-40GB: one profile, so the single strategy is valid too.
         let state = AppState::new("ask=x:3g.20gb&ask=y:3g.20gb&gpus=1&mig-capable");
-        let pack = state.request.get_untracked();
+        let pack = state.planned.request.get_untracked();
         let text = |format: ExportFormat, options: ExportOptions| {
             api::export(&ExportRequest {
                 format,

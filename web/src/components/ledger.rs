@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use crate::download::download;
 use crate::file_input::read_chosen_text;
 use crate::format;
-use crate::state::AppState;
+use crate::state::{Asks, Planned};
 use crate::storage;
 
 mod model;
@@ -69,11 +69,11 @@ fn refuse_unreadable(ledger: LedgerState) -> bool {
     unreadable
 }
 
-fn record(ledger: LedgerState, state: AppState) {
+fn record(ledger: LedgerState, asks: Asks, planned: Planned) {
     if refuse_unreadable(ledger) {
         return;
     }
-    let bad_hours = state
+    let bad_hours = asks
         .rows
         .with_untracked(|rows| rows.iter().filter(|r| r.seconds().is_err()).count());
     if bad_hours > 0 {
@@ -84,8 +84,8 @@ fn record(ledger: LedgerState, state: AppState) {
     }
     let now = now_unix();
     ledger.now.set(now);
-    let outcome = state.request.with_untracked(|request| {
-        state.plan.with_untracked(|plan| {
+    let outcome = planned.request.with_untracked(|request| {
+        planned.plan.with_untracked(|plan| {
             ledger
                 .entries
                 .with_untracked(|entries| recorded(entries, request, plan, now))
@@ -190,7 +190,8 @@ fn RateInput(
 
 #[component]
 pub fn Ledger() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let asks = expect_context::<Asks>();
+    let planned = expect_context::<Planned>();
     // The stored ledger is read here, where it is used (the embed view never shows it).
     // The rates' text as stored; unavailable storage is already said about the ledger itself.
     let stored_rates = storage::load_setting(storage::RATES_KEY).ok().flatten();
@@ -314,7 +315,7 @@ pub fn Ledger() -> impl IntoView {
             <h2 id="ledger-h">"Accounting"</h2>
             <p class="hint">"Record the current plan with each ask's hours into a ledger kept in this browser (local storage). Blank hours record an open use that counts until released."</p>
             <div class="buttons">
-                <button type="button" class="primary" data-testid="record" on:click=move |_| record(ledger, state)>"Record this plan"</button>
+                <button type="button" class="primary" data-testid="record" on:click=move |_| record(ledger, asks, planned)>"Record this plan"</button>
                 <button type="button" class="danger" data-testid="clear-ledger" on:click=clear>"Clear ledger…"</button>
                 <label class="file">"Import a ledger (JSON or JSON lines) "
                     <input type="file" data-testid="import-ledger" accept=".jsonl,.json,.txt,application/json" on:change=on_import /></label>

@@ -11,7 +11,7 @@ use gpu_share_core::api::{
 use leptos::prelude::*;
 
 use crate::file_input::{pasted_text, read_chosen_text};
-use crate::state::{AppState, RowText, SizeKind};
+use crate::state::{Asks, RowText, SizeKind};
 use crate::words;
 
 /// The dtype choices; empty: the config's own.
@@ -96,7 +96,7 @@ fn Sized(response: SizeResponse, on_add: Callback<()>) -> impl IntoView {
 
 #[component]
 pub fn SizeBox() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let asks = expect_context::<Asks>();
     let config = RwSignal::new(String::new());
     let dtype = RwSignal::new(String::new());
     let context = RwSignal::new(String::new());
@@ -128,7 +128,7 @@ pub fn SizeBox() -> impl IntoView {
         })
     };
     let add = move |response: &SizeResponse| {
-        let taken: Vec<String> = state
+        let taken: Vec<String> = asks
             .rows
             .with_untracked(|r| r.iter().map(|r| r.name.get_untracked()).collect());
         let base = response.ask_name.clone();
@@ -140,7 +140,7 @@ pub fn SizeBox() -> impl IntoView {
         } else {
             base
         };
-        let row = state.new_row(RowText {
+        let row = asks.new_row(RowText {
             name: name.clone(),
             kind: SizeKind::Fraction,
             fraction: String::new(),
@@ -148,7 +148,7 @@ pub fn SizeBox() -> impl IntoView {
             profile: String::new(),
             hours: String::new(),
         });
-        state.rows.update(|rows| rows.push(row));
+        asks.rows.update(|rows| rows.push(row));
         added.set(Some(format!(
             "added {name} ({}) to the asks",
             response.ask_memory
