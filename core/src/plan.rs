@@ -9,6 +9,7 @@ use crate::units::Share;
 
 mod choice;
 pub(crate) mod memory;
+pub(crate) mod mps_replicas;
 mod percent;
 mod warnings;
 pub use choice::{Choice, Isolation, Mechanism, MpsLimits};
@@ -426,7 +427,7 @@ fn mps_choice(
 /// the same 100/replicas of the threads and total/replicas of the memory, with at least 2 replicas
 /// (docs/hardware-facts.md §3), so a larger ask is refused by the exports that configure it.
 fn warn_of_device_plugin(c: &mut Choice, model: Option<&GpuModel>, need: Option<Need>) {
-    use crate::export::device_plugin::{half_the_memory, share_covered, MIN_REPLICAS};
+    use mps_replicas::{half_the_memory, share_covered, MIN_REPLICAS};
     let total = model.map(|m| m.memory_mib);
     let asked = need.map(|n| n.asked_mib);
     if share_covered(MIN_REPLICAS, c.allocated_fraction, asked, total) {

@@ -1,5 +1,5 @@
 //! gpu-share's packing diagram as one standalone SVG document, for the CLI (`pack --svg FILE`),
-//! the npm package (`renderSvg`) and, later, the page: a lane per GPU — MIG GPUs as their
+//! the npm package (`renderSvg`) and the page: a lane per GPU — MIG GPUs as their
 //! memory-slice map with every instance at its real start and width, time-sliced and MPS GPUs as
 //! stacked shares with the free rest dashed, whole GPUs full — then the unplaced asks with their
 //! reasons and a legend.

@@ -60,7 +60,7 @@ pub fn read(text: Option<&str>) -> Result<Vec<FractionalAsk>, Error> {
     match (failed, read) {
         (Some(e), _) => Err(e),
         (None, Ok(asks)) => asks,
-        (None, Err(e)) => Err(crate::read::too_deep("asks", &e)),
+        (None, Err(e)) => Err(crate::error::too_deep("asks", &e)),
     }
 }
 

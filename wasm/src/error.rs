@@ -36,3 +36,12 @@ pub fn to_js(e: &Error) -> JsValue {
     );
     error.into()
 }
+
+/// `JSON.stringify` writes valid JSON, so only serde_json's nesting limit (128) can refuse it.
+pub fn too_deep(what: &str, e: &serde_json::Error) -> Error {
+    Error::new(
+        ErrorKind::Syntax,
+        format!("is nested too deeply to read ({e})"),
+    )
+    .in_field(what)
+}

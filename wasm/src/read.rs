@@ -5,10 +5,12 @@
 //! place of the value (`options.context`). Whole numbers that JavaScript holds as floats (a GPU
 //! count, Unix seconds) are checked as whole numbers here, against the core's limits.
 
+use crate::error::too_deep;
 use crate::{asks, case, utf8};
 use gpu_share_core::api::{self, Error, ErrorKind, FractionalAsk, MAX_ASKS, MAX_INPUT_BYTES};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_path_to_error::Segment;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// The longest JSON text one input may be: every ask of a list of [`MAX_ASKS`] with a long name,
@@ -93,15 +95,6 @@ pub fn json_text(value: JsValue, what: &str) -> Result<Option<String>, Error> {
         .map_err(|_| Error::new(ErrorKind::Syntax, "is not valid text").in_field(what))
 }
 
-/// `JSON.stringify` writes valid JSON, so only serde_json's nesting limit (128) can refuse it.
-pub fn too_deep(what: &str, e: &serde_json::Error) -> Error {
-    Error::new(
-        ErrorKind::Syntax,
-        format!("is nested too deeply to read ({e})"),
-    )
-    .in_field(what)
-}
-
 /// Argument `what`, which must be given, read as the request's part `T`.
 pub fn arg<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, Error> {
     match json_of(value, what)? {
@@ -126,12 +119,22 @@ pub fn arg_or_default<T: DeserializeOwned + Default>(
 /// `json` read as `T`; a value of the wrong shape is named by its place in `what`.
 pub fn read<T: DeserializeOwned>(json: Value, what: &str) -> Result<T, Error> {
     serde_path_to_error::deserialize(json).map_err(|e| {
-        let path = e.path().to_string();
-        let field = match path.as_str() {
-            "." => what.to_string(),
-            inner => format!("{what}.{inner}"),
-        };
-        Error::new(ErrorKind::Syntax, format!("invalid {what}: {}", e.inner())).in_field(field)
+        let message = e.inner().to_string();
+        let mut segments: Vec<_> = e.path().iter().collect();
+        // An unknown key's path ends at the key; the error is the object's, which holds it.
+        if message.starts_with("unknown field") {
+            segments.pop();
+        }
+        let mut field = what.to_string();
+        for segment in segments {
+            match segment {
+                Segment::Seq { index } => field.push_str(&format!("[{index}]")),
+                Segment::Map { key } => field.push_str(&format!(".{key}")),
+                Segment::Enum { variant } => field.push_str(&format!(".{variant}")),
+                Segment::Unknown => field.push_str(".?"),
+            }
+        }
+        Error::new(ErrorKind::Syntax, format!("invalid {what}: {message}")).in_field(field)
     })
 }
 

@@ -16,6 +16,10 @@ pub fn field(name: &str) -> Option<&'static str> {
         "mig_profiles" => "MIG profiles",
         "mig_profile" => "MIG profile",
         "supports_mig" => "MIG",
+        "supports_mps" => "MPS",
+        "supports_timeslicing" => "Time-slicing",
+        "options.optimize" => "Optimize packing",
+        "options.free" => "Not in use (may be destroyed)",
         "options.namespace" => "Namespace",
         "options.image" => "Image",
         "options.mig_strategy" => "MIG strategy",
@@ -89,8 +93,123 @@ pub fn applies_to(asks: &[String]) -> String {
     format!("(applies to {list})")
 }
 
+/// The request fields the page gives by other means than a field with that label: the asks table,
+/// pasted or picked texts, the clock, the ledger, each with the words the page shows for it.
+pub const GIVEN_OTHERWISE: [(&str, &str); 12] = [
+    ("asks", "the asks table"),
+    ("format", "the Format choice"),
+    ("inputs", "Paste nvidia-smi or kubectl output"),
+    ("current", "Paste nvidia-smi mig -lgi output"),
+    ("config", "Paste config.json"),
+    ("nodes", "the node list file"),
+    ("pods", "the pod list file"),
+    ("choice", "the plan being recorded"),
+    ("now", "the clock"),
+    ("entries", "the ledger"),
+    ("text", "Import"),
+    ("ask", "a use's Release button"),
+];
+
+/// Request fields the page does not offer, with why.
+pub const NOT_OFFERED: [(&str, &str, &str); 11] = [
+    (
+        "pack",
+        "options.time_limit_ms",
+        "the page keeps the core's time limit",
+    ),
+    (
+        "export",
+        "options.time_limit_ms",
+        "the page keeps the core's time limit",
+    ),
+    (
+        "export",
+        "options.config_name",
+        "mig-parted's config keeps the core's name, gpu-share",
+    ),
+    (
+        "export",
+        "options.slurm_version",
+        "the page keeps the core's default Slurm version",
+    ),
+    (
+        "export",
+        "options.dra.kubernetes_version",
+        "DRA claims are not on the page yet",
+    ),
+    (
+        "export",
+        "options.dra.mig",
+        "DRA claims are not on the page yet",
+    ),
+    (
+        "export",
+        "options.dra.time_slice_interval",
+        "DRA claims are not on the page yet",
+    ),
+    (
+        "export",
+        "options.dra.consumable_memory",
+        "DRA claims are not on the page yet",
+    ),
+    (
+        "size",
+        "options.kv_dtype",
+        "the KV cache keeps the dtype the model computes in",
+    ),
+    (
+        "size",
+        "options.fit",
+        "fitting a memory budget: CLI and npm",
+    ),
+    (
+        "size",
+        "options.plan",
+        "the page adds a sized model to the asks itself",
+    ),
+];
+
+/// The use cases the page serves.
+pub const USE_CASES: [&str; 10] = [
+    "pack",
+    "export",
+    "detect",
+    "fit",
+    "repartition",
+    "size",
+    "replay",
+    "release",
+    "import",
+    "summarise",
+];
+
 #[cfg(test)]
 mod tests {
+    /// Every field an error about a request the page makes may name has a word on the page: a
+    /// label, another way the page gives it, or a reason it is not offered. A field added to a
+    /// request fails this until the page has a word for it.
+    #[test]
+    fn every_request_field_has_a_word() {
+        let mut unworded = Vec::new();
+        for case in super::USE_CASES {
+            let use_case = gpu_share_core::api::use_case(case).unwrap();
+            for field in (use_case.fields)() {
+                let worded = super::field(&field).is_some()
+                    || super::GIVEN_OTHERWISE.iter().any(|(f, _)| *f == field)
+                    || super::NOT_OFFERED
+                        .iter()
+                        .any(|(c, f, _)| *c == case && *f == field);
+                if !worded {
+                    unworded.push(format!("{case}: {field}"));
+                }
+            }
+        }
+        assert!(
+            unworded.is_empty(),
+            "request fields with no word on the page: {unworded:?}"
+        );
+    }
+
     #[test]
     fn the_asks_a_warning_applies_to_fit_one_line() {
         let names = |n: usize| (0..n).map(|i| format!("a{i}")).collect::<Vec<_>>();

@@ -1,15 +1,12 @@
 //! `cargo xtask`: set-up, build, serve, test and CI for the gpu-share workspace, in plain Rust.
 
-mod bench;
 mod checks;
 mod fuzz;
 mod npm;
-mod setup;
-mod shell;
-mod split;
 
 use shell::{cargo, run, Cmd};
 use std::process::ExitCode;
+use xtask::{setup, shell, split};
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
@@ -36,7 +33,7 @@ fn main() -> ExitCode {
         Some("lint") => lint(),
         Some("ci") => lint().and_then(|()| test()),
         Some("dist") => setup::build().and_then(|tools| dist(&tools)),
-        Some("bench") => bench::run(&args[1..]),
+        Some("bench") => bench(&args[1..]),
         Some("fuzz") => fuzz::Options::parse(&args[1..]).and_then(|o| fuzz::run_targets(&o)),
         Some("npm") => npm::Build::parse(&args[1..])
             .and_then(|b| setup::build().and_then(|tools| npm::build(&tools, &b))),
@@ -71,6 +68,17 @@ fn dist(tools: &setup::Tools) -> Result<(), String> {
     let (raw, gzipped) = shell::sizes(&wasm);
     eprintln!("web page in dist/: .wasm {raw} bytes, {gzipped} bytes gzipped");
     Ok(())
+}
+
+/// The bench is its own crate (`bench/`), always a release build: a debug build's timings mean
+/// nothing. It runs in the caller's folder, so the folders named on its command line read as the
+/// caller wrote them.
+fn bench(args: &[String]) -> Result<(), String> {
+    run(
+        cargo(["run", "--quiet", "--release", "-p", "gpu-share-bench", "--"])
+            .args(args)
+            .in_caller_dir(),
+    )
 }
 
 fn serve(args: &[String]) -> Result<(), String> {

@@ -19,6 +19,8 @@ pub struct Cmd {
     args: Vec<String>,
     path: Option<OsString>,
     env: Vec<(String, String)>,
+    /// Run where the caller is rather than at the workspace root.
+    in_caller_dir: bool,
 }
 
 impl Cmd {
@@ -28,6 +30,7 @@ impl Cmd {
             args: Vec::new(),
             path: None,
             env: Vec::new(),
+            in_caller_dir: false,
         }
     }
 
@@ -49,9 +52,19 @@ impl Cmd {
         self
     }
 
+    /// Runs in the caller's folder, not the workspace root: for a command given paths as the
+    /// caller wrote them.
+    pub fn in_caller_dir(mut self) -> Cmd {
+        self.in_caller_dir = true;
+        self
+    }
+
     pub fn command(&self) -> Command {
         let mut c = Command::new(&self.program);
-        c.args(&self.args).current_dir(root());
+        c.args(&self.args);
+        if !self.in_caller_dir {
+            c.current_dir(root());
+        }
         if let Some(p) = &self.path {
             c.env("PATH", p);
         }

@@ -114,6 +114,10 @@ fn model_flag(given: bool) -> Flags {
 /// fields (a duplicate `name`, an unknown `mig_profile`) are no flag's.
 fn pack(c: &CapsArgs, gpus: Option<u64>) -> Flags {
     let mut flags = caps(c, None);
+    flags.extend([
+        ("options.optimize", "--optimize"),
+        ("options.time_limit_ms", "--time-limit-ms"),
+    ]);
     if gpus.is_some() {
         flags.push(("gpu_count", "--gpus"));
     }
@@ -136,6 +140,8 @@ fn caps(c: &CapsArgs, ask_profile: Option<&'static str>) -> Flags {
     let mut flags = vec![
         ("gpu_model", "--gpu-model"),
         ("supports_mig", "--mig-capable"),
+        ("supports_mps", "--mps"),
+        ("supports_timeslicing", "--timeslice"),
         ("nodes", "--nodes"),
         ("context_overhead_mib", "--context-overhead"),
     ];
@@ -152,6 +158,41 @@ fn caps(c: &CapsArgs, ask_profile: Option<&'static str>) -> Flags {
     }
     flags
 }
+
+/// The request fields the command line gives by other means than a flag of their own, each with
+/// the words that give it: positional arguments, files, and the parts of an `--ask` spec. (Errors
+/// about them are named as they are read: `--ask #2`, a file's line, `NAME`.)
+pub const GIVEN_OTHERWISE: [(&str, &str); 19] = [
+    ("asks", "--ask NAME:SIZE, --asks-file FILE"),
+    ("name", "NAME, or the NAME of an --ask"),
+    ("fraction", "--fraction, or an --ask's SIZE"),
+    ("memory", "--memory, or an --ask's SIZE"),
+    ("mig_profile", "--mig, or an --ask's SIZE"),
+    ("mig_profiles", "--mig-profiles"),
+    ("format", "FORMAT"),
+    ("inputs", "--from FILE"),
+    ("current", "--current FILE"),
+    ("model", "--gpu-model"),
+    ("profiles", "PROFILE,… or --file"),
+    ("config", "--config FILE"),
+    ("nodes", "--nodes FILE"),
+    ("pods", "--pods FILE"),
+    ("choice", "the plan being recorded"),
+    ("now", "the clock (GPU_SHARE_NOW)"),
+    ("seconds", "--hours, --seconds"),
+    ("ask", "NAME"),
+    ("entries", "the ledger file"),
+];
+
+/// Request fields the command line deliberately does not offer, with why.
+pub const NOT_OFFERED: [(&str, &str, &str); 2] = [
+    ("plan", "gpu_count", "one ask needs no GPU limit"),
+    (
+        "export",
+        "options.time_limit_ms",
+        "export packs first-fit-decreasing, without --optimize",
+    ),
+];
 
 /// Names a core field by the flag in `flags` that set it (`mig_profile` → `--mig`,
 /// `gpu_count` → `--gpus`); other errors are kept as they are.
@@ -184,6 +225,45 @@ pub fn name_flags(e: CliError, flags: &Flags) -> CliError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each use case the command line serves, with a command line giving every flag it has.
+    const COMMANDS: [(&str, &str); 11] = [
+        ("plan", "plan a --fraction 0.5 --memory 1GiB --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0"),
+        ("pack", "pack --ask a:0.5 --gpus 2 --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0 --optimize --time-limit-ms 5"),
+        ("export", "export k8s --ask a:0.5 --gpus 2 --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0 --namespace n --image i --config-name c --mig-strategy mixed --slurm-version 23.02.6 --k8s-version 1.34 --dra-mig static --time-slice-interval Default --consumable-memory"),
+        ("detect", "detect --from f"),
+        ("validate_mig", "validate-mig --gpu-model a100 1g.5gb"),
+        ("fit", "fit --current f --gpu-model a100 --ask a:1g.5gb"),
+        ("repartition", "repartition --current f --gpu-model a100 --ask a:1g.5gb --free 0:1"),
+        ("size", "size --config f --dtype bf16 --kv-dtype bf16 --context 8 --concurrency 1 --fit 1GiB --plan m --timeslice"),
+        ("replay", "replay --nodes n --pods p --policy fgd --seed 1 --tune 1.3"),
+        ("record", "plan a --fraction 0.5 --record --hours 1"),
+        ("summarise", "accounting --cost-per-gpu-hour 1 --watts 300 --pue 1.2 --grid 400"),
+    ];
+
+    /// The request's fields the core names in errors, each with a word on the command line: a
+    /// flag of the command, another way the command line gives it, or a reason it is not offered.
+    /// A field added to a request fails this until the command line has a word for it.
+    #[test]
+    fn every_request_field_has_a_word() {
+        for (case, argv) in COMMANDS {
+            let argv = std::iter::once("gpu-share").chain(argv.split_whitespace());
+            let cli = super::super::Cli::try_parse_from(argv).unwrap();
+            let flags = of(&cli.command);
+            let use_case = gpu_share_core::api::use_case(case).unwrap();
+            for field in (use_case.fields)() {
+                let worded = flags.iter().any(|(f, _)| *f == field)
+                    || GIVEN_OTHERWISE.iter().any(|(f, _)| *f == field)
+                    || NOT_OFFERED
+                        .iter()
+                        .any(|(c, f, _)| *c == case && *f == field);
+                assert!(
+                    worded,
+                    "{case}: the request's {field} has no word on the command line"
+                );
+            }
+        }
+    }
     use clap::Parser;
     use gpu_share_core::api::ErrorKind;
 

@@ -28,6 +28,8 @@ mod cluster;
 mod columns;
 mod discover;
 mod export;
+#[cfg(feature = "serde")]
+mod fields;
 mod fit;
 mod left_out;
 mod pack;
@@ -55,6 +57,8 @@ pub use columns::{
 };
 pub use discover::{caps_summary, detect, DetectInput, DetectRequest, DetectResponse};
 pub use export::{export, gpu_ranges, ExportRequest, ExportResponse, ExportSettings};
+#[cfg(feature = "serde")]
+pub use fields::{use_case, UseCase, USE_CASES};
 pub use fit::{
     fit, Creatable, FitPlacement, FitRequest, FitResponse, FitUnplaced, GpuFit, LiveInstance,
     LiveOptions, MAX_FIT_ASKS,
@@ -114,7 +118,8 @@ pub use crate::parse::{
     MAX_INPUT_BYTES, MAX_SECONDS,
 };
 pub use crate::plan::{Choice, Isolation, Mechanism, WarningGroup, WarningKind};
-pub use crate::replay::run::{Percent, PolicyRuns};
+pub use crate::replay::percent::Percent;
+pub use crate::replay::run::PolicyRuns;
 pub use crate::replay::workload::Tune;
 pub use crate::replay::{Policy, Replay, Run};
 pub use crate::scenario::Scenario;

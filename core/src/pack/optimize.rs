@@ -29,6 +29,7 @@ mod cns;
 mod completion;
 mod cover;
 mod dive;
+mod exact;
 mod master;
 mod mbs;
 mod patterns;

@@ -8,7 +8,7 @@
 //! integers at the best prices found (rounded, each pod's price rounded down), so the bound is a
 //! true upper bound.
 
-use super::run::Percent;
+use super::percent::Percent;
 use super::trace::{Pod, PodGpu, Trace};
 use std::collections::HashMap;
 

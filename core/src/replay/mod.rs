@@ -9,6 +9,7 @@
 pub mod bound;
 pub mod cluster;
 pub mod frag;
+pub mod percent;
 pub mod policy;
 pub mod rng;
 pub mod run;

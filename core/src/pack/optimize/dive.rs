@@ -12,10 +12,9 @@
 //! Patterns count copies by size and ignore a limit on items per bin, so the dive only runs where
 //! that limit cannot bind (`relax`). A packing it returns is checked in integers.
 
+use super::exact::{integer_prices, Exact, Settled};
 use super::master::{Master, Solved};
 use super::patterns::{Pattern, Types, CELLS_PER_WORK};
-use super::relax::integer_prices;
-use super::relax::{Exact, Settled};
 use super::search::Problem;
 use super::{Work, MAX_DEPTH};
 

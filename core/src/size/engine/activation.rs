@@ -23,7 +23,7 @@
 //! receives (`make_empty_intermediate_tensors`).
 //!
 //! Three numbers are measured, not read from the code, each on the tuning part of the vLLM
-//! 0.19 data only (Llama and Qwen start-ups; `xtask/src/bench/engine.rs`): the hidden-sized
+//! 0.19 data only (Llama and Qwen start-ups; `bench/src/engine.rs`): the hidden-sized
 //! buffers live at the forward's peak ([`FORWARD_HIDDEN_QUARTERS`]); the sampler's half byte
 //! per logit and fixed 36 MiB beyond the four buffers above ([`SAMPLER_EXTRA_HALF_BYTES`],
 //! [`SAMPLER_EXTRA_BYTES`]; torch's sort or FlashInfer's row buffers, not identified); and

@@ -5,9 +5,11 @@
 //!
 //! Sequences beyond vLLM's default `max_num_seqs` need it raised, which also changes the profile
 //! run (more sampled rows): the search then plans with `--max-num-seqs` set to them.
+//!
+//! [`plan_engine`], the module's entry, is here too: at the utilisation given, or this search.
 
-use super::plan::prepare;
-use super::{EngineDetail, EngineRequest, Utilization};
+use super::plan::{out_of_range, prepare};
+use super::{Engine, EngineDetail, EngineRequest, EngineTarget, Utilization};
 use crate::error::{Error, ErrorKind, Result};
 use crate::size::MAX_CONCURRENCY;
 
@@ -53,4 +55,25 @@ pub fn smallest_utilization(r: &EngineRequest, sequences: u64) -> Result<EngineD
     d.engine.starts = false;
     d.engine.why.push(reason);
     Ok(d)
+}
+
+/// Plans `r`: at its utilisation, or the smallest one that serves its concurrency.
+///
+/// # Errors
+/// As [`prepare`]; a utilisation of 0 or above 1 (field `gpu_memory_utilization`).
+pub fn plan_engine(r: &EngineRequest) -> Result<Engine> {
+    match r.target {
+        EngineTarget::Utilization(u) => {
+            if u.0 == 0 || u > Utilization::MAX {
+                return Err(out_of_range(
+                    "gpu_memory_utilization",
+                    "must be above 0 and at most 1".into(),
+                ));
+            }
+            Ok(prepare(r)?.at(u).engine)
+        }
+        EngineTarget::Concurrency { sequences } => {
+            smallest_utilization(r, sequences).map(|d| d.engine)
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! What vLLM's start-up takes that its code does not size: memory the CUDA driver, cuBLAS and
 //! NCCL allocate outside PyTorch's allocator, and the CUDA graphs' pool. Each is measured, on
 //! the tuning part of the vLLM 0.19 H100 start-ups (Llama and Qwen models; the bench
-//! `xtask/src/bench/engine.rs` keeps to that split), and says so wherever it is used.
+//! `bench/src/engine.rs` keeps to that split), and says so wherever it is used.
 //!
 //! - **Non-torch memory** (`utils/mem_utils.py` `memory_profiling`: the rise of
 //!   `total − free − torch reserved` from the snapshot to the end of profiling, inside the

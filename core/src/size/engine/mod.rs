@@ -29,8 +29,8 @@ pub mod version;
 pub mod weights;
 
 pub use cotenants::{share_device, SharedDevice, Tenant, TenantAsk};
-pub use inverse::smallest_utilization;
-pub use plan::{plan_engine, prepare, Prepared, StageTerms};
+pub use inverse::{plan_engine, smallest_utilization};
+pub use plan::{prepare, Prepared, StageTerms};
 
 use super::dtype::Dtype;
 

@@ -8,7 +8,7 @@ use super::measured;
 use super::model::{self, EngineModel, LayerKind, Quant};
 use super::version;
 use super::weights::{held, is_moe_layer, kv_layers, stage_layers, Rank};
-use super::{Engine, EngineDetail, EngineRequest, EngineTarget, PerGpu, Utilization};
+use super::{Engine, EngineDetail, EngineRequest, PerGpu, Utilization};
 use crate::error::{Error, ErrorKind, Result};
 use crate::size::dtype::Dtype;
 use crate::size::text::bytes_text;
@@ -41,7 +41,7 @@ pub struct Prepared {
     notes: Vec<String>,
 }
 
-fn out_of_range(field: &str, message: String) -> Error {
+pub(super) fn out_of_range(field: &str, message: String) -> Error {
     Error::new(ErrorKind::OutOfRange, message).in_field(field)
 }
 
@@ -340,27 +340,6 @@ fn torch_name(d: Dtype) -> &'static str {
         Dtype::Fp32 => "float32",
         Dtype::Fp16 => "float16",
         _ => "bfloat16",
-    }
-}
-
-/// Plans `r`: at its utilisation, or the smallest one that serves its concurrency.
-///
-/// # Errors
-/// As [`prepare`]; a utilisation of 0 or above 1 (field `gpu_memory_utilization`).
-pub fn plan_engine(r: &EngineRequest) -> Result<Engine> {
-    match r.target {
-        EngineTarget::Utilization(u) => {
-            if u.0 == 0 || u > Utilization::MAX {
-                return Err(out_of_range(
-                    "gpu_memory_utilization",
-                    "must be above 0 and at most 1".into(),
-                ));
-            }
-            Ok(prepare(r)?.at(u).engine)
-        }
-        EngineTarget::Concurrency { sequences } => {
-            super::inverse::smallest_utilization(r, sequences).map(|d| d.engine)
-        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! Peers on the same BPPLIB instances: the Rust crate `bin-packing` (in this process), the npm
 //! package `bin-packer` (in Node) and the PyPI package `binpacking` (in Python), each at the version
-//! pinned in xtask/Cargo.toml, xtask/bench/package-lock.json and xtask/bench/requirements.txt.
+//! pinned in xtask/Cargo.toml, bench/scripts/package-lock.json and bench/scripts/requirements.txt.
 
 use super::bpplib::Instance;
 use super::node::node_modules;
@@ -108,7 +108,7 @@ fn problem(inst: &Instance) -> Result<OneDProblem, String> {
     })
 }
 
-/// `bin-packer`'s first-fit and best-fit decreasing through xtask/bench/peers.mjs.
+/// `bin-packer`'s first-fit and best-fit decreasing through bench/scripts/peers.mjs.
 fn npm(list_file: &Path, root: &Path) -> Result<Vec<PeerRun>, String> {
     let bench = node_modules(root)?;
     let package = std::fs::read_to_string(bench.join("node_modules/bin-packer/package.json"))
@@ -129,12 +129,12 @@ fn npm(list_file: &Path, root: &Path) -> Result<Vec<PeerRun>, String> {
     ])
 }
 
-/// `binpacking.to_constant_volume` through xtask/bench/peers.py, in a virtual environment under
-/// target/bench/python made from xtask/bench/requirements.txt.
+/// `binpacking.to_constant_volume` through bench/scripts/peers.py, in a virtual environment under
+/// target/bench/python made from bench/scripts/requirements.txt.
 fn python(list_file: &Path, root: &Path) -> Result<Vec<PeerRun>, String> {
     let env = root.join("target/bench/python");
     let bin = env.join("bin/python");
-    let requirements = root.join("xtask/bench/requirements.txt");
+    let requirements = root.join("bench/scripts/requirements.txt");
     if !bin.exists() {
         let made = Command::new("python3")
             .args(["-m", "venv"])
@@ -161,7 +161,7 @@ fn python(list_file: &Path, root: &Path) -> Result<Vec<PeerRun>, String> {
         return Err(format!("pip install -r {} failed", requirements.display()));
     }
     let mut cmd = Command::new(&bin);
-    cmd.arg(root.join("xtask/bench/peers.py")).arg(list_file);
+    cmd.arg(root.join("bench/scripts/peers.py")).arg(list_file);
     let lines = json_lines(cmd, "peers.py")?;
     let version = lines
         .iter()

@@ -1,6 +1,6 @@
 //! BENCHMARKS.md's page sections: an edit in a large scenario, and the first load.
 
-use crate::bench::page::{Lighthouse, PageBench};
+use crate::page::{Lighthouse, PageBench};
 use std::fmt::Write;
 
 /// The page in headless Chromium.
@@ -21,7 +21,7 @@ includes the paint of the key's frame. The export panel \
 makes its text only while it is in view (`web/src/in_view.rs`), and the address bar of a scenario of over 100 asks \
 is written once typing pauses for a second (`settle::when_idle`): Chromium's `history.replaceState` of a long link \
 cost more than the plan.\n",
-        runs = crate::bench::page::RUNS
+        runs = crate::page::RUNS
     );
     let _ = writeln!(s, "| asks | one key: drawn ms | longest key ms | three keys: drawn ms | longest key ms | DOM elements | one key, every run, ms |");
     let _ = writeln!(s, "|--:|--:|--:|--:|--:|--:|:--|");
@@ -103,7 +103,7 @@ fn lighthouse(s: &mut String, l: &Lighthouse) {
     let _ = writeln!(
         s,
         "\nLighthouse {} (npm), {how}, of the seed example's link in headless Debian Chromium {} \
-(`xtask/bench/lighthouse.mjs`); the run with the median of {} scores (with their largest contentful paint: {}): \
+(`bench/scripts/lighthouse.mjs`); the run with the median of {} scores (with their largest contentful paint: {}): \
 performance **{:.2}**; first contentful paint {:.0} ms, largest contentful paint {:.0} ms, total blocking time \
 {:.0} ms, speed index {:.0} ms, cumulative layout shift {:.3}.",
         l.version,

@@ -1,10 +1,10 @@
-//! The bench's own npm dependencies (xtask/bench: the peers, Lighthouse), installed from its lock file.
+//! The bench's own npm dependencies (bench/scripts: the peers, Lighthouse), installed from its lock file.
 
 use std::path::{Path, PathBuf};
 
-/// xtask/bench, its npm dependencies installed from its lock file if any is missing.
+/// bench/scripts, its npm dependencies installed from its lock file if any is missing.
 pub fn node_modules(root: &Path) -> Result<PathBuf, String> {
-    let bench = root.join("xtask/bench");
+    let bench = root.join("bench/scripts");
     let installed = ["bin-packer", "lighthouse", "chrome-launcher"]
         .iter()
         .all(|p| bench.join("node_modules").join(p).exists());
@@ -16,7 +16,7 @@ pub fn node_modules(root: &Path) -> Result<PathBuf, String> {
             .map_err(|e| format!("cannot run npm: {e}"))?
             .success();
         if !ok {
-            return Err("npm ci in xtask/bench failed".into());
+            return Err("npm ci in bench/scripts failed".into());
         }
     }
     Ok(bench)

@@ -103,7 +103,7 @@ pub fn wasm(timings: &mut [Timing], root: &Path) -> Result<(), String> {
     let dir = root.join("target/bench");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let mut args = vec![
-        root.join("xtask/bench/speed.mjs").display().to_string(),
+        root.join("bench/scripts/speed.mjs").display().to_string(),
         root.join("target/npm").display().to_string(),
         CAPACITY.to_string(),
     ];

@@ -145,7 +145,7 @@ struct NpmTime {
 /// in `npm`, in a Node process of its own.
 fn npm(root: &Path, npm: &Path, n: usize, form: &str) -> Result<NpmTime, String> {
     let line = node(&[
-        root.join("xtask/bench/api.mjs").display().to_string(),
+        root.join("bench/scripts/api.mjs").display().to_string(),
         npm.display().to_string(),
         n.to_string(),
         form.to_string(),
@@ -179,10 +179,10 @@ pub fn builds(root: &Path) -> Result<Vec<NpmBuild>, String> {
                 }
                 let out_arg = out.display().to_string();
                 args.extend(["--wasm-opt", wasm_opt, "--out", &out_arg]);
-                crate::shell::run(crate::shell::cargo(args))?;
+                xtask::shell::run(xtask::shell::cargo(args))?;
                 out
             };
-            let (bytes, gzipped) = crate::shell::sizes(&out.join("gpu_share_wasm_bg.wasm"));
+            let (bytes, gzipped) = xtask::shell::sizes(&out.join("gpu_share_wasm_bg.wasm"));
             let bin_pack_ms = npm(root, &out, BUILD_ASKS, "objects")?.ms;
             eprintln!("api: npm opt-level {level:?} wasm-opt {wasm_opt}: {bytes} B, {gzipped} B gzipped, binPack {bin_pack_ms:.0} ms");
             Ok(NpmBuild {
@@ -197,7 +197,7 @@ pub fn builds(root: &Path) -> Result<Vec<NpmBuild>, String> {
 }
 
 pub fn run(root: &Path) -> Result<Vec<ApiTiming>, String> {
-    crate::shell::run(crate::shell::cargo([
+    xtask::shell::run(xtask::shell::cargo([
         "build",
         "--release",
         "-p",

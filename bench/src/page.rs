@@ -4,7 +4,7 @@
 //! browser's performance timeline); and the first load: the page's wasm, raw and gzipped, the
 //! first plan of a shared link on a cold load with the CPU throttled 4×, and over slow 4G
 //! (`tests/bench/first-load.mjs`), and Lighthouse's mobile performance score
-//! (`xtask/bench/lighthouse.mjs`).
+//! (`bench/scripts/lighthouse.mjs`).
 
 use super::speed::node;
 use std::path::Path;
@@ -74,8 +74,8 @@ pub struct PageBench {
 }
 
 pub fn run(root: &Path) -> Result<PageBench, String> {
-    crate::setup::chromium()?;
-    crate::shell::run(crate::shell::cargo([
+    xtask::setup::chromium()?;
+    xtask::shell::run(xtask::shell::cargo([
         "run", "--quiet", "-p", "xtask", "--", "dist",
     ]))?;
     let dist = root.join("dist");
@@ -84,11 +84,11 @@ pub fn run(root: &Path) -> Result<PageBench, String> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.extension().is_some_and(|x| x == "wasm"))
         .ok_or("dist/ has no .wasm")?;
-    let (wasm_bytes, wasm_gzipped) = crate::shell::sizes(&wasm);
-    let parts = crate::split::parts(&dist);
+    let (wasm_bytes, wasm_gzipped) = xtask::shell::sizes(&wasm);
+    let parts = xtask::split::parts(&dist);
     let (parts_bytes, parts_gzipped) = parts
         .iter()
-        .map(|p| crate::shell::sizes(p))
+        .map(|p| xtask::shell::sizes(p))
         .fold((0, 0), |(b, g), (pb, pg)| (b + pb, g + pg));
     eprintln!(
         "page: first load's wasm {wasm_gzipped} B gzipped; {} parts after the first plan, {parts_gzipped} B gzipped",

@@ -12,7 +12,7 @@ pub fn peers(s: &mut String, r: &Report) {
     let _ = writeln!(
         s,
         "## Peers, side by side\n\n\
-Other bin-packing libraries on the same BPPLIB instances (`xtask/src/bench/peers.rs`), each at the version pinned \
+Other bin-packing libraries on the same BPPLIB instances (`bench/src/peers.rs`), each at the version pinned \
 in the repository: the Rust crate `bin-packing` (`solve_1d` with its first-fit decreasing, best-fit decreasing and \
 `Auto`: both of those, its multistart local search and, on small instances, column generation; seed 1) called in \
 the bench's process; the npm package `bin-packer` (`firstFitDecreasing`, `bestFitDecreasing`) in Node; the PyPI \

@@ -119,7 +119,7 @@ pub fn run(dir: &Path, root: &Path) -> Result<ReplayBench, String> {
 /// The timed workload's replay through the npm package in Node; its means must be the native ones.
 fn node_speed(dir: &Path, root: &Path, native: &Workload) -> Result<Speed, String> {
     let mut args = vec![
-        root.join("xtask/bench/replay.mjs").display().to_string(),
+        root.join("bench/scripts/replay.mjs").display().to_string(),
         root.join("target/npm").display().to_string(),
         dir.join(NODES).display().to_string(),
         dir.join(format!("openb_pod_list_{TIMED}.csv"))
@@ -145,7 +145,7 @@ fn node_speed(dir: &Path, root: &Path, native: &Workload) -> Result<Speed, Strin
     })
 }
 
-fn pct(p: Option<gpu_share_core::internals::replay::run::Percent>) -> f64 {
+fn pct(p: Option<gpu_share_core::internals::replay::percent::Percent>) -> f64 {
     p.map_or(f64::NAN, |p| p.to_f64())
 }
 

@@ -60,7 +60,7 @@ pub fn unseen(s: &mut String, r: &Report) {
         s,
         "## The optimizer on work it was not tuned on\n\n\
 Tuning `--optimize` means looking at the *tuning* instances only; the *validation* ones are reported beside them, \
-so a change that fits the tuning instances and nothing else shows as a gap (`xtask/src/bench/unseen.rs`). \
+so a change that fits the tuning instances and nothing else shows as a gap (`bench/src/unseen.rs`). \
 Budget {} ms, as above. Until this split (2026-12-04) the optimizer was developed with every instance of this \
 BPPLIB copy in view, so its validation half is held out from future tuning only. The generated validation set \
 was first run for the report of 2026-12-04; since then changes have been measured on the tuning set alone, with \

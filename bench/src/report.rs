@@ -448,7 +448,7 @@ fn memory_quality(s: &mut String, r: &Report) {
     );
     let _ = writeln!(
         s,
-        "Generated time-sliced L40S instances whose optimum is known by construction (`xtask/src/bench/memory_quality.rs`): \
+        "Generated time-sliced L40S instances whose optimum is known by construction (`bench/src/memory_quality.rs`): \
 *k* GPUs, each cut into asks (2–6 per GPU for *perfect*, exactly 3 for *triplet*) whose shares sum to one GPU and whose \
 memory sums to what the GPU offers (46068 MiB less the 609 MiB the driver keeps; the CUDA context set to 0), memory cuts \
 paired with compute cuts at random, all asks shuffled; 20 seeded instances per row. Packed through `bin_pack_with` (what \

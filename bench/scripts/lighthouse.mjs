@@ -4,7 +4,7 @@
 // slower CPU from that load (Lantern), and DevTools throttling, which really slows the load. The
 // score varies from run to run, so each way runs several times and reports the run with the median
 // score, with every run's score and largest contentful paint. One JSON line per way. Usage:
-//   node xtask/bench/lighthouse.mjs <dist dir>
+//   node bench/scripts/lighthouse.mjs <dist dir>
 import lighthouse from 'lighthouse';
 import * as chromeLauncher from 'chrome-launcher';
 import { serve } from '../../tests/e2e/serve.mjs';

@@ -11,7 +11,7 @@ const [npmDir, nText, form = "objects"] = process.argv.slice(2);
 const { binPack, binPackColumns } = await import(pathToFileURL(join(npmDir, "node.js")).href);
 const n = Number(nText);
 
-// splitmix64 seeded with n, as xtask/src/bench/speed.rs draws the sizes.
+// splitmix64 seeded with n, as bench/src/speed.rs draws the sizes.
 const MASK = (1n << 64n) - 1n;
 function sizes(count) {
   let state = BigInt(count);
@@ -38,7 +38,7 @@ if (form === "columns") {
   binPack(asks.slice(0, 1000), null, caps); // warm-up
   pack = () => binPack(asks, null, caps);
 }
-// Timed as the native side is (`best_of` in xtask/src/bench/speed.rs): one untimed call at the full
+// Timed as the native side is (`best_of` in bench/src/speed.rs): one untimed call at the full
 // size, then the best of `runs`. That first call is printed too: what a new process's first large
 // request sees, its WebAssembly memory grown from small and its code partly in V8's baseline tier.
 let start = performance.now();

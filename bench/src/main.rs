@@ -1,8 +1,8 @@
-//! `cargo xtask bench`: packing quality against known optima (BPPLIB), packing speed, and peers.
+//! `cargo xtask bench`: packing quality against known optima (BPPLIB), speed as users meet it,
+//! peers, the replay and the engine model; writes BENCHMARKS.md.
 //!
-//! The timing must not run in a debug build, so a debug `cargo xtask bench` re-runs itself as
-//! `cargo run --release -p xtask -- bench …` and the release process does the work in-process,
-//! calling the core directly.
+//! Its own crate, outside the task runner: `cargo xtask bench` runs it as a release build (a debug
+//! build's timings mean nothing) in the caller's folder, and it calls the core in-process.
 
 mod api;
 mod bpplib;
@@ -20,9 +20,9 @@ mod report;
 mod speed;
 mod unseen;
 
-use crate::shell::{cargo, root, run as run_cmd};
 use gpu_share_core::internals::pack::optimize::Budget;
 use std::path::{Path, PathBuf};
+use xtask::shell::{cargo, root, run as run_cmd};
 
 const USAGE: &str = "usage: cargo xtask bench --bpplib DIR [--trace DIR] [--tsv FILE] [--budget-ms N] \
 [--only PART[,PART…]] (parts: quality, unseen, peers, mig, memory, repartition, speed, api, page, replay, engine) [--vllm DIR] [--family NAME] [--no-write] (--help: what DIR holds)
@@ -47,7 +47,7 @@ as expected_allocation.tsv (workload, policy, seeds, mean at 100%, mean at 130%,
 Without --trace the replay part is left out.";
 
 struct Options {
-    /// The BPPLIB folder, made absolute (the release re-run works from the repository root).
+    /// The BPPLIB folder, made absolute (the parts run their tools at the repository root).
     bpplib: Option<PathBuf>,
     /// The trace folder, made absolute.
     trace: Option<PathBuf>,
@@ -140,15 +140,25 @@ fn bpplib(o: &Options) -> Result<Option<&Path>, String> {
     Ok(Some(dir))
 }
 
-pub fn run(args: &[String]) -> Result<(), String> {
+fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench: error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<(), String> {
     let options = parse(args)?;
     if options.help {
         println!("{USAGE}\n\n{BPPLIB_DIR}");
         return Ok(());
     }
     let bpplib = bpplib(&options)?;
-    // The command as BENCHMARKS.md names it, and as the release re-run gets it: the folder given
-    // as `DIR` in the one, made absolute in the other (the re-run's working directory is the root).
+    // The command as BENCHMARKS.md names it: each folder given as `DIR`.
     let with_dir = |dir: &str| -> Vec<String> {
         let mut out = Vec::with_capacity(args.len());
         let mut it = args.iter();
@@ -162,24 +172,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         out
     };
     if cfg!(debug_assertions) {
-        // The release re-run gets every folder made absolute.
-        let mut cmd = vec!["run", "--quiet", "--release", "-p", "xtask", "--", "bench"]
-            .into_iter()
-            .map(String::from)
-            .collect::<Vec<_>>();
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            cmd.push(a.clone());
-            let dir = match a.as_str() {
-                "--bpplib" => options.bpplib.as_deref(),
-                "--trace" => options.trace.as_deref(),
-                "--vllm" => options.vllm.as_deref(),
-                _ => continue,
-            };
-            it.next();
-            cmd.push(dir.unwrap_or(Path::new("")).display().to_string());
-        }
-        return run_cmd(cargo(cmd));
+        return Err("the bench times a release build: run it as `cargo xtask bench`".into());
     }
     let started = std::time::Instant::now();
     let wants = |part: &str| options.wants(part);
