@@ -76,23 +76,23 @@ fn ErrorText(text: impl Fn() -> Option<String> + Send + Sync + 'static) -> impl 
     move || text().map(|t| view! { <span class="field-error" role="alert">{t}</span> })
 }
 
-#[component]
-fn AskRowView(
-    /// The row's place on its page, and the page's first row's place among all rows.
-    index: ReadSignal<usize>,
-    first: Signal<usize>,
-    row: AskRow,
-) -> impl IntoView {
-    let asks = expect_context::<Asks>();
-    let planned = expect_context::<Planned>();
-    let ui = expect_context::<PageUi>();
-    let n = move || first.get() + index.get() + 1;
-    let name_err = field_error(row, "name");
-    let fraction_err = field_error(row, "fraction");
-    let memory_err = field_error(row, "memory");
-    let profile_err = field_error(row, "mig_profile");
-    let hours_err = field_error(row, "hours");
-    let on_kind = move |ev: leptos::ev::Event| {
+/// A row's message for one field, as a closure the row's cells read.
+trait FieldError: Fn() -> Option<String> + Copy + Send + Sync + 'static {}
+impl<F: Fn() -> Option<String> + Copy + Send + Sync + 'static> FieldError for F {}
+
+/// The row's number as shown (1-based, across pages), for its fields' labels.
+trait RowNumber: Fn() -> usize + Copy + Send + Sync + 'static {}
+impl<F: Fn() -> usize + Copy + Send + Sync + 'static> RowNumber for F {}
+
+/// `aria-invalid` for a field with `err`.
+fn invalid(err: impl FieldError) -> impl Fn() -> &'static str + Copy {
+    move || if err().is_some() { "true" } else { "false" }
+}
+
+/// Switching a row's kind: to MIG, a row with no profile yet gets the picker's first plain one
+/// (a blank profile would read as an error the user did not make).
+fn switch_kind(row: AskRow, planned: Planned) -> impl Fn(leptos::ev::Event) + Copy {
+    move |ev| {
         let kind = if event_target_value(&ev) == "mig" {
             SizeKind::Mig
         } else {
@@ -109,77 +109,96 @@ fn AskRowView(
             row.profile.set(first.unwrap_or_default().to_string());
         }
         row.kind.set(kind);
-    };
-    let size = move || {
-        match row.kind.get() {
-        SizeKind::Fraction => view! {
-            <input type="text" name="fraction" inputmode="decimal" autocomplete="off" placeholder="0.5, 50% or 1/2"
-                aria-label=move || format!("Ask {} fraction", n())
-                aria-invalid=move || if fraction_err().is_some() { "true" } else { "false" }
-                prop:value=move || row.fraction.get()
-                on:input=move |ev| row.fraction.set(event_target_value(&ev)) />
-            <ErrorText text=fraction_err />
-            <input type="text" name="memory" class="memory" autocomplete="off" spellcheck="false"
-                placeholder="memory, e.g. 12GiB"
-                aria-label=move || format!("Ask {} GPU memory", n())
-                aria-invalid=move || if memory_err().is_some() { "true" } else { "false" }
-                prop:value=move || row.memory.get()
-                on:input=move |ev| row.memory.set(event_target_value(&ev)) />
-            <ErrorText text=memory_err />
-        }
-        .into_any(),
-        SizeKind::Mig => {
-            let options = move || {
-                let model = planned.profile_model.get();
-                let current = row.profile.get();
-                let mut names: Vec<String> =
-                    model.profiles.iter().map(|p| p.name.to_string()).collect();
-                if !current.is_empty() && !names.contains(&current) {
-                    names.insert(0, current.clone());
-                }
-                names
-                    .into_iter()
-                    .map(|p| {
-                        let selected = p == current;
-                        view! { <option value=p.clone() selected=selected>{p.clone()}</option> }
-                    })
-                    .collect_view()
-            };
-            view! {
-                <select name="profile" aria-label=move || format!("Ask {} MIG profile", n())
-                    on:change=move |ev| row.profile.set(event_target_value(&ev))>
-                    {options}
-                </select>
-                <ErrorText text=profile_err />
-                {move || profile_err().is_some().then(|| view! { <FixButton row /> })}
-            }
-            .into_any()
-        }
     }
+}
+
+/// The size cell of a fraction row: the fraction and the memory, each with its error.
+fn fraction_cells(
+    row: AskRow,
+    n: impl RowNumber,
+    fraction_err: impl FieldError,
+    memory_err: impl FieldError,
+) -> AnyView {
+    view! {
+        <input type="text" name="fraction" inputmode="decimal" autocomplete="off" placeholder="0.5, 50% or 1/2"
+            aria-label=move || format!("Ask {} fraction", n())
+            aria-invalid=invalid(fraction_err)
+            prop:value=move || row.fraction.get()
+            on:input=move |ev| row.fraction.set(event_target_value(&ev)) />
+        <ErrorText text=fraction_err />
+        <input type="text" name="memory" class="memory" autocomplete="off" spellcheck="false"
+            placeholder="memory, e.g. 12GiB"
+            aria-label=move || format!("Ask {} GPU memory", n())
+            aria-invalid=invalid(memory_err)
+            prop:value=move || row.memory.get()
+            on:input=move |ev| row.memory.set(event_target_value(&ev)) />
+        <ErrorText text=memory_err />
+    }
+    .into_any()
+}
+
+/// The size cell of a MIG row: a picker of the profile model's profiles (keeping a typed one it
+/// lacks, first, so the row still shows what it asks for), its error and the core's fix.
+fn mig_cells(
+    row: AskRow,
+    n: impl RowNumber,
+    planned: Planned,
+    profile_err: impl FieldError,
+) -> AnyView {
+    let options = move || {
+        let model = planned.profile_model.get();
+        let current = row.profile.get();
+        let mut names: Vec<String> = model.profiles.iter().map(|p| p.name.to_string()).collect();
+        if !current.is_empty() && !names.contains(&current) {
+            names.insert(0, current.clone());
+        }
+        names
+            .into_iter()
+            .map(|p| {
+                let selected = p == current;
+                view! { <option value=p.clone() selected=selected>{p.clone()}</option> }
+            })
+            .collect_view()
     };
-    let duplicate = move |_| {
-        asks.rows.update(|rows| {
-            let taken: Vec<String> = rows.iter().map(|r| r.name.get_untracked()).collect();
-            let mut text = row.text();
-            text.name = unused_name(text.name.trim(), &taken);
-            let copy = asks.new_row(text);
-            let at = rows
-                .iter()
-                .position(|r| r.id == row.id)
-                .map_or(rows.len(), |i| i + 1);
-            rows.insert(at, copy);
-        });
-    };
-    // Focus moves to the next row's name (or the previous one's, or "Add ask"), not to the page.
-    let remove = move |_| {
-        asks.rows.update(|rows| {
-            let at = rows.iter().position(|r| r.id == row.id);
-            rows.retain(|r| r.id != row.id);
-            let next = at.and_then(|i| rows.get(i).or_else(|| rows.last()));
-            ui.focus_row.set(Some(next.map_or(ADD_BUTTON, |r| r.id)));
-        });
-    };
-    let name_input = NodeRef::<leptos::html::Input>::new();
+    view! {
+        <select name="profile" aria-label=move || format!("Ask {} MIG profile", n())
+            on:change=move |ev| row.profile.set(event_target_value(&ev))>
+            {options}
+        </select>
+        <ErrorText text=profile_err />
+        {move || profile_err().is_some().then(|| view! { <FixButton row /> })}
+    }
+    .into_any()
+}
+
+/// Inserts a copy of `row` right after it, under a name no row has.
+fn duplicate_row(asks: Asks, row: AskRow) {
+    asks.rows.update(|rows| {
+        let taken: Vec<String> = rows.iter().map(|r| r.name.get_untracked()).collect();
+        let mut text = row.text();
+        text.name = unused_name(text.name.trim(), &taken);
+        let copy = asks.new_row(text);
+        let at = rows
+            .iter()
+            .position(|r| r.id == row.id)
+            .map_or(rows.len(), |i| i + 1);
+        rows.insert(at, copy);
+    });
+}
+
+/// Removes `row`. Focus moves to the next row's name (or the previous one's, or "Add ask"), not
+/// to the page.
+fn remove_row(asks: Asks, ui: PageUi, row: AskRow) {
+    asks.rows.update(|rows| {
+        let at = rows.iter().position(|r| r.id == row.id);
+        rows.retain(|r| r.id != row.id);
+        let next = at.and_then(|i| rows.get(i).or_else(|| rows.last()));
+        ui.focus_row.set(Some(next.map_or(ADD_BUTTON, |r| r.id)));
+    });
+}
+
+/// Focuses the row's name input when the page asks for it (`PageUi::focus_row`), once it is drawn.
+fn focus_name_when_asked(ui: PageUi, row: AskRow, name_input: NodeRef<leptos::html::Input>) {
     Effect::new(move |_| {
         if ui.focus_row.get() == Some(row.id) {
             if let Some(input) = name_input.get() {
@@ -188,6 +207,30 @@ fn AskRowView(
             }
         }
     });
+}
+
+#[component]
+fn AskRowView(
+    /// The row's place on its page, and the page's first row's place among all rows.
+    index: ReadSignal<usize>,
+    first: Signal<usize>,
+    row: AskRow,
+) -> impl IntoView {
+    let asks = expect_context::<Asks>();
+    let planned = expect_context::<Planned>();
+    let ui = expect_context::<PageUi>();
+    let n = move || first.get() + index.get() + 1;
+    let name_err = field_error(row, "name");
+    let fraction_err = field_error(row, "fraction");
+    let memory_err = field_error(row, "memory");
+    let profile_err = field_error(row, "mig_profile");
+    let hours_err = field_error(row, "hours");
+    let size = move || match row.kind.get() {
+        SizeKind::Fraction => fraction_cells(row, n, fraction_err, memory_err),
+        SizeKind::Mig => mig_cells(row, n, planned, profile_err),
+    };
+    let name_input = NodeRef::<leptos::html::Input>::new();
+    focus_name_when_asked(ui, row, name_input);
     let has_error =
         move || !row.is_valid() || row.seconds().is_err() || left_out(planned, row).is_some();
     view! {
@@ -195,14 +238,14 @@ fn AskRowView(
             <td class="cell-name" data-label="Name">
                 <input type="text" name="name" autocomplete="off" spellcheck="false" node_ref=name_input
                     aria-label=move || format!("Ask {} name", n())
-                    aria-invalid=move || if name_err().is_some() { "true" } else { "false" }
+                    aria-invalid=invalid(name_err)
                     prop:value=move || row.name.get()
                     on:input=move |ev| row.name.set(event_target_value(&ev)) />
                 <ErrorText text=name_err />
                 {move || name_err().is_some().then(|| view! { <FixButton row /> })}
             </td>
             <td class="cell-kind" data-label="Kind">
-                <select name="kind" aria-label=move || format!("Ask {} size kind", n()) on:change=on_kind>
+                <select name="kind" aria-label=move || format!("Ask {} size kind", n()) on:change=switch_kind(row, planned)>
                     <option value="fraction" selected=move || row.kind.get() == SizeKind::Fraction>"fraction"</option>
                     <option value="mig" selected=move || row.kind.get() == SizeKind::Mig>"MIG profile"</option>
                 </select>
@@ -211,15 +254,15 @@ fn AskRowView(
             <td class="cell-hours" data-label="Hours">
                 <input type="text" name="hours" inputmode="decimal" autocomplete="off" placeholder="open"
                     aria-label=move || format!("Ask {} duration in hours", n())
-                    aria-invalid=move || if hours_err().is_some() { "true" } else { "false" }
+                    aria-invalid=invalid(hours_err)
                     prop:value=move || row.hours.get()
                     on:input=move |ev| row.hours.set(event_target_value(&ev)) />
                 <ErrorText text=hours_err />
             </td>
             <td class="cell-actions">
-                <button type="button" class="small" on:click=duplicate
+                <button type="button" class="small" on:click=move |_| duplicate_row(asks, row)
                     aria-label=move || format!("Duplicate ask {}", n())>"Duplicate"</button>
-                <button type="button" class="small danger" on:click=remove
+                <button type="button" class="small danger" on:click=move |_| remove_row(asks, ui, row)
                     aria-label=move || format!("Remove ask {}", n())>"Remove"</button>
             </td>
         </tr>
