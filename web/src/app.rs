@@ -15,25 +15,31 @@ pub fn App() -> impl IntoView {
     let query = url::current_query();
     let embed = url::is_embed(&query);
     let state = AppState::new(&query);
-    provide_context(state);
+    state.provide();
+    let AppState {
+        asks,
+        link,
+        planned,
+        ..
+    } = state;
     // The first plan is made in a task of its own, before the asks and the plan's first drawing
     // read it, each in a task of its own too (`Soon`, `FirstPlan`): queued in that order.
-    settle::in_own_task(move || state.plan.with_untracked(|_| ()));
+    settle::in_own_task(move || planned.plan.with_untracked(|_| ()));
 
     // The address bar follows the scenario (after the first edit, so a link that failed to
     // parse stays visible until the user changes something), as the plan does: once edits
     // settle, and for a large scenario once they pause (`settle::when_idle`), when its link is
     // also written out — a thousand asks' link takes longer than their plan.
     let address = settle::Idle::new();
-    let written = StoredValue::new(state.scenario.with_untracked(|s| url::query_for(s, embed)));
+    let written = StoredValue::new(link.scenario.with_untracked(|s| url::query_for(s, embed)));
     Effect::new(move |first: Option<()>| {
-        state.settled.track();
+        planned.settled.track();
         if first.is_none() {
             return;
         }
-        let asks = state.asks.with_untracked(Vec::len);
+        let asks = asks.entries.with_untracked(Vec::len);
         settle::when_idle(address, asks, move || {
-            let q = state.scenario.with_untracked(|s| url::query_for(s, embed));
+            let q = link.scenario.with_untracked(|s| url::query_for(s, embed));
             if written.with_value(|w| *w != q) {
                 url::replace_query(&q);
                 written.set_value(q);
@@ -42,7 +48,7 @@ pub fn App() -> impl IntoView {
     });
 
     if embed {
-        let full = Memo::new(move |_| url::link(&url::query_for(&state.scenario.get(), false)));
+        let full = Memo::new(move |_| url::link(&url::query_for(&link.scenario.get(), false)));
         view! { <Embed planner=full.into() /> }.into_any()
     } else {
         view! {

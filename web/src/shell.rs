@@ -63,7 +63,7 @@ fn render(view: impl FnOnce() -> AnyView) -> String {
     let html = owner.with(|| {
         let state = AppState::new("");
         state.clear();
-        provide_context(state);
+        state.provide();
         view().to_html()
     });
     without_test_ids(&html)

@@ -1,14 +1,22 @@
-//! The page's scenario: one signal per input, and memos for the request and the core's plan of it
-//! (`api::pack`), shared through context.
+//! The page's state: one signal per input, and memos for the request and the core's plan of it
+//! (`api::pack`), in parts by what they change with (`AppState`), each shared through context.
 
-use gpu_share_core::api::{
-    self, find_model, parse_hours, AskEntry, AskSize, Cluster, ClusterGpuCaps, Error, ErrorKind,
-    FractionalAsk, GpuModel, LeftOut, PackOptions, PackRequest, PackResponse, Scenario, Share,
-    DEFAULT_MIG_MODEL,
-};
+use gpu_share_core::api::{parse_hours, AskEntry, AskSize, Error, FractionalAsk, Scenario, Share};
 use leptos::prelude::*;
 
-use crate::{format, words};
+use crate::words;
+
+mod asks;
+mod form;
+mod link;
+mod plan;
+mod ui;
+
+pub use asks::Asks;
+pub use form::ClusterForm;
+pub use link::Link;
+pub use plan::Planned;
+pub use ui::{DetectedMig, PageUi};
 
 /// Whether a row asks for a fraction or names a MIG profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,70 +182,18 @@ impl AskRow {
     }
 }
 
-/// What the last capture read said of MIG that the plan does not follow by itself (the discovery
-/// box sets it; the cluster form and the summary say it beside MIG and the plan).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DetectedMig {
-    /// MIG-capable GPUs with MIG disabled: a plan with MIG needs them reset first.
-    pub disabled_gpus: usize,
-    /// GPU instances that exist already, which a plan from empty GPUs ignores.
-    pub instances: usize,
-}
-
-/// The scenario the page edits, and its plan, shared through context. The ledger is not here: it
-/// belongs to the ledger component (`components::ledger::LedgerState`).
+/// The page's state, in parts by what each changes with: the asks table's rows, the cluster
+/// form, the scenario as the link carries it, the plan made of them once edits settle, and the
+/// page's own notices and focus. `provide` shares each part through context, and each component
+/// takes the parts it reads. The ledger is not here: it belongs to the ledger component
+/// (`components::ledger::LedgerState`).
 #[derive(Clone, Copy)]
 pub struct AppState {
-    pub rows: RwSignal<Vec<AskRow>>,
-    next_id: StoredValue<u64>,
-    pub gpu_model: RwSignal<String>,
-    pub gpu_count: RwSignal<String>,
-    /// The nodes as typed (`4x8`, `gpu-a:8,gpu-b:4`; blank: no nodes).
-    pub nodes: RwSignal<String>,
-    pub nodes_error: Memo<Option<String>>,
-    /// The CUDA context per process as typed (`500MiB`; blank: the core's default).
-    pub context_overhead: RwSignal<String>,
-    pub context_overhead_error: Memo<Option<String>>,
-    pub mig: RwSignal<bool>,
-    pub limit_profiles: RwSignal<bool>,
-    pub allowed_profiles: RwSignal<Vec<String>>,
-    pub mps: RwSignal<bool>,
-    pub timeslice: RwSignal<bool>,
-    /// Search for a packing on fewer GPUs than first-fit-decreasing (`&optimize` in the link).
-    pub optimize: RwSignal<bool>,
-    /// What the link held that could not be read (each dropped, the rest loaded).
-    pub link_dropped: RwSignal<Vec<String>>,
-    /// The valid asks, in row order, with each row's duration (rows with errors are left out).
-    pub asks: Memo<Vec<AskEntry>>,
-    /// The row id of each of `asks`, in the same order.
-    pub ask_rows: Memo<Vec<u64>>,
-    /// Rows the core left out of the plan (a name used twice, a profile the model lacks), by row id.
-    pub left_out: Memo<Vec<(u64, LeftOut)>>,
-    /// Whether the page still shows the example it opens with.
-    pub is_example: Memo<bool>,
-    /// The row whose name field takes the focus once drawn (a row just added; after a removal,
-    /// its neighbour), or `u64::MAX` for the "Add ask" button.
-    pub focus_row: RwSignal<Option<u64>>,
-    pub detected_mig: RwSignal<DetectedMig>,
-    /// Rows left out of the plan because of an error in them.
-    pub invalid_rows: Memo<usize>,
-    pub gpu_count_error: Memo<Option<String>>,
-    pub caps: Memo<ClusterGpuCaps>,
-    /// The scenario as the link carries it.
-    pub scenario: Memo<Scenario>,
-    /// The request the plan is made from, as the edits settled (`settled`); the export panel and
-    /// "Record this plan" use it too, so they always agree with the plan shown.
-    pub request: Memo<PackRequest>,
-    /// Changes once the typed request has changed and the edits have settled (`settle`): the
-    /// request, the plan, the address bar and the share links follow it.
-    pub settled: Signal<u64>,
-    /// The core's answer to the settled `request` (`api::pack_given_leaving_out`: the caps
-    /// here are always given, and that keeps discovery out of the first load): the packing of every
-    /// ask that can be packed and, with `optimize`, how the optimizer did; an error in the
-    /// cluster fields.
-    pub plan: Memo<Result<PackResponse, Error>>,
-    /// The MIG-capable model whose profiles the pickers offer.
-    pub profile_model: Memo<&'static GpuModel>,
+    pub asks: Asks,
+    pub form: ClusterForm,
+    pub link: Link,
+    pub planned: Planned,
+    pub ui: PageUi,
 }
 
 /// The search budget of `optimize` in the page: about 100 ms of a native release build (the page
@@ -255,228 +211,51 @@ pub fn example_scenario() -> Scenario {
 impl AppState {
     /// State from the page's query string.
     pub fn new(query: &str) -> AppState {
-        let example = example_scenario();
-        let (scenario, dropped) = match Scenario::from_query_lenient(query) {
-            Ok((s, dropped)) if s == Scenario::default() && dropped.is_empty() => {
-                (example.clone(), dropped)
-            }
-            Ok(read) => read,
-            Err(e) => (Scenario::default(), vec![e]),
-        };
-        let link_dropped: Vec<String> = dropped.iter().map(words::error).collect();
-        let rows: Vec<AskRow> = scenario
-            .asks
-            .iter()
-            .enumerate()
-            .map(|(i, a)| AskRow::new(i as u64, RowText::from_ask(a, scenario.seconds_of(i))))
-            .collect();
-        let next_id = StoredValue::new(rows.len() as u64);
-        let caps = &scenario.caps;
-        let rows = RwSignal::new(rows);
-        let gpu_model = RwSignal::new(caps.gpu_model.clone().unwrap_or_default());
-        let nodes_given = caps.nodes.is_some();
-        let gpu_count = RwSignal::new(
-            caps.gpu_count
-                .filter(|_| !nodes_given)
-                .map(|n| n.to_string())
-                .unwrap_or_default(),
-        );
-        let nodes = RwSignal::new(
-            caps.nodes
-                .as_deref()
-                .map(gpu_share_core::api::nodes_to_text)
-                .unwrap_or_default(),
-        );
-        let context_overhead = RwSignal::new(
-            caps.context_overhead_mib
-                .map(gpu_share_core::api::overhead_text)
-                .unwrap_or_default(),
-        );
-        let mig = RwSignal::new(caps.supports_mig);
-        let limit_profiles = RwSignal::new(caps.mig_profiles.is_some());
-        let allowed_profiles = RwSignal::new(caps.mig_profiles.clone().unwrap_or_default());
-        let mps = RwSignal::new(caps.supports_mps);
-        let timeslice = RwSignal::new(caps.supports_timeslicing);
-        let optimize = RwSignal::new(scenario.optimize);
-
-        let valid = Memo::new(move |_| {
-            rows.with(|rows| {
-                rows.iter()
-                    .filter_map(|r| Some((r.id, r.entry.get()?)))
-                    .collect::<Vec<_>>()
-            })
-        });
-        let asks: Memo<Vec<AskEntry>> =
-            Memo::new(move |_| valid.with(|v| v.iter().map(|(_, e)| e.clone()).collect()));
-        let ask_rows: Memo<Vec<u64>> =
-            Memo::new(move |_| valid.with(|v| v.iter().map(|(id, _)| *id).collect()));
-        // The rows `valid` leaves out: counted from it, not by reading every row again (each read
-        // of a thousand rows' memos is a thousand sources the graph tracks and checks).
-        let invalid_rows =
-            Memo::new(move |_| rows.with(Vec::len).saturating_sub(valid.with(Vec::len)));
-        let gpu_count_error = Memo::new(move |_| format::gpu_count(&gpu_count.get()).err());
-        let nodes_error = Memo::new(move |_| format::nodes(&nodes.get()).err());
-        let overhead = move || {
-            let text = context_overhead.get();
-            let text = text.trim();
-            (!text.is_empty())
-                .then(|| gpu_share_core::api::parse_overhead_mib(text))
-                .transpose()
-        };
-        let context_overhead_error =
-            Memo::new(move |_| overhead().err().map(|e| words::message(&e)));
-        let caps = Memo::new(move |_| ClusterGpuCaps {
-            supports_mig: mig.get(),
-            mig_profiles: limit_profiles.get().then(|| allowed_profiles.get()),
-            supports_mps: mps.get(),
-            supports_timeslicing: timeslice.get(),
-            gpu_model: Some(gpu_model.get()).filter(|m| !m.trim().is_empty()),
-            gpu_count: format::gpu_count(&gpu_count.get()).ok().flatten(),
-            nodes: format::nodes(&nodes.get()).ok().flatten(),
-            context_overhead_mib: overhead().ok().flatten(),
-        });
-        let scenario = Memo::new(move |_| Scenario {
-            asks: asks.with(|a| a.iter().map(|e| e.ask.clone()).collect()),
-            caps: caps.get(),
-            optimize: optimize.get(),
-            // None for all is no durations at all (the link then has no `hours=`).
-            seconds: asks.with(|a| {
-                let seconds: Vec<Option<u64>> = a.iter().map(|e| e.seconds).collect();
-                if seconds.iter().any(Option::is_some) {
-                    seconds
-                } else {
-                    Vec::new()
-                }
-            }),
-        });
-        // A keystroke in a large scenario should not build its whole scenario (a copy of every
-        // ask) to learn that it is not the three-ask example: the count says so first, and the
-        // scenario is then made only when the link is written.
-        let example_asks = example.asks.len();
-        let is_example = Memo::new(move |_| {
-            asks.with(Vec::len) == example_asks && scenario.with(|s| *s == example)
-        });
-        // The edits that change the request, tracked one by one; the request itself (another
-        // copy of every ask) is made once they settle, not on every keystroke.
-        // Read, not only tracked: a memo first computed after this effect's first run (by the
-        // first plan, made in a task of its own: `app::App`) would have counted as an edit.
-        let settled = crate::settle::after_edits(move || {
-            gpu_count_error.with(|_| ());
-            nodes_error.with(|_| ());
-            context_overhead_error.with(|_| ());
-            caps.with(|_| ());
-            optimize.track();
-            asks.with(Vec::len)
-        });
-        let request = Memo::new(move |_| {
-            settled.track();
-            PackRequest {
-                asks: asks.get_untracked(),
-                gpu_count: None,
-                cluster: Cluster::Given(caps.get_untracked()),
-                options: PackOptions {
-                    optimize: optimize.get_untracked(),
-                    time_limit_ms: Some(OPTIMIZE_MS),
-                },
-            }
-        });
-        // A field the page cannot read is not planned around: the plan waits for it.
-        let plan = Memo::new(move |_| {
-            settled.track();
-            untrack(|| {
-                let unread = |field: &str, e: Option<String>| {
-                    e.map(|m| Err(Error::new(ErrorKind::Syntax, m).in_field(field)))
-                };
-                unread("gpu_count", gpu_count_error.get())
-                    .or_else(|| unread("nodes", nodes_error.get()))
-                    .or_else(|| unread("context_overhead_mib", context_overhead_error.get()))
-                    .unwrap_or_else(|| request.with(api::pack_given_leaving_out))
-            })
-        });
-        // The rows of the asks the plan was made of (the rows may have changed since).
-        let planned_rows = Memo::new(move |_| {
-            settled.track();
-            ask_rows.get_untracked()
-        });
-        let left_out = Memo::new(move |_| {
-            let ids = planned_rows.get();
-            plan.with(|p| {
-                p.as_ref().map_or_else(
-                    |_| Vec::new(),
-                    |p| {
-                        p.left_out
-                            .iter()
-                            .filter_map(|l| Some((*ids.get(l.index)?, l.clone())))
-                            .collect()
-                    },
-                )
-            })
-        });
-        let profile_model = Memo::new(move |_| {
-            let from_plan = plan.with(|p| {
-                p.as_ref()
-                    .ok()
-                    .and_then(|p| p.result.gpu_model.as_deref().and_then(find_model))
-            });
-            let from_caps = caps.with(|c| c.gpu_model.as_deref().and_then(find_model));
-            from_plan
-                .filter(|m| m.is_mig_capable())
-                .or(from_caps.filter(|m| m.is_mig_capable()))
-                .or_else(|| find_model(DEFAULT_MIG_MODEL))
-                .unwrap_or(&gpu_share_core::api::models()[0])
-        });
+        let (scenario, link_dropped) = read_query(query);
+        let asks = Asks::new(&scenario);
+        let form = ClusterForm::new(&scenario.caps, scenario.optimize);
         AppState {
-            rows,
-            next_id,
-            gpu_model,
-            gpu_count,
-            nodes,
-            nodes_error,
-            context_overhead,
-            context_overhead_error,
-            mig,
-            limit_profiles,
-            allowed_profiles,
-            mps,
-            timeslice,
-            optimize,
-            link_dropped: RwSignal::new(link_dropped),
             asks,
-            ask_rows,
-            left_out,
-            is_example,
-            focus_row: RwSignal::new(None),
-            detected_mig: RwSignal::new(DetectedMig::default()),
-            invalid_rows,
-            gpu_count_error,
-            caps,
-            scenario,
-            request,
-            settled,
-            plan,
-            profile_model,
+            form,
+            link: Link::new(asks, form, example_scenario()),
+            planned: Planned::new(asks, form),
+            ui: PageUi::new(link_dropped),
         }
     }
 
-    /// A new row with a fresh id.
-    pub fn new_row(&self, t: RowText) -> AskRow {
-        let id = self.next_id.get_value();
-        self.next_id.set_value(id + 1);
-        AskRow::new(id, t)
+    /// Shares each part through context, for the components that read it.
+    pub fn provide(self) {
+        provide_context(self.asks);
+        provide_context(self.form);
+        provide_context(self.link);
+        provide_context(self.planned);
+        provide_context(self.ui);
     }
 
     /// Empties the scenario: no asks, the cluster fields blank (the example's "Clear").
     pub fn clear(&self) {
-        self.rows.set(Vec::new());
-        self.gpu_count.set(String::new());
-        self.nodes.set(String::new());
+        clear(self.asks, self.form);
     }
+}
 
-    /// Replaces all rows (loading a list).
-    pub fn replace_rows(&self, texts: Vec<RowText>) {
-        let rows: Vec<AskRow> = texts.into_iter().map(|t| self.new_row(t)).collect();
-        self.rows.set(rows);
-    }
+/// Empties the scenario: no asks, the cluster's size blank (the example's "Clear").
+pub fn clear(asks: Asks, form: ClusterForm) {
+    asks.rows.set(Vec::new());
+    form.gpu_count.set(String::new());
+    form.nodes.set(String::new());
+}
+
+/// The scenario a query string holds (the example for one that holds nothing), and what it held
+/// that could not be read, in the page's words (each dropped, the rest read).
+fn read_query(query: &str) -> (Scenario, Vec<String>) {
+    let (scenario, dropped) = match Scenario::from_query_lenient(query) {
+        Ok((s, dropped)) if s == Scenario::default() && dropped.is_empty() => {
+            (example_scenario(), dropped)
+        }
+        Ok(read) => read,
+        Err(e) => (Scenario::default(), vec![e]),
+    };
+    (scenario, dropped.iter().map(words::error).collect())
 }
 
 #[cfg(test)]

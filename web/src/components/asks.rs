@@ -5,21 +5,21 @@ use gpu_share_core::api::{parse_asks, Fix, LeftOut};
 use leptos::prelude::*;
 
 use crate::components::pager::{last_page, window, Pager};
-use crate::state::{AppState, AskRow, RowText, SizeKind};
+use crate::state::{self, AskRow, Asks, ClusterForm, Link, PageUi, Planned, RowText, SizeKind};
 use crate::words;
 
 /// The error text for `field`, when the row's error is about that field: the row's own (it does
 /// not read as an ask) or the plan's (the core left the ask out: a name used twice, a profile the
 /// model lacks).
 fn field_error(row: AskRow, field: &'static str) -> impl Fn() -> Option<String> + Copy {
-    let state = expect_context::<AppState>();
+    let planned = expect_context::<Planned>();
     move || {
         let err = match field {
             "hours" => row.seconds().err(),
             _ => row
                 .ask()
                 .err()
-                .or_else(|| left_out(state, row).map(|l| l.error)),
+                .or_else(|| left_out(planned, row).map(|l| l.error)),
         }?;
         let f = err.field.as_deref().unwrap_or("");
         (f == field || (field == "name" && f.is_empty())).then(|| words::message(&err))
@@ -27,8 +27,8 @@ fn field_error(row: AskRow, field: &'static str) -> impl Fn() -> Option<String> 
 }
 
 /// Why the core left this row's ask out of the plan, if it did.
-fn left_out(state: AppState, row: AskRow) -> Option<LeftOut> {
-    state.left_out.with(|l| {
+fn left_out(planned: Planned, row: AskRow) -> Option<LeftOut> {
+    planned.left_out.with(|l| {
         l.iter()
             .find(|(id, _)| *id == row.id)
             .map(|(_, out)| out.clone())
@@ -38,9 +38,9 @@ fn left_out(state: AppState, row: AskRow) -> Option<LeftOut> {
 /// The core's suggested fix for a left-out row, as a button that applies it.
 #[component]
 fn FixButton(row: AskRow) -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let planned = expect_context::<Planned>();
     move || {
-        let fix = left_out(state, row)?.fix?;
+        let fix = left_out(planned, row)?.fix?;
         let (label, apply): (String, Box<dyn Fn() + Send + Sync>) = match fix {
             Fix::Rename { name } => (
                 format!("Rename to {name}"),
@@ -68,7 +68,7 @@ fn unused_name_from(base: &str, from: usize, taken: &[String]) -> String {
     gpu_share_core::api::unused_name(base, from, &taken)
 }
 
-/// `AppState::focus_row` naming the "Add ask" button (the last row was removed).
+/// `PageUi::focus_row` naming the "Add ask" button (the last row was removed).
 const ADD_BUTTON: u64 = u64::MAX;
 
 #[component]
@@ -76,28 +76,30 @@ fn ErrorText(text: impl Fn() -> Option<String> + Send + Sync + 'static) -> impl 
     move || text().map(|t| view! { <span class="field-error" role="alert">{t}</span> })
 }
 
-#[component]
-fn AskRowView(
-    /// The row's place on its page, and the page's first row's place among all rows.
-    index: ReadSignal<usize>,
-    first: Signal<usize>,
-    row: AskRow,
-) -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let n = move || first.get() + index.get() + 1;
-    let name_err = field_error(row, "name");
-    let fraction_err = field_error(row, "fraction");
-    let memory_err = field_error(row, "memory");
-    let profile_err = field_error(row, "mig_profile");
-    let hours_err = field_error(row, "hours");
-    let on_kind = move |ev: leptos::ev::Event| {
+/// A row's message for one field, as a closure the row's cells read.
+trait FieldError: Fn() -> Option<String> + Copy + Send + Sync + 'static {}
+impl<F: Fn() -> Option<String> + Copy + Send + Sync + 'static> FieldError for F {}
+
+/// The row's number as shown (1-based, across pages), for its fields' labels.
+trait RowNumber: Fn() -> usize + Copy + Send + Sync + 'static {}
+impl<F: Fn() -> usize + Copy + Send + Sync + 'static> RowNumber for F {}
+
+/// `aria-invalid` for a field with `err`.
+fn invalid(err: impl FieldError) -> impl Fn() -> &'static str + Copy {
+    move || if err().is_some() { "true" } else { "false" }
+}
+
+/// Switching a row's kind: to MIG, a row with no profile yet gets the picker's first plain one
+/// (a blank profile would read as an error the user did not make).
+fn switch_kind(row: AskRow, planned: Planned) -> impl Fn(leptos::ev::Event) + Copy {
+    move |ev| {
         let kind = if event_target_value(&ev) == "mig" {
             SizeKind::Mig
         } else {
             SizeKind::Fraction
         };
         if kind == SizeKind::Mig && row.profile.get_untracked().is_empty() {
-            let first = state
+            let first = planned
                 .profile_model
                 .get_untracked()
                 .profiles
@@ -107,100 +109,143 @@ fn AskRowView(
             row.profile.set(first.unwrap_or_default().to_string());
         }
         row.kind.set(kind);
-    };
-    let size = move || {
-        match row.kind.get() {
-        SizeKind::Fraction => view! {
-            <input type="text" name="fraction" inputmode="decimal" autocomplete="off" placeholder="0.5, 50% or 1/2"
-                aria-label=move || format!("Ask {} fraction", n())
-                aria-invalid=move || if fraction_err().is_some() { "true" } else { "false" }
-                prop:value=move || row.fraction.get()
-                on:input=move |ev| row.fraction.set(event_target_value(&ev)) />
-            <ErrorText text=fraction_err />
-            <input type="text" name="memory" class="memory" autocomplete="off" spellcheck="false"
-                placeholder="memory, e.g. 12GiB"
-                aria-label=move || format!("Ask {} GPU memory", n())
-                aria-invalid=move || if memory_err().is_some() { "true" } else { "false" }
-                prop:value=move || row.memory.get()
-                on:input=move |ev| row.memory.set(event_target_value(&ev)) />
-            <ErrorText text=memory_err />
-        }
-        .into_any(),
-        SizeKind::Mig => {
-            let options = move || {
-                let model = state.profile_model.get();
-                let current = row.profile.get();
-                let mut names: Vec<String> =
-                    model.profiles.iter().map(|p| p.name.to_string()).collect();
-                if !current.is_empty() && !names.contains(&current) {
-                    names.insert(0, current.clone());
-                }
-                names
-                    .into_iter()
-                    .map(|p| {
-                        let selected = p == current;
-                        view! { <option value=p.clone() selected=selected>{p.clone()}</option> }
-                    })
-                    .collect_view()
-            };
-            view! {
-                <select name="profile" aria-label=move || format!("Ask {} MIG profile", n())
-                    on:change=move |ev| row.profile.set(event_target_value(&ev))>
-                    {options}
-                </select>
-                <ErrorText text=profile_err />
-                {move || profile_err().is_some().then(|| view! { <FixButton row /> })}
-            }
-            .into_any()
-        }
     }
+}
+
+/// The size cell of a fraction row: the fraction and the memory, each with its error.
+fn fraction_cells(
+    row: AskRow,
+    n: impl RowNumber,
+    fraction_err: impl FieldError,
+    memory_err: impl FieldError,
+) -> AnyView {
+    view! {
+        <input type="text" name="fraction" inputmode="decimal" autocomplete="off" placeholder="0.5, 50% or 1/2"
+            aria-label=move || format!("Ask {} fraction", n())
+            aria-invalid=invalid(fraction_err)
+            prop:value=move || row.fraction.get()
+            on:input=move |ev| row.fraction.set(event_target_value(&ev)) />
+        <ErrorText text=fraction_err />
+        <input type="text" name="memory" class="memory" autocomplete="off" spellcheck="false"
+            placeholder="memory, e.g. 12GiB"
+            aria-label=move || format!("Ask {} GPU memory", n())
+            aria-invalid=invalid(memory_err)
+            prop:value=move || row.memory.get()
+            on:input=move |ev| row.memory.set(event_target_value(&ev)) />
+        <ErrorText text=memory_err />
+    }
+    .into_any()
+}
+
+/// The size cell of a MIG row: a picker of the profile model's profiles (keeping a typed one it
+/// lacks, first, so the row still shows what it asks for), its error and the core's fix.
+fn mig_cells(
+    row: AskRow,
+    n: impl RowNumber,
+    planned: Planned,
+    profile_err: impl FieldError,
+) -> AnyView {
+    let options = move || {
+        let model = planned.profile_model.get();
+        let current = row.profile.get();
+        let mut names: Vec<String> = model.profiles.iter().map(|p| p.name.to_string()).collect();
+        if !current.is_empty() && !names.contains(&current) {
+            names.insert(0, current.clone());
+        }
+        names
+            .into_iter()
+            .map(|p| {
+                let selected = p == current;
+                view! { <option value=p.clone() selected=selected>{p.clone()}</option> }
+            })
+            .collect_view()
     };
-    let duplicate = move |_| {
-        state.rows.update(|rows| {
-            let taken: Vec<String> = rows.iter().map(|r| r.name.get_untracked()).collect();
-            let mut text = row.text();
-            text.name = unused_name(text.name.trim(), &taken);
-            let copy = state.new_row(text);
-            let at = rows
-                .iter()
-                .position(|r| r.id == row.id)
-                .map_or(rows.len(), |i| i + 1);
-            rows.insert(at, copy);
-        });
-    };
-    // Focus moves to the next row's name (or the previous one's, or "Add ask"), not to the page.
-    let remove = move |_| {
-        state.rows.update(|rows| {
-            let at = rows.iter().position(|r| r.id == row.id);
-            rows.retain(|r| r.id != row.id);
-            let next = at.and_then(|i| rows.get(i).or_else(|| rows.last()));
-            state.focus_row.set(Some(next.map_or(ADD_BUTTON, |r| r.id)));
-        });
-    };
-    let name_input = NodeRef::<leptos::html::Input>::new();
+    view! {
+        <select name="profile" aria-label=move || format!("Ask {} MIG profile", n())
+            on:change=move |ev| row.profile.set(event_target_value(&ev))>
+            {options}
+        </select>
+        <ErrorText text=profile_err />
+        {move || profile_err().is_some().then(|| view! { <FixButton row /> })}
+    }
+    .into_any()
+}
+
+/// Inserts a copy of `row` right after it, under a name no row has.
+fn duplicate_row(asks: Asks, row: AskRow) {
+    asks.rows.update(|rows| {
+        let taken: Vec<String> = rows.iter().map(|r| r.name.get_untracked()).collect();
+        let mut text = row.text();
+        text.name = unused_name(text.name.trim(), &taken);
+        let copy = asks.new_row(text);
+        let at = rows
+            .iter()
+            .position(|r| r.id == row.id)
+            .map_or(rows.len(), |i| i + 1);
+        rows.insert(at, copy);
+    });
+}
+
+/// Removes `row`. Focus moves to the next row's name (or the previous one's, or "Add ask"), not
+/// to the page.
+fn remove_row(asks: Asks, ui: PageUi, row: AskRow) {
+    asks.rows.update(|rows| {
+        let at = rows.iter().position(|r| r.id == row.id);
+        rows.retain(|r| r.id != row.id);
+        let next = at.and_then(|i| rows.get(i).or_else(|| rows.last()));
+        ui.focus_row.set(Some(next.map_or(ADD_BUTTON, |r| r.id)));
+    });
+}
+
+/// Focuses the row's name input when the page asks for it (`PageUi::focus_row`), once it is drawn.
+fn focus_name_when_asked(ui: PageUi, row: AskRow, name_input: NodeRef<leptos::html::Input>) {
     Effect::new(move |_| {
-        if state.focus_row.get() == Some(row.id) {
+        if ui.focus_row.get() == Some(row.id) {
             if let Some(input) = name_input.get() {
                 let _ = input.focus();
-                state.focus_row.set(None);
+                ui.focus_row.set(None);
             }
         }
     });
+}
+
+#[component]
+fn AskRowView(
+    /// The row's place on its page, and the page's first row's place among all rows.
+    index: ReadSignal<usize>,
+    first: Signal<usize>,
+    row: AskRow,
+) -> impl IntoView {
+    let asks = expect_context::<Asks>();
+    let planned = expect_context::<Planned>();
+    let ui = expect_context::<PageUi>();
+    let n = move || first.get() + index.get() + 1;
+    let name_err = field_error(row, "name");
+    let fraction_err = field_error(row, "fraction");
+    let memory_err = field_error(row, "memory");
+    let profile_err = field_error(row, "mig_profile");
+    let hours_err = field_error(row, "hours");
+    let size = move || match row.kind.get() {
+        SizeKind::Fraction => fraction_cells(row, n, fraction_err, memory_err),
+        SizeKind::Mig => mig_cells(row, n, planned, profile_err),
+    };
+    let name_input = NodeRef::<leptos::html::Input>::new();
+    focus_name_when_asked(ui, row, name_input);
     let has_error =
-        move || !row.is_valid() || row.seconds().is_err() || left_out(state, row).is_some();
+        move || !row.is_valid() || row.seconds().is_err() || left_out(planned, row).is_some();
     view! {
         <tr data-testid="ask-row" class:row-error=has_error>
             <td class="cell-name" data-label="Name">
                 <input type="text" name="name" autocomplete="off" spellcheck="false" node_ref=name_input
                     aria-label=move || format!("Ask {} name", n())
-                    aria-invalid=move || if name_err().is_some() { "true" } else { "false" }
+                    aria-invalid=invalid(name_err)
                     prop:value=move || row.name.get()
                     on:input=move |ev| row.name.set(event_target_value(&ev)) />
                 <ErrorText text=name_err />
                 {move || name_err().is_some().then(|| view! { <FixButton row /> })}
             </td>
             <td class="cell-kind" data-label="Kind">
-                <select name="kind" aria-label=move || format!("Ask {} size kind", n()) on:change=on_kind>
+                <select name="kind" aria-label=move || format!("Ask {} size kind", n()) on:change=switch_kind(row, planned)>
                     <option value="fraction" selected=move || row.kind.get() == SizeKind::Fraction>"fraction"</option>
                     <option value="mig" selected=move || row.kind.get() == SizeKind::Mig>"MIG profile"</option>
                 </select>
@@ -209,15 +254,15 @@ fn AskRowView(
             <td class="cell-hours" data-label="Hours">
                 <input type="text" name="hours" inputmode="decimal" autocomplete="off" placeholder="open"
                     aria-label=move || format!("Ask {} duration in hours", n())
-                    aria-invalid=move || if hours_err().is_some() { "true" } else { "false" }
+                    aria-invalid=invalid(hours_err)
                     prop:value=move || row.hours.get()
                     on:input=move |ev| row.hours.set(event_target_value(&ev)) />
                 <ErrorText text=hours_err />
             </td>
             <td class="cell-actions">
-                <button type="button" class="small" on:click=duplicate
+                <button type="button" class="small" on:click=move |_| duplicate_row(asks, row)
                     aria-label=move || format!("Duplicate ask {}", n())>"Duplicate"</button>
-                <button type="button" class="small danger" on:click=remove
+                <button type="button" class="small danger" on:click=move |_| remove_row(asks, ui, row)
                     aria-label=move || format!("Remove ask {}", n())>"Remove"</button>
             </td>
         </tr>
@@ -225,14 +270,14 @@ fn AskRowView(
 }
 
 /// Replaces the rows with a parsed list, or says why the list was refused.
-fn load_list(state: AppState, text: &str, message: RwSignal<Option<Result<String, String>>>) {
+fn load_list(asks: Asks, text: &str, message: RwSignal<Option<Result<String, String>>>) {
     match parse_asks(text) {
         Ok(entries) if entries.is_empty() => {
             message.set(Some(Err("the list holds no asks; nothing changed".into())))
         }
         Ok(entries) => {
             let n = entries.len();
-            state.replace_rows(
+            asks.replace_rows(
                 entries
                     .iter()
                     .map(|e| RowText::from_ask(&e.ask, e.seconds))
@@ -249,20 +294,22 @@ fn load_list(state: AppState, text: &str, message: RwSignal<Option<Result<String
 
 #[component]
 pub fn AsksTable() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let asks = expect_context::<Asks>();
+    let form = expect_context::<ClusterForm>();
+    let link = expect_context::<Link>();
+    let planned = expect_context::<Planned>();
+    let ui = expect_context::<PageUi>();
     let pasted = RwSignal::new(String::new());
     let page = RwSignal::new(0);
-    let total = Signal::derive(move || state.rows.with(Vec::len));
+    let total = Signal::derive(move || asks.rows.with(Vec::len));
     let shown = Memo::new(move |_| window(page.get(), total.get()));
     let first = Signal::derive(move || shown.get().start);
     let message: RwSignal<Option<Result<String, String>>> = RwSignal::new(None);
     let add = move |_| {
-        let taken: Vec<String> = state
-            .rows
-            .with_untracked(|r| r.iter().map(|r| r.name.get_untracked()).collect());
+        let taken = asks.names();
         // The fourth row is ask-4: named by its place, never ask-2 beside a, b and c.
         let name = unused_name_from("ask", taken.len() + 1, &taken);
-        let row = state.new_row(RowText {
+        let row = asks.new_row(RowText {
             name,
             kind: SizeKind::Fraction,
             fraction: "0.25".into(),
@@ -270,24 +317,24 @@ pub fn AsksTable() -> impl IntoView {
             profile: String::new(),
             hours: String::new(),
         });
-        state.focus_row.set(Some(row.id));
-        state.rows.update(|rows| rows.push(row));
+        ui.focus_row.set(Some(row.id));
+        asks.rows.update(|rows| rows.push(row));
         // The new row is the last: its page is shown, so it can take the focus.
-        page.set(last_page(state.rows.with_untracked(Vec::len)));
+        page.set(last_page(asks.rows.with_untracked(Vec::len)));
     };
     let add_button = NodeRef::<leptos::html::Button>::new();
     Effect::new(move |_| {
-        if state.focus_row.get() == Some(ADD_BUTTON) {
+        if ui.focus_row.get() == Some(ADD_BUTTON) {
             if let Some(button) = add_button.get() {
                 let _ = button.focus();
-                state.focus_row.set(None);
+                ui.focus_row.set(None);
             }
         }
     });
-    let load_pasted = move |_| load_list(state, &pasted.get_untracked(), message);
+    let load_pasted = move |_| load_list(asks, &pasted.get_untracked(), message);
     let on_file = move |ev: leptos::ev::Event| {
         read_chosen_text(&ev, move |text| match text {
-            Ok(text) => load_list(state, &text, message),
+            Ok(text) => load_list(asks, &text, message),
             Err(why) => message.set(Some(Err(format!("{why}; nothing changed")))),
         });
     };
@@ -302,10 +349,10 @@ pub fn AsksTable() -> impl IntoView {
         <section class="card asks" aria-labelledby="asks-h">
             <h2 id="asks-h">"Asks"</h2>
             <p class="hint">"A fraction is a decimal (0.25), a percentage (25%) or a ratio (1/4); 1 or more means whole GPUs. Memory (12GiB, 12288MiB, 40GB) is what the workload allocates, beside a fraction or alone (then the fraction may stay blank); the plan adds a CUDA context per process. Hours are for accounting; leave blank for an open use."</p>
-            <Show when=move || state.is_example.get()>
+            <Show when=move || link.is_example.get()>
                 <p class="example" data-testid="example">
                     <span>"This is an example scenario: three asks time-sliced on two GPUs."</span>
-                    <button type="button" class="small" data-testid="clear-example" on:click=move |_| state.clear()>"Clear"</button>
+                    <button type="button" class="small" data-testid="clear-example" on:click=move |_| state::clear(asks, form)>"Clear"</button>
                 </p>
             </Show>
             <div class="table-scroll" tabindex="0" role="region" aria-label="Asks, scrollable">
@@ -314,7 +361,7 @@ pub fn AsksTable() -> impl IntoView {
                         <tr><th scope="col">"Name"</th><th scope="col">"Kind"</th><th scope="col">"Size"</th><th scope="col">"Hours"</th><th scope="col"><span class="sr-only">"Actions"</span></th></tr>
                     </thead>
                     <tbody>
-                        <ForEnumerate each=move || state.rows.with(|rows| rows.get(shown.get()).map(<[AskRow]>::to_vec).unwrap_or_default()) key=|r| r.id
+                        <ForEnumerate each=move || asks.rows.with(|rows| rows.get(shown.get()).map(<[AskRow]>::to_vec).unwrap_or_default()) key=|r| r.id
                             children=move |index, row| view! { <AskRowView index first row /> } />
                     </tbody>
                 </table>
@@ -323,7 +370,7 @@ pub fn AsksTable() -> impl IntoView {
             <p class="row-status">
                 <button type="button" on:click=add data-testid="add-ask" node_ref=add_button>"Add ask"</button>
                 {move || {
-                    let n = state.invalid_rows.get() + state.left_out.with(Vec::len);
+                    let n = asks.invalid_rows.get() + planned.left_out.with(Vec::len);
                     (n > 0).then(|| view! {
                         <span class="warn" role="status">{format!("{n} row{} with errors left out of the plan", if n == 1 { "" } else { "s" })}</span>
                     })

@@ -8,7 +8,7 @@ use gpu_share_core::api::{self, ClusterGpuCaps, DetectInput, DetectRequest, Dete
 use leptos::prelude::*;
 
 use crate::file_input::{pasted_text, read_chosen_text};
-use crate::state::{AppState, DetectedMig};
+use crate::state::{ClusterForm, DetectedMig, PageUi};
 use crate::words;
 
 /// What the last attempt produced: the summary of a filled form, or the error (nothing changed).
@@ -57,28 +57,28 @@ pub const PICKED: &str = "the chosen file";
 /// Sets the capabilities form from discovered caps. Booleans are always set; the model and count
 /// only when the input gave them; a profile limit when profiles were listed (else every profile
 /// of the model is allowed). The optimize switch is the user's and stays.
-pub fn fill_form(state: &AppState, caps: &ClusterGpuCaps) {
+pub fn fill_form(form: ClusterForm, caps: &ClusterGpuCaps) {
     if let Some(model) = &caps.gpu_model {
-        state.gpu_model.set(model.clone());
+        form.gpu_model.set(model.clone());
     }
     if let Some(n) = caps.gpu_count {
-        state.gpu_count.set(n.to_string());
+        form.gpu_count.set(n.to_string());
     }
-    state.mig.set(caps.supports_mig);
-    state.mps.set(caps.supports_mps);
-    state.timeslice.set(caps.supports_timeslicing);
+    form.mig.set(caps.supports_mig);
+    form.mps.set(caps.supports_mps);
+    form.timeslice.set(caps.supports_timeslicing);
     match &caps.mig_profiles {
         Some(profiles) => {
-            state.allowed_profiles.set(profiles.clone());
-            state.limit_profiles.set(true);
+            form.allowed_profiles.set(profiles.clone());
+            form.limit_profiles.set(true);
         }
-        None => state.limit_profiles.set(false),
+        None => form.limit_profiles.set(false),
     }
 }
 
 /// Reads `text` (named `label` in errors) with the core; on success fills the form, on error
 /// changes nothing.
-pub fn run(state: &AppState, label: &str, text: &str) -> Outcome {
+pub fn run(form: ClusterForm, ui: PageUi, label: &str, text: &str) -> Outcome {
     let input = DetectInput {
         label: label.into(),
         text: text.into(),
@@ -87,8 +87,8 @@ pub fn run(state: &AppState, label: &str, text: &str) -> Outcome {
         inputs: vec![input],
     }) {
         Ok(response) => {
-            fill_form(state, &response.caps);
-            state.detected_mig.set(DetectedMig {
+            fill_form(form, &response.caps);
+            ui.detected_mig.set(DetectedMig {
                 disabled_gpus: response.inventory.mig_disabled_gpus(),
                 instances: response.inventory.mig_instances(),
             });
@@ -100,17 +100,18 @@ pub fn run(state: &AppState, label: &str, text: &str) -> Outcome {
 
 #[component]
 pub fn DetectBox() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let form = expect_context::<ClusterForm>();
+    let ui = expect_context::<PageUi>();
     let text = RwSignal::new(String::new());
     let outcome: RwSignal<Option<Outcome>> = RwSignal::new(None);
     let fill = move |_| {
-        let result = text.with_untracked(|t| run(&state, PASTED, t));
+        let result = text.with_untracked(|t| run(form, ui, PASTED, t));
         outcome.set(Some(result));
     };
     let on_file = move |ev: leptos::ev::Event| {
         read_chosen_text(&ev, move |file| match file {
             Ok(file) => {
-                let result = run(&state, PICKED, &file);
+                let result = run(form, ui, PICKED, &file);
                 text.set(file);
                 outcome.set(Some(result));
             }
@@ -208,23 +209,28 @@ mod tests {
         let state = AppState::new("ask=a:0.5&gpus=3&timeslice");
         let form = |s: &AppState| {
             (
-                s.gpu_model.get_untracked(),
-                s.gpu_count.get_untracked(),
-                s.mig.get_untracked(),
-                s.mps.get_untracked(),
-                s.timeslice.get_untracked(),
-                s.limit_profiles.get_untracked(),
+                s.form.gpu_model.get_untracked(),
+                s.form.gpu_count.get_untracked(),
+                s.form.mig.get_untracked(),
+                s.form.mps.get_untracked(),
+                s.form.timeslice.get_untracked(),
+                s.form.limit_profiles.get_untracked(),
             )
         };
         let before = form(&state);
-        let Outcome::Failed(e) = run(&state, PASTED, "this is not nvidia-smi output") else {
+        let Outcome::Failed(e) = run(
+            state.form,
+            state.ui,
+            PASTED,
+            "this is not nvidia-smi output",
+        ) else {
             panic!("garbage was read");
         };
         assert!(e.ends_with("the form is unchanged"), "{e}");
         assert!(e.contains("(in pasted text)"), "{e}");
         assert_eq!(form(&state), before);
 
-        let Outcome::Filled(r) = run(&state, PASTED, TWO_A100) else {
+        let Outcome::Filled(r) = run(state.form, state.ui, PASTED, TWO_A100) else {
             panic!("the capture was refused");
         };
         assert_eq!(r.gpus, vec!["2 × A100-SXM4-40GB, MIG capable (disabled)"]);
@@ -255,7 +261,7 @@ mod tests {
             ("A100-SXM4-40GB", "2", false, false)
         );
         assert_eq!(
-            (r.mig, state.detected_mig.get_untracked()),
+            (r.mig, state.ui.detected_mig.get_untracked()),
             (
                 DetectedMig {
                     disabled_gpus: 2,
@@ -265,7 +271,7 @@ mod tests {
             )
         );
         // The link carries the filled caps (and never the pasted text).
-        let query = state.scenario.with_untracked(|s| s.to_query());
+        let query = state.link.scenario.with_untracked(|s| s.to_query());
         assert!(
             query.contains("gpus=2") && !query.contains("mig-capable"),
             "{query}"

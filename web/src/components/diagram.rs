@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use crate::components::pager::{window, Pager};
 use crate::download::download;
 use crate::format::share_percent;
-use crate::state::AppState;
+use crate::state::Planned;
 
 /// The most lanes the downloads draw, as the CLI's `pack --svg`; the plan lists every ask's GPUs.
 pub const MAX_LANES: usize = gpu_share_svg::DEFAULT_MAX_GPUS;
@@ -32,8 +32,8 @@ pub fn shown_options(window: std::ops::Range<usize>) -> SvgOptions {
 }
 
 /// The downloads' SVG of the plan shown (empty without a plan).
-fn whole_svg(state: AppState) -> String {
-    state.plan.with_untracked(|p| {
+fn whole_svg(planned: Planned) -> String {
+    planned.plan.with_untracked(|p| {
         p.as_ref()
             .map(|p| gpu_share_svg::render(&p.result, &svg_options()))
             .unwrap_or_default()
@@ -50,16 +50,16 @@ fn details_of(ev: &web_sys::Event) -> Option<String> {
 
 #[component]
 pub fn Diagram() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let planned = expect_context::<Planned>();
     let page = RwSignal::new(0);
     let total = Signal::derive(move || {
-        state
+        planned
             .plan
             .with(|p| p.as_ref().map_or(0, |p| p.result.gpus.len()))
     });
     let svg = Memo::new(move |_| {
         let shown = shown_options(window(page.get(), total.get()));
-        state.plan.with(|p| {
+        planned.plan.with(|p| {
             p.as_ref()
                 .map(|p| gpu_share_svg::render(&p.result, &shown))
                 .unwrap_or_default()
@@ -73,15 +73,19 @@ pub fn Diagram() -> impl IntoView {
     };
     let status: RwSignal<Option<String>> = RwSignal::new(None);
     let save_svg = move |_| {
-        let result = download("gpu-share-packing.svg", "image/svg+xml", &whole_svg(state));
+        let result = download(
+            "gpu-share-packing.svg",
+            "image/svg+xml",
+            &whole_svg(planned),
+        );
         status.set(result.err());
     };
     let save_png = move |_| {
-        crate::png::download_png("gpu-share-packing.png", &whole_svg(state), status);
+        crate::png::download_png("gpu-share-packing.png", &whole_svg(planned), status);
     };
     let stat = move |f: fn(&gpu_share_core::api::PackResult) -> String| {
         move || {
-            state.plan.with(|p| {
+            planned.plan.with(|p| {
                 p.as_ref()
                     .map(|p| f(&p.result))
                     .unwrap_or_else(|_| "–".into())
@@ -89,12 +93,12 @@ pub fn Diagram() -> impl IntoView {
         }
     };
     let unplaced = move || {
-        state
+        planned
             .plan
             .with(|p| p.as_ref().ok().map(|p| p.result.unplaced.len()))
     };
     let optimized = Memo::new(move |_| {
-        state
+        planned
             .plan
             .with(|p| p.as_ref().ok().and_then(|p| p.optimize))
     });
@@ -132,8 +136,8 @@ pub fn Diagram() -> impl IntoView {
                 }}
             </p>
             <div class="buttons">
-                <button type="button" data-testid="download-svg" on:click=save_svg disabled=move || state.plan.with(Result::is_err)>"Download SVG"</button>
-                <button type="button" data-testid="download-png" on:click=save_png disabled=move || state.plan.with(Result::is_err)>"Download PNG"</button>
+                <button type="button" data-testid="download-svg" on:click=save_svg disabled=move || planned.plan.with(Result::is_err)>"Download SVG"</button>
+                <button type="button" data-testid="download-png" on:click=save_png disabled=move || planned.plan.with(Result::is_err)>"Download PNG"</button>
                 {move || status.get().map(|s| view! { <span class="status">{s}</span> })}
             </div>
         </section>

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use crate::clipboard::copy;
 use crate::download::download;
 use crate::in_view::in_view;
-use crate::state::AppState;
+use crate::state::Planned;
 use crate::storage;
 use crate::words;
 
@@ -130,30 +130,42 @@ pub fn render(
     }
 }
 
-#[component]
-pub fn ExportPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    // The choices of the last visit; unavailable storage is said about the ledger already.
-    let (initial, stored_note) = storage::load_setting(storage::EXPORT_KEY)
-        .ok()
-        .flatten()
-        .map(|t| Settings::from_stored(&t))
-        .unwrap_or_default();
-    let format = RwSignal::new(initial.format);
-    let strategy = RwSignal::new(initial.strategy);
-    let namespace = RwSignal::new(initial.namespace.clone());
-    let image = RwSignal::new(initial.image.clone());
-    let settings_note = RwSignal::new(stored_note);
-    let status = RwSignal::new(String::new());
-    // Each change is stored (the defaults as no entry), only when it differs from what is.
+/// The panel's choices as typed, one signal each.
+#[derive(Clone, Copy)]
+struct Choices {
+    format: RwSignal<ExportFormat>,
+    strategy: RwSignal<MigStrategy>,
+    namespace: RwSignal<String>,
+    image: RwSignal<String>,
+}
+
+impl Choices {
+    fn new(initial: &Settings) -> Choices {
+        Choices {
+            format: RwSignal::new(initial.format),
+            strategy: RwSignal::new(initial.strategy),
+            namespace: RwSignal::new(initial.namespace.clone()),
+            image: RwSignal::new(initial.image.clone()),
+        }
+    }
+
+    /// The choices as settings to store (tracked).
+    fn typed(&self) -> Settings {
+        Settings {
+            format: self.format.get(),
+            strategy: self.strategy.get(),
+            namespace: self.namespace.get(),
+            image: self.image.get(),
+        }
+    }
+}
+
+/// Stores each change of the choices (the defaults as no entry), only when it differs from what
+/// is stored; `note` says when storing failed.
+fn store_changes(choices: Choices, initial: Settings, note: RwSignal<Option<String>>) {
     let saved = StoredValue::new(initial);
     Effect::new(move |_| {
-        let typed = Settings {
-            format: format.get(),
-            strategy: strategy.get(),
-            namespace: namespace.get(),
-            image: image.get(),
-        };
+        let typed = choices.typed();
         let keep = saved.with_value(|last| typed.storable(last));
         if saved.with_value(|last| *last == keep) {
             return;
@@ -162,28 +174,162 @@ pub fn ExportPanel() -> impl IntoView {
         match storage::save_setting(storage::EXPORT_KEY, text.as_deref()) {
             Ok(()) => {
                 saved.set_value(keep);
-                settings_note.set(None);
+                note.set(None);
             }
-            Err(e) => settings_note.set(Some(format!(
+            Err(e) => note.set(Some(format!(
                 "These export settings could not be stored ({e}); they last until the page is closed or reloaded."
             ))),
         }
     });
-    let output_ref = NodeRef::<leptos::html::Textarea>::new();
-    let panel_ref = NodeRef::<leptos::html::Section>::new();
-    let in_view = in_view(panel_ref);
+}
 
-    // The request the plan is made from (`state.request`), so the text is the diagram's packing.
+/// The export's message about one of the panel's fields, if it has one.
+fn field_error(
+    exported: Memo<Exported>,
+    field: &'static str,
+) -> impl Fn() -> Option<String> + Copy + Send + Sync + 'static {
+    move || {
+        exported.with(|e| match e {
+            Exported::FieldError { field: f, message } if f == field => Some(message.clone()),
+            _ => None,
+        })
+    }
+}
+
+/// Copies the export's text. Where the browser blocks copying, the text is selected for the
+/// keyboard shortcut, or, when the box holds only its beginning, the user is sent to Download.
+fn copy_exported(
+    exported: Exported,
+    status: RwSignal<String>,
+    output_ref: NodeRef<leptos::html::Textarea>,
+) {
+    let Exported::Text { text: t, .. } = exported else {
+        return;
+    };
+    let whole_in_box = preview(&t).1 == 0;
+    leptos::task::spawn_local(async move {
+        if copy(t).await {
+            status.set("Copied.".into());
+        } else if !whole_in_box {
+            status.set(
+                "Copying is blocked here, and the box shows only the beginning: download the file instead."
+                    .into(),
+            );
+        } else {
+            // Select the text so the keyboard shortcut copies it.
+            if let Some(area) = output_ref.get_untracked() {
+                let _ = area.focus();
+                area.select();
+            }
+            status.set(
+                "Copying is blocked here: the text is selected, press Ctrl+C (⌘C) to copy it."
+                    .into(),
+            );
+        }
+    });
+}
+
+/// Downloads the export's text as its format's file, and says so in `status`.
+fn download_exported(exported: Exported, status: RwSignal<String>) {
+    let Exported::Text {
+        text,
+        file_name,
+        media_type,
+    } = exported
+    else {
+        return;
+    };
+    match download(file_name, media_type, &text) {
+        Ok(()) => status.set(format!("Downloaded {file_name}.")),
+        Err(e) => status.set(e),
+    }
+}
+
+/// The panel's fields: the format, and only the fields it reads (the MIG strategy, with a way out
+/// of the single strategy's refusal; the workloads' namespace and image), each with its error.
+#[component]
+fn ExportFields(choices: Choices, exported: Memo<Exported>) -> impl IntoView {
+    let Choices {
+        format,
+        strategy,
+        namespace,
+        image,
+    } = choices;
+    let workload_fields = move || format.get().uses_workload_options();
+    let strategy_field = move || uses_mig_strategy(format.get());
+    let namespace_error = field_error(exported, "namespace");
+    let strategy_error = field_error(exported, "mig_strategy");
+    let image_error = field_error(exported, "image");
+    let format_options = ExportFormat::ALL
+        .into_iter()
+        .map(|f| view! { <option value=key(f) selected=move || format.get() == f>{f.label()}</option> })
+        .collect_view();
+    view! {
+        <div class="export-fields">
+            <label>"Format"
+                <select id="export-format" data-testid="export-format"
+                    on:change=move |ev| format.set(format_of(&event_target_value(&ev)))>{format_options}</select>
+            </label>
+            <Show when=strategy_field>
+            <label>"MIG strategy"
+                <select id="export-strategy" data-testid="export-strategy"
+                    on:change=move |ev| strategy.set(event_target_value(&ev).parse().unwrap_or_default())>
+                    <option value="mixed" selected=move || strategy.get() == MigStrategy::Mixed>"mixed"</option>
+                    <option value="single" selected=move || strategy.get() == MigStrategy::Single>"single"</option>
+                </select>
+                // The single strategy cannot expose a GPU split into several profiles: say so here, with the way out.
+                {move || strategy_error().map(|e| view! {
+                    <span class="field-error" role="alert" data-testid="export-strategy-error">{e}</span>
+                    <button type="button" class="small" data-testid="use-mixed" on:click=move |_| strategy.set(MigStrategy::Mixed)>"Use mixed"</button>
+                })}
+            </label>
+            </Show>
+            <Show when=workload_fields>
+            <label>"Namespace"
+                <input type="text" id="export-namespace" data-testid="export-namespace" placeholder="none"
+                    autocomplete="off" spellcheck="false"
+                    aria-invalid=move || if namespace_error().is_some() { "true" } else { "false" }
+                    prop:value=move || namespace.get() on:input=move |ev| namespace.set(event_target_value(&ev)) />
+                {move || namespace_error().map(|e| view! { <span class="field-error" role="alert" data-testid="export-namespace-error">{e}</span> })}
+            </label>
+            <label>"Image"
+                <input type="text" id="export-image" data-testid="export-image" placeholder=DEFAULT_IMAGE
+                    autocomplete="off" spellcheck="false"
+                    aria-invalid=move || if image_error().is_some() { "true" } else { "false" }
+                    prop:value=move || image.get() on:input=move |ev| image.set(event_target_value(&ev)) />
+                {move || image_error().map(|e| view! { <span class="field-error" role="alert" data-testid="export-image-error">{e}</span> })}
+            </label>
+            </Show>
+        </div>
+    }
+}
+
+/// The export of the plan in the chosen format, made from the request the plan is made from
+/// (`planned.request`), so the text is the diagram's packing. Made only while the panel is in
+/// view (for thousands of asks the text is megabytes, made and drawn on every plan); off screen
+/// it keeps what it showed and catches up when scrolled to. Also returns what Copy and Download
+/// give: the current plan's text, whether or not the box has caught up.
+fn export_when_in_view(
+    planned: Planned,
+    choices: Choices,
+    in_view: Signal<bool>,
+) -> (
+    Memo<Exported>,
+    impl Fn() -> Exported + Copy + Send + Sync + 'static,
+) {
     let make = move || {
-        let format = format.get();
-        let options = options(format, strategy.get(), &namespace.get(), &image.get());
-        let plan_ok = state.plan.with(Result::is_ok);
-        state
+        let format = choices.format.get();
+        let options = options(
+            format,
+            choices.strategy.get(),
+            &choices.namespace.get(),
+            &choices.image.get(),
+        );
+        let plan_ok = planned.plan.with(Result::is_ok);
+        planned
             .request
             .with(|request| render(request, plan_ok, format, options))
     };
-    // Made only while the panel is in view (for thousands of asks the text is megabytes, made
-    // and drawn on every plan); off screen it keeps what it showed and catches up when scrolled to.
     let exported = Memo::new(
         move |shown: Option<&Exported>| match (in_view.get(), shown) {
             (false, Some(shown)) => shown.clone(),
@@ -191,7 +337,6 @@ pub fn ExportPanel() -> impl IntoView {
             (true, _) => make(),
         },
     );
-    // What Copy and Download give: the current plan's text, whether or not the box has caught up.
     let current = move || {
         if in_view.get_untracked() {
             exported.get_untracked()
@@ -199,8 +344,26 @@ pub fn ExportPanel() -> impl IntoView {
             untrack(make)
         }
     };
-    let workload_fields = move || format.get().uses_workload_options();
-    let strategy_field = move || uses_mig_strategy(format.get());
+    (exported, current)
+}
+
+/// The export panel: its choices (kept across visits), the exported text in a box, Copy and Download.
+#[component]
+pub fn ExportPanel() -> impl IntoView {
+    let planned = expect_context::<Planned>();
+    // The choices of the last visit; unavailable storage is said about the ledger already.
+    let (initial, stored_note) = storage::load_setting(storage::EXPORT_KEY)
+        .ok()
+        .flatten()
+        .map(|t| Settings::from_stored(&t))
+        .unwrap_or_default();
+    let choices = Choices::new(&initial);
+    let settings_note = RwSignal::new(stored_note);
+    let status = RwSignal::new(String::new());
+    store_changes(choices, initial, settings_note);
+    let output_ref = NodeRef::<leptos::html::Textarea>::new();
+    let panel_ref = NodeRef::<leptos::html::Section>::new();
+    let (exported, current) = export_when_in_view(planned, choices, in_view(panel_ref));
     // Each change of the output clears the last copy status.
     Effect::new(move |_| {
         exported.track();
@@ -219,101 +382,12 @@ pub fn ExportPanel() -> impl IntoView {
     let text = move || shown.with(|(head, _)| head.clone());
     let left_out = move || shown.with(|&(_, n)| n);
     let has_text = move || exported.with(|e| matches!(e, Exported::Text { .. }));
-    let field_error = move |field: &'static str| {
-        move || {
-            exported.with(|e| match e {
-                Exported::FieldError { field: f, message } if f == field => Some(message.clone()),
-                _ => None,
-            })
-        }
-    };
-    let namespace_error = field_error("namespace");
-    let strategy_error = field_error("mig_strategy");
-    let image_error = field_error("image");
-    let on_copy = move |_| {
-        let Exported::Text { text: t, .. } = current() else {
-            return;
-        };
-        let whole_in_box = preview(&t).1 == 0;
-        leptos::task::spawn_local(async move {
-            if copy(t).await {
-                status.set("Copied.".into());
-            } else if !whole_in_box {
-                status.set(
-                    "Copying is blocked here, and the box shows only the beginning: download the file instead."
-                        .into(),
-                );
-            } else {
-                // Select the text so the keyboard shortcut copies it.
-                if let Some(area) = output_ref.get_untracked() {
-                    let _ = area.focus();
-                    area.select();
-                }
-                status.set(
-                    "Copying is blocked here: the text is selected, press Ctrl+C (⌘C) to copy it."
-                        .into(),
-                );
-            }
-        });
-    };
-    let on_download = move |_| {
-        let Exported::Text {
-            text,
-            file_name,
-            media_type,
-        } = current()
-        else {
-            return;
-        };
-        match download(file_name, media_type, &text) {
-            Ok(()) => status.set(format!("Downloaded {file_name}.")),
-            Err(e) => status.set(e),
-        }
-    };
-    let format_options = ExportFormat::ALL
-        .into_iter()
-        .map(|f| view! { <option value=key(f) selected=move || format.get() == f>{f.label()}</option> })
-        .collect_view();
+    let format = choices.format;
     view! {
         <section class="card export" aria-labelledby="export-h" node_ref=panel_ref>
             <h2 id="export-h">"Export"</h2>
             <p class="hint">"This plan as configuration to apply: Kubernetes or KServe manifests, the device plugin's sharing config, a mig-parted config, nvidia-smi commands or Slurm. Review it before applying."</p>
-            <div class="export-fields">
-                <label>"Format"
-                    <select id="export-format" data-testid="export-format"
-                        on:change=move |ev| format.set(format_of(&event_target_value(&ev)))>{format_options}</select>
-                </label>
-                <Show when=strategy_field>
-                <label>"MIG strategy"
-                    <select id="export-strategy" data-testid="export-strategy"
-                        on:change=move |ev| strategy.set(event_target_value(&ev).parse().unwrap_or_default())>
-                        <option value="mixed" selected=move || strategy.get() == MigStrategy::Mixed>"mixed"</option>
-                        <option value="single" selected=move || strategy.get() == MigStrategy::Single>"single"</option>
-                    </select>
-                    // The single strategy cannot expose a GPU split into several profiles: say so here, with the way out.
-                    {move || strategy_error().map(|e| view! {
-                        <span class="field-error" role="alert" data-testid="export-strategy-error">{e}</span>
-                        <button type="button" class="small" data-testid="use-mixed" on:click=move |_| strategy.set(MigStrategy::Mixed)>"Use mixed"</button>
-                    })}
-                </label>
-                </Show>
-                <Show when=workload_fields>
-                <label>"Namespace"
-                    <input type="text" id="export-namespace" data-testid="export-namespace" placeholder="none"
-                        autocomplete="off" spellcheck="false"
-                        aria-invalid=move || if namespace_error().is_some() { "true" } else { "false" }
-                        prop:value=move || namespace.get() on:input=move |ev| namespace.set(event_target_value(&ev)) />
-                    {move || namespace_error().map(|e| view! { <span class="field-error" role="alert" data-testid="export-namespace-error">{e}</span> })}
-                </label>
-                <label>"Image"
-                    <input type="text" id="export-image" data-testid="export-image" placeholder=DEFAULT_IMAGE
-                        autocomplete="off" spellcheck="false"
-                        aria-invalid=move || if image_error().is_some() { "true" } else { "false" }
-                        prop:value=move || image.get() on:input=move |ev| image.set(event_target_value(&ev)) />
-                    {move || image_error().map(|e| view! { <span class="field-error" role="alert" data-testid="export-image-error">{e}</span> })}
-                </label>
-                </Show>
-            </div>
+            <ExportFields choices exported />
             {move || settings_note.get().map(|n| view! { <p class="note" role="status" data-testid="export-settings-note">{n}</p> })}
             {move || exported.with(|e| match e {
                 Exported::Error(m) => Some(view! { <p class="error banner" role="alert" data-testid="export-error">{m.clone()}</p> }.into_any()),
@@ -329,8 +403,10 @@ pub fn ExportPanel() -> impl IntoView {
                     left_out(), if left_out() == 1 { "line follows" } else { "lines follow" })}</p>
             })}
             <div class="buttons">
-                <button type="button" data-testid="export-copy" on:click=on_copy disabled=move || !has_text()>"Copy"</button>
-                <button type="button" data-testid="export-download" on:click=on_download disabled=move || !has_text()>
+                <button type="button" data-testid="export-copy" on:click=move |_| copy_exported(current(), status, output_ref)
+                    disabled=move || !has_text()>"Copy"</button>
+                <button type="button" data-testid="export-download" on:click=move |_| download_exported(current(), status)
+                    disabled=move || !has_text()>
                     {move || format!("Download {}", format.get().file_name())}</button>
                 <span class="status" role="status" data-testid="export-status">{move || status.get()}</span>
             </div>
@@ -405,8 +481,8 @@ mod tests {
     #[test]
     fn the_page_exports_its_plans_request() {
         let state = AppState::new("ask=x:3g.20gb&ask=y:2g.10gb&gpus=1&mig-capable");
-        let request = state.request.get_untracked();
-        let ok = state.plan.with_untracked(Result::is_ok);
+        let request = state.planned.request.get_untracked();
+        let ok = state.planned.plan.with_untracked(Result::is_ok);
         let export = |format: ExportFormat, namespace: &str| {
             render(
                 &request,
@@ -439,8 +515,8 @@ mod tests {
         }
         // No plan, nothing to export.
         let broken = AppState::new("ask=a:0.5&gpu-model=nonsense&mig-capable");
-        assert!(broken.plan.get_untracked().is_err());
-        let request = broken.request.get_untracked();
+        assert!(broken.planned.plan.get_untracked().is_err());
+        let request = broken.planned.request.get_untracked();
         let k8s = ExportFormat::Kubernetes;
         assert_eq!(
             render(
@@ -458,7 +534,7 @@ mod tests {
     fn each_format_shows_exactly_the_fields_it_reads() {
         // Two 3g.20gb on one A100-40GB: one profile, so the single strategy is valid too.
         let state = AppState::new("ask=x:3g.20gb&ask=y:3g.20gb&gpus=1&mig-capable");
-        let pack = state.request.get_untracked();
+        let pack = state.planned.request.get_untracked();
         let text = |format: ExportFormat, options: ExportOptions| {
             api::export(&ExportRequest {
                 format,

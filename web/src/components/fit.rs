@@ -11,7 +11,7 @@ use leptos::prelude::*;
 
 use super::repartition::Repartition;
 use crate::file_input::{pasted_text, read_chosen_text};
-use crate::state::AppState;
+use crate::state::{Asks, ClusterForm};
 use crate::words;
 
 /// The label the core names this box's input by, in its errors.
@@ -120,17 +120,15 @@ fn list(slices: &[u8]) -> String {
 }
 
 /// Fits the scenario's asks on the pasted GPUs: the form's GPU model for GPUs the text does not name.
-pub fn run(state: &AppState, text: &str) -> Result<FitResponse, String> {
+pub fn run(asks: Asks, form: ClusterForm, text: &str) -> Result<FitResponse, String> {
     let request = FitRequest {
         current: vec![DetectInput {
             label: PASTED.into(),
             text: text.into(),
         }],
-        asks: state
-            .asks
-            .with(|a| a.iter().map(|e| e.ask.clone()).collect()),
+        asks: asks.valid_asks(),
         options: LiveOptions {
-            gpu_model: Some(state.gpu_model.get()).filter(|m| !m.trim().is_empty()),
+            gpu_model: form.model(),
         },
     };
     api::fit(&request).map_err(|e| words::error(&e))
@@ -211,13 +209,14 @@ fn answer(response: FitResponse) -> impl IntoView {
 
 #[component]
 pub fn FitBox() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let asks = expect_context::<Asks>();
+    let form = expect_context::<ClusterForm>();
     let text = RwSignal::new(String::new());
     let read_error: RwSignal<Option<String>> = RwSignal::new(None);
     // Follows the pasted text, the asks and the GPU model.
     let result = Memo::new(move |_| {
         let t = text.get();
-        (!t.trim().is_empty()).then(|| run(&state, &t))
+        (!t.trim().is_empty()).then(|| run(asks, form, &t))
     });
     let on_paste = move |ev: leptos::ev::Event| match pasted_text(&ev) {
         Ok(pasted) => {
@@ -274,6 +273,7 @@ pub fn FitBox() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::AppState;
 
     const LGI_933: &str =
         include_str!("../../../tests/fixtures/nvidia-smi/mig-lgi__dra-driver-nvidia-gpu-933.txt");
@@ -281,8 +281,8 @@ mod tests {
     #[test]
     fn the_strip_shows_held_new_and_free_slices() {
         let state = AppState::new("ask=small:2g.20gb&ask=big:3g.40gb");
-        state.gpu_model.set("A100-SXM4-80GB".into());
-        let r = run(&state, LGI_933).unwrap();
+        state.form.gpu_model.set("A100-SXM4-80GB".into());
+        let r = run(state.asks, state.form, LGI_933).unwrap();
         let cells = slice_cells(&r.gpus[0], &r);
         let kinds: Vec<&str> = cells.iter().map(|c| c.kind).collect();
         // 1g.10gb at 0, 1 and 5; the 2g.20gb ask at 2–3; 4, 6 and 7 free.
@@ -302,8 +302,8 @@ mod tests {
     #[test]
     fn without_a_model_the_page_asks_for_one() {
         let state = AppState::new("ask=a:1g.10gb");
-        state.gpu_model.set(String::new());
-        let e = run(&state, LGI_933).unwrap_err();
+        state.form.gpu_model.set(String::new());
+        let e = run(state.asks, state.form, LGI_933).unwrap_err();
         assert!(e.ends_with("choose the GPU model"), "{e}");
     }
 }

@@ -13,11 +13,13 @@ use leptos::prelude::*;
 use crate::download::download;
 use crate::file_input::read_chosen_text;
 use crate::format;
-use crate::state::AppState;
+use crate::state::{Asks, Planned};
 use crate::storage;
 
 mod model;
+mod parts;
 pub use model::*;
+use parts::*;
 
 /// Stores `entries` as the new ledger and shows them with `done`. When the browser cannot store
 /// them (its storage is full or unavailable) the page still shows them and says so, error and
@@ -69,11 +71,11 @@ fn refuse_unreadable(ledger: LedgerState) -> bool {
     unreadable
 }
 
-fn record(ledger: LedgerState, state: AppState) {
+fn record(ledger: LedgerState, asks: Asks, planned: Planned) {
     if refuse_unreadable(ledger) {
         return;
     }
-    let bad_hours = state
+    let bad_hours = asks
         .rows
         .with_untracked(|rows| rows.iter().filter(|r| r.seconds().is_err()).count());
     if bad_hours > 0 {
@@ -84,8 +86,8 @@ fn record(ledger: LedgerState, state: AppState) {
     }
     let now = now_unix();
     ledger.now.set(now);
-    let outcome = state.request.with_untracked(|request| {
-        state.plan.with_untracked(|plan| {
+    let outcome = planned.request.with_untracked(|request| {
+        planned.plan.with_untracked(|plan| {
             ledger
                 .entries
                 .with_untracked(|entries| recorded(entries, request, plan, now))
@@ -188,62 +190,21 @@ fn RateInput(
     }
 }
 
+/// The accounting card: record, clear and import; the notice; the rates; the summary, its downloads and the uses.
 #[component]
 pub fn Ledger() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let asks = expect_context::<Asks>();
+    let planned = expect_context::<Planned>();
     // The stored ledger is read here, where it is used (the embed view never shows it).
     // The rates' text as stored; unavailable storage is already said about the ledger itself.
     let stored_rates = storage::load_setting(storage::RATES_KEY).ok().flatten();
     let ledger = LedgerState::new(storage::load(), stored_rates.as_deref(), now_unix());
-    // The rates survive a reload: each set the core accepts is stored (a half-typed or refused
-    // value is not, so what is read back was valid when written), the defaults as no entry.
-    let saved_rates = StoredValue::new(untrack(|| ledger.rates_text.texts()));
-    Effect::new(move |_| {
-        let texts = ledger.rates_text.texts();
-        if ledger.rates.with(Result::is_err) || saved_rates.with_value(|s| *s == texts) {
-            return;
-        }
-        let stored = (texts != RateTexts::default()).then(|| texts.to_stored());
-        match storage::save_setting(storage::RATES_KEY, stored.as_deref()) {
-            Ok(()) => {
-                saved_rates.set_value(texts);
-                ledger.rates_note.set(None);
-            }
-            Err(e) => ledger.rates_note.set(Some(format!(
-                "These rates could not be stored ({e}); they last until the page is closed or reloaded."
-            ))),
-        }
-    });
+    store_rates(ledger);
     // Open uses count up to now: refresh the clock twice a minute.
     if let Ok(tick) = set_interval_with_handle(move || ledger.now.set(now_unix()), CLOCK_TICK) {
         on_cleanup(move || tick.clear());
     }
     let summary = ledger.summary;
-    let csv = move || {
-        summary.with_untracked(|s| {
-            s.as_ref()
-                .map(|r| summary_csv(&r.summary))
-                .map_err(Clone::clone)
-        })
-    };
-    // The summary and the entries in one document, which "import" reads back.
-    let json = move || {
-        summary.with_untracked(|s| {
-            s.as_ref().map_err(Clone::clone).map(|r| {
-                ledger
-                    .entries
-                    .with_untracked(|l| ledger_document(l, Some(&r.summary)))
-            })
-        })
-    };
-    let ledger_as_csv = move || {
-        summary.with_untracked(|s| {
-            s.as_ref()
-                .map(|r| ledger_csv(&r.records))
-                .map_err(Clone::clone)
-        })
-    };
-    let ledger_as_jsonl = move || Ok(ledger.entries.with_untracked(|l| storage::to_text(l)));
     let clear = move |_| {
         let sure = window()
             .confirm_with_message(
@@ -262,78 +223,17 @@ pub fn Ledger() -> impl IntoView {
             )))),
         });
     };
-    let usages =
-        move || summary.with(|s| s.as_ref().map(|r| r.records.clone()).unwrap_or_default());
-    let table = move || {
-        let all = usages();
-        let total = all.len();
-        let shown: Vec<_> = all.into_iter().rev().take(SHOWN_ROWS).collect();
-        let caption = if total > SHOWN_ROWS {
-            format!("newest {SHOWN_ROWS} of {total} uses")
-        } else {
-            format!("{total} use{}", if total == 1 { "" } else { "s" })
-        };
-        view! {
-            <table class="ledger-table" data-testid="ledger-table" data-count=total.to_string()>
-                <caption>{caption}</caption>
-                <thead><tr>
-                    <th scope="col">"Ask"</th><th scope="col">"Mechanism"</th><th scope="col" class="num">"Requested"</th>
-                    <th scope="col" class="num">"Allocated"</th><th scope="col">"Started"</th><th scope="col">"Duration"</th>
-                    <th scope="col" class="num">"GPU-h alloc."</th><th scope="col"><span class="sr-only">"Status"</span></th>
-                </tr></thead>
-                <tbody>
-                    {shown.into_iter().map(|u| {
-                        let running = u.status == UsageStatus::Running;
-                        let ask = u.record.ask.clone();
-                        let mech = match &u.record.mig_profile {
-                            Some(p) => format!("{} {p}", u.record.mechanism),
-                            None => u.record.mechanism.to_string(),
-                        };
-                        view! {
-                            <tr>
-                                <th scope="row" class="ask-name">{u.record.ask.clone()}</th>
-                                <td>{mech}</td>
-                                <td class="num">{u.record.requested_fraction.to_string()}</td>
-                                <td class="num">{u.record.allocated_fraction.to_string()}</td>
-                                <td>{gpu_share_core::api::utc_text(u.record.started_at)}</td>
-                                <td>{format::duration(u.seconds)}</td>
-                                <td class="num">{u.allocated_gpu_hours().to_fixed(2)}</td>
-                                <td>{running.then(|| view! {
-                                    <span class="running">"running "</span>
-                                    <button type="button" class="small" on:click=move |_| release(ledger, &ask)>"Release"</button>
-                                })}</td>
-                            </tr>
-                        }
-                    }).collect_view()}
-                </tbody>
-            </table>
-        }
-    };
     view! {
         <section class="card ledger" aria-labelledby="ledger-h">
             <h2 id="ledger-h">"Accounting"</h2>
             <p class="hint">"Record the current plan with each ask's hours into a ledger kept in this browser (local storage). Blank hours record an open use that counts until released."</p>
             <div class="buttons">
-                <button type="button" class="primary" data-testid="record" on:click=move |_| record(ledger, state)>"Record this plan"</button>
+                <button type="button" class="primary" data-testid="record" on:click=move |_| record(ledger, asks, planned)>"Record this plan"</button>
                 <button type="button" class="danger" data-testid="clear-ledger" on:click=clear>"Clear ledger…"</button>
                 <label class="file">"Import a ledger (JSON or JSON lines) "
                     <input type="file" data-testid="import-ledger" accept=".jsonl,.json,.txt,application/json" on:change=on_import /></label>
             </div>
-            {move || ledger.notice.get().map(|n| match n {
-                Notice::Ok(t) => view! { <p class="ok" role="status" data-testid="ledger-notice">{t}</p> }.into_any(),
-                Notice::Error(t) => view! { <p class="error" role="alert" data-testid="ledger-notice">{t}</p> }.into_any(),
-                // Undo takes back exactly these entries; any later change replaces this line and its button.
-                Notice::Recorded { said, entries } => view! {
-                    <p class="ok" role="status" data-testid="ledger-notice">{said}" · "
-                        <button type="button" class="small" data-testid="ledger-undo" on:click=move |_| undo(ledger, &entries)>"Undo"</button></p>
-                }.into_any(),
-                Notice::Held { said, entries } => view! {
-                    <p class="warn" role="alert" data-testid="ledger-notice">{said}" "
-                        <button type="button" class="small" data-testid="record-again" on:click=move |_| record_again(ledger, entries.clone())>"Record again"</button>" "
-                        <button type="button" class="small" data-testid="record-cancel"
-                            on:click=move |_| ledger.notice.set(Some(Notice::Ok("nothing recorded".into())))>"Cancel"</button></p>
-                }.into_any(),
-            })}
+            <LedgerNotice ledger />
             <fieldset class="rates form-grid">
                 <legend>"Rates"</legend>
                 <RateInput id="rate-cost" label="Cost per GPU-hour" placeholder="none" value=ledger.rates_text.cost />
@@ -344,47 +244,11 @@ pub fn Ledger() -> impl IntoView {
             {move || ledger.rates_note.get().map(|n| view! { <p class="note" role="status" data-testid="rates-note">{n}</p> })}
             {move || summary.with(|s| s.as_ref().err().map(|e| view! { <p class="error" role="alert">{e.clone()}</p> }))}
             <h3>"Summary"</h3>
-            <div class="table-scroll" tabindex="0" role="region" aria-label="Summary, scrollable">
-                <table class="summary-table" data-testid="summary-table">
-                    <thead><tr>
-                        <th scope="col">"Group"</th><th scope="col">"Key"</th><th scope="col" class="num">"Uses"</th>
-                        <th scope="col" class="num">"Requested GPU-h"</th><th scope="col" class="num">"Allocated GPU-h"</th>
-                        <th scope="col" class="num">"Wasted GPU-h"</th><th scope="col" class="num">"Cost"</th>
-                        <th scope="col" class="num">"kWh"</th><th scope="col" class="num">"kg CO2e"</th>
-                    </tr></thead>
-                    <tbody>
-                        {move || summary.with(|s| s.as_ref().ok().map(|r| &r.summary).map(|s| view! {
-                            <SummaryRows group="mechanism" rows=s.by_mechanism.clone() />
-                            <SummaryRows group="workload" rows=s.by_workload.clone() />
-                            <SummaryRows group="total" rows=vec![s.totals.clone()] />
-                        }))}
-                    </tbody>
-                </table>
-            </div>
-            // What the summary could not count (a board without a known power) and the GPUs tenants
-            // shared, billed at most once over: the core's words, as the CLI prints them.
-            {move || summary.with(|s| s.as_ref().ok().map(|r| {
-                let s = &r.summary;
-                let shared = (!s.shared_gpus.is_empty()).then(|| format!(
-                    "{} shared GPU(s) billed at most once over (tenants split what they deny each other); idle capacity left on them: {} GPU-h",
-                    s.shared_gpus.len(),
-                    s.idle_gpu_hours.to_fixed(4)
-                ));
-                let lines: Vec<String> = s.notes.iter().map(|n| format!("⚠ {n}")).chain(shared).collect();
-                (!lines.is_empty()).then(|| view! {
-                    <ul class="summary-notes" data-testid="summary-notes">
-                        {lines.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
-                    </ul>
-                })
-            }))}
-            <div class="buttons downloads">
-                <button type="button" data-testid="download-csv" on:click=move |_| offer(ledger, "gpu-share-summary.csv", "text/csv", csv())>"Summary CSV"</button>
-                <button type="button" data-testid="download-json" on:click=move |_| offer(ledger, "gpu-share-ledger.json", "application/json", json())>"Summary + ledger JSON"</button>
-                <button type="button" data-testid="download-ledger-csv" on:click=move |_| offer(ledger, "gpu-share-ledger.csv", "text/csv", ledger_as_csv())>"Ledger CSV"</button>
-                <button type="button" data-testid="download-ledger-json" on:click=move |_| offer(ledger, "gpu-share-ledger.jsonl", "application/x-ndjson", ledger_as_jsonl())>"Ledger JSON lines"</button>
-            </div>
+            <SummaryTable summary />
+            <SummaryNotes summary />
+            <Downloads ledger />
             <h3>"Ledger"</h3>
-            <div class="table-scroll" tabindex="0" role="region" aria-label="Ledger entries, scrollable">{table}</div>
+            <div class="table-scroll" tabindex="0" role="region" aria-label="Ledger entries, scrollable"><UsesTable ledger /></div>
         </section>
     }
 }

@@ -6,7 +6,7 @@ use gpu_share_core::api::{gpu_ranges, Choice, PackResult, WarningKind};
 use leptos::prelude::*;
 
 use crate::components::pager::{window, Pager};
-use crate::state::AppState;
+use crate::state::{PageUi, Planned};
 use crate::words;
 
 /// Where each ask ended up: its GPU indices, or `None` when unplaced.
@@ -90,14 +90,14 @@ fn ChoiceRow(choice: Choice, gpus: String) -> impl IntoView {
 /// What a shared link held that could not be read: dropped, the rest loaded.
 #[component]
 fn LinkDropped() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let ui = expect_context::<PageUi>();
     move || {
-        let dropped = state.link_dropped.get();
+        let dropped = ui.link_dropped.get();
         (!dropped.is_empty()).then(|| view! {
             <div class="error banner" role="alert" data-testid="link-dropped">
                 <p>{format!("The link held {} part{} this page could not read; the rest is loaded:", dropped.len(), if dropped.len() == 1 { "" } else { "s" })}</p>
                 <ul>{dropped.into_iter().map(|d| view! { <li>{d}</li> }).collect_view()}</ul>
-                <button type="button" class="small" on:click=move |_| state.link_dropped.set(Vec::new())>"Dismiss"</button>
+                <button type="button" class="small" on:click=move |_| ui.link_dropped.set(Vec::new())>"Dismiss"</button>
             </div>
         })
     }
@@ -107,9 +107,9 @@ fn LinkDropped() -> impl IntoView {
 /// small marker whose explanation opens on demand.
 #[component]
 fn Warnings() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let planned = expect_context::<Planned>();
     let groups = Memo::new(move |_| {
-        state
+        planned
             .plan
             .with(|p| p.as_ref().map(|p| p.warnings.clone()).unwrap_or_default())
     });
@@ -144,9 +144,9 @@ fn Warnings() -> impl IntoView {
 
 #[component]
 pub fn PlanTable() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let planned = expect_context::<Planned>();
     let total = Memo::new(move |_| {
-        state
+        planned
             .plan
             .with(|p| p.as_ref().map_or(0, |p| p.result.choices.len()))
     });
@@ -155,7 +155,7 @@ pub fn PlanTable() -> impl IntoView {
     // with its notes, were copied on every edit to show a hundred.
     let shown = Memo::new(move |_| {
         let range = window(page.get(), total.get());
-        state.plan.with(|p| match p {
+        planned.plan.with(|p| match p {
             Ok(plan) => {
                 let placed = placements(&plan.result);
                 let choices = plan.result.choices.get(range).unwrap_or_default();
@@ -172,10 +172,10 @@ pub fn PlanTable() -> impl IntoView {
     });
     let total: Signal<usize> = total.into();
     let error = move || {
-        state.plan.with(|p| p.as_ref().err().map(|e| view! { <p class="error banner" role="alert" data-testid="plan-error">{words::error(e)}</p> }))
+        planned.plan.with(|p| p.as_ref().err().map(|e| view! { <p class="error banner" role="alert" data-testid="plan-error">{words::error(e)}</p> }))
     };
     let notes = move || {
-        state.plan.with(|p| {
+        planned.plan.with(|p| {
             p.as_ref().ok().map(|p| {
                 p.result
                     .notes
@@ -193,7 +193,7 @@ pub fn PlanTable() -> impl IntoView {
             {notes}
             <Warnings />
             <Show when=move || total.get() != 0
-                fallback=move || view! { <p class="hint">{move || if state.plan.with(|p| p.is_ok()) { "Add an ask to see its plan." } else { "" }}</p> }>
+                fallback=move || view! { <p class="hint">{move || if planned.plan.with(|p| p.is_ok()) { "Add an ask to see its plan." } else { "" }}</p> }>
                 <div class="table-scroll" tabindex="0" role="region" aria-label="Plan, scrollable">
                     <table class="plan-table" data-testid="plan-table">
                         <thead>
@@ -209,7 +209,7 @@ pub fn PlanTable() -> impl IntoView {
                 </div>
                 <Pager total page what="Plan rows" />
                 <ul class="iso-legend" data-testid="isolation-legend">
-                    {move || state.plan.with(|p| p.as_ref().map(|p| isolations(&p.result.choices)).unwrap_or_default()).into_iter().map(|iso| view! {
+                    {move || planned.plan.with(|p| p.as_ref().map(|p| isolations(&p.result.choices)).unwrap_or_default()).into_iter().map(|iso| view! {
                         <li><span class=format!("badge iso-{}", iso.as_str())>{iso.as_str()}</span>" "{iso.explain()}</li>
                     }).collect_view()}
                 </ul>
@@ -221,6 +221,7 @@ pub fn PlanTable() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::AppState;
 
     #[test]
     fn gpu_lists_read_well() {
@@ -234,7 +235,7 @@ mod tests {
     #[test]
     fn each_ask_lists_its_gpus_or_unplaced() {
         let state = AppState::new("ask=a:2&ask=b:0.5&ask=c:0.9&gpus=3&timeslice");
-        let plan = state.plan.get_untracked().unwrap();
+        let plan = state.planned.plan.get_untracked().unwrap();
         let placed = placements(&plan.result);
         let list = |name: &str| gpu_list(placed.get(name).map_or(&[][..], Vec::as_slice));
         assert_eq!(
@@ -247,7 +248,7 @@ mod tests {
     fn a_plan_error_says_what_to_do_on_the_page() {
         // No GPU model offers both profiles: the core's hint is to give one, said as the form says it.
         let state = AppState::new("ask=a:1g.5gb&ask=b:1g.20gb&mig-capable");
-        let error = words::error(&state.plan.get_untracked().unwrap_err());
+        let error = words::error(&state.planned.plan.get_untracked().unwrap_err());
         assert!(
             error.starts_with("MIG profiles: no GPU model offers all of"),
             "{error}"

@@ -9,24 +9,27 @@ use gpu_share_core::api::{
 };
 use leptos::prelude::*;
 
-use crate::state::AppState;
+use crate::state::{Asks, ClusterForm};
 use crate::words;
 
 /// An existing instance the user marked as not in use: its GPU (node, index) and GPU instance ID.
 pub type Freed = (Option<String>, u64, u32);
 
 /// Plans the fewest moves for the scenario's asks on the pasted GPUs.
-pub fn run(state: &AppState, text: &str, freed: &[Freed]) -> Result<RepartitionResponse, String> {
+pub fn run(
+    asks: Asks,
+    form: ClusterForm,
+    text: &str,
+    freed: &[Freed],
+) -> Result<RepartitionResponse, String> {
     let request = RepartitionRequest {
         current: vec![DetectInput {
             label: "pasted text".into(),
             text: text.into(),
         }],
-        asks: state
-            .asks
-            .with(|a| a.iter().map(|e| e.ask.clone()).collect()),
+        asks: asks.valid_asks(),
         options: RepartitionOptions {
-            gpu_model: Some(state.gpu_model.get()).filter(|m| !m.trim().is_empty()),
+            gpu_model: form.model(),
             free: freed
                 .iter()
                 .map(|(node, gpu, id)| FreeInstance {
@@ -127,7 +130,8 @@ pub fn Repartition(
     text: RwSignal<String>,
     fit: Memo<Option<Result<FitResponse, String>>>,
 ) -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let asks = expect_context::<Asks>();
+    let form = expect_context::<ClusterForm>();
     let freed: RwSignal<Vec<Freed>> = RwSignal::new(Vec::new());
     // A new paste starts with every instance in use.
     Effect::new(move |_| {
@@ -136,8 +140,8 @@ pub fn Repartition(
     });
     let result = Memo::new(move |_| {
         let t = text.get();
-        let any_ask = state.asks.with(|a| !a.is_empty());
-        (!t.trim().is_empty() && any_ask).then(|| freed.with(|f| run(&state, &t, f)))
+        let any_ask = asks.entries.with(|a| !a.is_empty());
+        (!t.trim().is_empty() && any_ask).then(|| freed.with(|f| run(asks, form, &t, f)))
     });
     let boxes = move || {
         let Some(Ok(fit)) = fit.get() else {
@@ -199,6 +203,7 @@ pub fn Repartition(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::AppState;
 
     const LGI_933: &str =
         include_str!("../../../tests/fixtures/nvidia-smi/mig-lgi__dra-driver-nvidia-gpu-933.txt");
@@ -206,8 +211,8 @@ mod tests {
     #[test]
     fn one_move_makes_room_and_the_strip_marks_it() {
         let state = AppState::new("ask=big:3g.40gb");
-        state.gpu_model.set("A100-SXM4-80GB".into());
-        let r = run(&state, LGI_933, &[]).unwrap();
+        state.form.gpu_model.set("A100-SXM4-80GB".into());
+        let r = run(state.asks, state.form, LGI_933, &[]).unwrap();
         assert_eq!(r.moved, 1);
         let kinds: Vec<&str> = after_cells(&r.gpus[0], &r.model)
             .iter()
@@ -217,7 +222,7 @@ mod tests {
             kinds,
             ["held", "held", "moved", "free", "new", "new", "new", "new"]
         );
-        let freed = run(&state, LGI_933, &[(None, 3, 12)]).unwrap();
+        let freed = run(state.asks, state.form, LGI_933, &[(None, 3, 12)]).unwrap();
         assert_eq!(freed.moved, 0);
         assert!(r.steps[0].describe().contains("GPU instance 12"));
     }

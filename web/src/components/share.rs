@@ -5,7 +5,7 @@ use wasm_bindgen::JsCast;
 
 use crate::clipboard::copy;
 use crate::settle;
-use crate::state::AppState;
+use crate::state::{Asks, Link, Planned};
 use crate::url;
 
 /// The iframe snippet for a link to the embed view.
@@ -18,20 +18,21 @@ pub fn iframe_snippet(embed_link: &str) -> String {
 
 #[component]
 pub fn ShareBar() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let asks = expect_context::<Asks>();
+    let link = expect_context::<Link>();
+    let planned = expect_context::<Planned>();
     // As the address bar, the links follow the scenario once the edits settle, and for a large
     // scenario once they pause (`settle::when_idle`): writing them out is not the plan's work.
     let link_of = move |embed: bool| {
-        state
-            .scenario
+        link.scenario
             .with_untracked(|s| url::link(&url::query_for(s, embed)))
     };
     let link = RwSignal::new(String::new());
     let embed_link = RwSignal::new(String::new());
     let idle = settle::Idle::new();
     Effect::new(move |_| {
-        state.settled.track();
-        let asks = state.asks.with_untracked(Vec::len);
+        planned.settled.track();
+        let asks = asks.entries.with_untracked(Vec::len);
         settle::when_idle(idle, asks, move || {
             link.set(link_of(false));
             embed_link.set(link_of(true));

@@ -11,7 +11,7 @@ use gpu_share_core::api::{
 use leptos::prelude::*;
 
 use crate::file_input::{pasted_text, read_chosen_text};
-use crate::state::{AppState, RowText, SizeKind};
+use crate::state::{Asks, RowText, SizeKind};
 use crate::words;
 
 /// The dtype choices; empty: the config's own.
@@ -94,9 +94,63 @@ fn Sized(response: SizeResponse, on_add: Callback<()>) -> impl IntoView {
     }
 }
 
+/// The sizing choices beside the pasted config: the weights' dtype, the context and the
+/// sequences served at once (each blank for the config's or the core's default).
+#[component]
+fn SizeChoices(
+    dtype: RwSignal<String>,
+    context: RwSignal<String>,
+    concurrency: RwSignal<String>,
+) -> impl IntoView {
+    view! {
+        <div class="form-grid">
+            <label for="size-dtype">"Weights dtype"</label>
+            <select id="size-dtype" on:change=move |ev| dtype.set(event_target_value(&ev))>
+                {DTYPES.iter().map(|d| view! {
+                    <option value=*d selected=move || dtype.get() == *d>{if d.is_empty() { "the config's" } else { d }}</option>
+                }).collect_view()}
+            </select>
+            <label for="size-context">"Context (tokens)"</label>
+            <input id="size-context" data-testid="size-context" type="text" inputmode="numeric" placeholder="the model's maximum"
+                prop:value=move || context.get() on:input=move |ev| context.set(event_target_value(&ev)) />
+            <label for="size-concurrency">"Sequences at once"</label>
+            <input id="size-concurrency" data-testid="size-concurrency" type="text" inputmode="numeric" placeholder="1"
+                prop:value=move || concurrency.get() on:input=move |ev| concurrency.set(event_target_value(&ev)) />
+        </div>
+    }
+}
+
+/// Adds the sized model to the asks table as a row of its memory, under the model's name (with
+/// `-2`, `-3`, … when a row has it already), and says so in `added`.
+fn add_sized_ask(asks: Asks, response: &SizeResponse, added: RwSignal<Option<String>>) {
+    let taken = asks.names();
+    let base = response.ask_name.clone();
+    let name = if taken.contains(&base) {
+        (2..)
+            .map(|n| format!("{base}-{n}"))
+            .find(|c| !taken.contains(c))
+            .unwrap_or(base)
+    } else {
+        base
+    };
+    let row = asks.new_row(RowText {
+        name: name.clone(),
+        kind: SizeKind::Fraction,
+        fraction: String::new(),
+        memory: response.ask_memory.clone(),
+        profile: String::new(),
+        hours: String::new(),
+    });
+    asks.rows.update(|rows| rows.push(row));
+    added.set(Some(format!(
+        "added {name} ({}) to the asks",
+        response.ask_memory
+    )));
+}
+
 #[component]
 pub fn SizeBox() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let asks = expect_context::<Asks>();
     let config = RwSignal::new(String::new());
     let dtype = RwSignal::new(String::new());
     let context = RwSignal::new(String::new());
@@ -127,33 +181,7 @@ pub fn SizeBox() -> impl IntoView {
             Err(why) => read_error.set(Some(why)),
         })
     };
-    let add = move |response: &SizeResponse| {
-        let taken: Vec<String> = state
-            .rows
-            .with_untracked(|r| r.iter().map(|r| r.name.get_untracked()).collect());
-        let base = response.ask_name.clone();
-        let name = if taken.contains(&base) {
-            (2..)
-                .map(|n| format!("{base}-{n}"))
-                .find(|c| !taken.contains(c))
-                .unwrap_or(base)
-        } else {
-            base
-        };
-        let row = state.new_row(RowText {
-            name: name.clone(),
-            kind: SizeKind::Fraction,
-            fraction: String::new(),
-            memory: response.ask_memory.clone(),
-            profile: String::new(),
-            hours: String::new(),
-        });
-        state.rows.update(|rows| rows.push(row));
-        added.set(Some(format!(
-            "added {name} ({}) to the asks",
-            response.ask_memory
-        )));
-    };
+    let add = move |response: &SizeResponse| add_sized_ask(asks, response, added);
     let shown = move || {
         if let Some(why) = read_error.get() {
             return Some(
@@ -182,20 +210,7 @@ pub fn SizeBox() -> impl IntoView {
                 prop:value=move || config.get() on:input=on_paste></textarea>
             <label class="file">"Or pick a file "
                 <input type="file" data-testid="size-file" accept=".json,application/json" on:change=on_file /></label>
-            <div class="form-grid">
-                <label for="size-dtype">"Weights dtype"</label>
-                <select id="size-dtype" on:change=move |ev| dtype.set(event_target_value(&ev))>
-                    {DTYPES.iter().map(|d| view! {
-                        <option value=*d selected=move || dtype.get() == *d>{if d.is_empty() { "the config's" } else { d }}</option>
-                    }).collect_view()}
-                </select>
-                <label for="size-context">"Context (tokens)"</label>
-                <input id="size-context" data-testid="size-context" type="text" inputmode="numeric" placeholder="the model's maximum"
-                    prop:value=move || context.get() on:input=move |ev| context.set(event_target_value(&ev)) />
-                <label for="size-concurrency">"Sequences at once"</label>
-                <input id="size-concurrency" data-testid="size-concurrency" type="text" inputmode="numeric" placeholder="1"
-                    prop:value=move || concurrency.get() on:input=move |ev| concurrency.set(event_target_value(&ev)) />
-            </div>
+            <SizeChoices dtype context concurrency />
             <div aria-live="polite">{shown}</div>
             {move || added.get().map(|m| view! { <p class="ok" role="status" data-testid="size-added">{m}</p> })}
         </section>

@@ -5,7 +5,7 @@ use gpu_share_core::api::{Mechanism, PackResult};
 use leptos::prelude::*;
 
 use crate::format::share_percent;
-use crate::state::AppState;
+use crate::state::{Asks, PageUi, Planned};
 use crate::words;
 
 /// The most GPUs the small map draws; the diagram below shows them all.
@@ -70,22 +70,22 @@ fn Tile(i: usize, mechanism: Mechanism, percent: u8) -> impl IntoView {
 
 #[component]
 pub fn Summary() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let left_out = move || state.invalid_rows.get() + state.left_out.with(Vec::len);
-    let planned = Memo::new(move |_| state.plan.with(Result::is_ok));
-    let tiles = Memo::new(move |_| {
-        state
-            .plan
-            .with(|p| p.as_ref().map(|p| tiles(&p.result)).unwrap_or_default())
-    });
+    let asks = expect_context::<Asks>();
+    let planned = expect_context::<Planned>();
+    let ui = expect_context::<PageUi>();
+    let left_out = move || asks.invalid_rows.get() + planned.left_out.with(Vec::len);
+    let plan = planned.plan;
+    let planned = Memo::new(move |_| plan.with(Result::is_ok));
+    let tiles =
+        Memo::new(move |_| plan.with(|p| p.as_ref().map(|p| tiles(&p.result)).unwrap_or_default()));
     let more = Memo::new(move |_| {
-        state.plan.with(|p| {
+        plan.with(|p| {
             p.as_ref()
                 .map_or(0, |p| p.result.gpus.len().saturating_sub(MINI_GPUS))
         })
     });
     let body = move || {
-        state.plan.with(|plan| match plan {
+        plan.with(|plan| match plan {
             Err(e) => view! {
                 <p class="error" role="alert" data-testid="summary-error">{words::error(e)}</p>
             }
@@ -121,8 +121,8 @@ pub fn Summary() -> impl IntoView {
                 })
             }}
             {move || {
-                let disabled = state.detected_mig.get().disabled_gpus;
-                let uses_mig = state.plan.with(|p| p.as_ref().is_ok_and(|p| p.result.gpus.iter().any(|g| g.mechanism() == Mechanism::Mig)));
+                let disabled = ui.detected_mig.get().disabled_gpus;
+                let uses_mig = plan.with(|p| p.as_ref().is_ok_and(|p| p.result.gpus.iter().any(|g| g.mechanism() == Mechanism::Mig)));
                 (disabled > 0 && uses_mig).then(|| view! {
                     <p class="warn" data-testid="summary-mig-reset">{format!(
                         "This plan uses MIG, which is disabled on {disabled} of your GPUs: enable it first (each GPU idle, then reset).")}</p>
@@ -136,11 +136,12 @@ pub fn Summary() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::AppState;
 
     #[test]
     fn tiles_say_how_full_each_gpu_is() {
         let state = AppState::new("ask=a:0.5&ask=b:0.3&ask=c:0.4&gpus=2&timeslice");
-        let plan = state.plan.get_untracked().unwrap();
+        let plan = state.planned.plan.get_untracked().unwrap();
         let t = tiles(&plan.result);
         assert_eq!(t, [(Mechanism::Timeslice, 90), (Mechanism::Timeslice, 30)]);
     }

@@ -1,6 +1,7 @@
 //! Rows read into asks, the scenario's signals and memos, and what the page keeps of a plan.
 
 use super::*;
+use gpu_share_core::api;
 
 fn row(name: &str, kind: SizeKind, fraction: &str, profile: &str) -> RowText {
     RowText {
@@ -102,28 +103,31 @@ fn rows_round_trip_asks() {
 #[test]
 fn the_plan_is_the_cores_answer_to_the_pages_request() {
     let s = AppState::new("ask=a:0.5&ask=b:0.4&ask=c:0.4&ask=d:0.3&ask=e:0.2&ask=f:0.2&timeslice");
-    s.rows.with_untracked(|rows| rows[0].hours.set("2".into()));
-    let request = s.request.get_untracked();
+    s.asks
+        .rows
+        .with_untracked(|rows| rows[0].hours.set("2".into()));
+    let request = s.planned.request.get_untracked();
     assert_eq!(request.asks.len(), 6);
     assert_eq!(request.asks[0].seconds, Some(7200));
     assert_eq!(request.asks[1].seconds, None);
     assert_eq!(request.options.optimize_ms(), None);
-    let plan = s.plan.get_untracked().unwrap();
+    let plan = s.planned.plan.get_untracked().unwrap();
     assert_eq!(plan, api::pack(&request).unwrap());
     assert_eq!((plan.result.gpus_used, plan.optimize), (3, None));
     // Optimize: the request carries the page's budget; the response says how it did.
-    s.optimize.set(true);
-    let request = s.request.get_untracked();
+    s.form.optimize.set(true);
+    let request = s.planned.request.get_untracked();
     assert_eq!(request.options.optimize_ms(), Some(OPTIMIZE_MS));
-    let plan = s.plan.get_untracked().unwrap();
+    let plan = s.planned.plan.get_untracked().unwrap();
     assert_eq!(plan.result.gpus_used, 2);
     let report = plan.optimize.unwrap();
     assert_eq!((report.ffd_gpus, report.proven_optimal), (3, true));
     // A row with an error is left out of the request.
-    s.rows
+    s.asks
+        .rows
         .with_untracked(|rows| rows[1].fraction.set("zero".into()));
-    assert_eq!(s.request.get_untracked().asks.len(), 5);
-    assert_eq!(s.invalid_rows.get_untracked(), 1);
+    assert_eq!(s.planned.request.get_untracked().asks.len(), 5);
+    assert_eq!(s.asks.invalid_rows.get_untracked(), 1);
 }
 
 #[test]
@@ -132,7 +136,7 @@ fn a_bad_row_is_marked_and_the_rest_still_planned() {
     let s = AppState::new(
         "ask=a:0.5&ask=a:0.25&ask=x:3g.40gb&ask=y:1g.5gb&mig-capable&gpu-model=A100-SXM4-40GB",
     );
-    let plan = s.plan.get_untracked().unwrap();
+    let plan = s.planned.plan.get_untracked().unwrap();
     let planned: Vec<&str> = plan
         .result
         .choices
@@ -140,8 +144,12 @@ fn a_bad_row_is_marked_and_the_rest_still_planned() {
         .map(|c| c.name.as_str())
         .collect();
     assert_eq!(planned, ["a", "y"]);
-    let ids: Vec<u64> = s.rows.with_untracked(|r| r.iter().map(|r| r.id).collect());
+    let ids: Vec<u64> = s
+        .asks
+        .rows
+        .with_untracked(|r| r.iter().map(|r| r.id).collect());
     let out: Vec<(u64, Option<&str>)> = s
+        .planned
         .left_out
         .get_untracked()
         .iter()
@@ -157,8 +165,11 @@ fn a_bad_row_is_marked_and_the_rest_still_planned() {
         .collect();
     assert_eq!(out, [(ids[1], Some("name")), (ids[2], Some("mig_profile"))]);
     // A row the page cannot read is not sent at all; the ids still line up after it.
-    s.rows.with_untracked(|r| r[0].fraction.set("zero".into()));
+    s.asks
+        .rows
+        .with_untracked(|r| r[0].fraction.set("zero".into()));
     let out: Vec<u64> = s
+        .planned
         .left_out
         .get_untracked()
         .iter()
@@ -174,27 +185,35 @@ fn a_bad_row_is_marked_and_the_rest_still_planned() {
 #[test]
 fn a_broken_link_loads_what_it_can_and_says_what_it_dropped() {
     let s = AppState::new("ask=a:zero&ask=b:0.5&gpus=2&timeslice");
-    assert_eq!(s.rows.with_untracked(Vec::len), 1);
-    let dropped = s.link_dropped.get_untracked();
+    assert_eq!(s.asks.rows.with_untracked(Vec::len), 1);
+    let dropped = s.ui.link_dropped.get_untracked();
     assert_eq!(dropped.len(), 1);
     assert!(dropped[0].contains("fraction"), "{dropped:?}");
-    assert_eq!(s.plan.get_untracked().unwrap().result.gpus_used, 1);
-    assert!(!s.is_example.get_untracked());
+    assert_eq!(s.planned.plan.get_untracked().unwrap().result.gpus_used, 1);
+    assert!(!s.link.is_example.get_untracked());
 }
 
 #[test]
 fn the_example_is_marked_until_changed_or_cleared() {
     let s = AppState::new("");
-    assert!(s.is_example.get_untracked());
-    s.rows.with_untracked(|r| r[0].hours.set("2".into()));
-    assert!(!s.is_example.get_untracked(), "hours change the scenario");
-    assert!(s.scenario.get_untracked().to_query().contains("&hours=2&"));
+    assert!(s.link.is_example.get_untracked());
+    s.asks.rows.with_untracked(|r| r[0].hours.set("2".into()));
+    assert!(
+        !s.link.is_example.get_untracked(),
+        "hours change the scenario"
+    );
+    assert!(s
+        .link
+        .scenario
+        .get_untracked()
+        .to_query()
+        .contains("&hours=2&"));
     s.clear();
-    assert!(s.rows.with_untracked(Vec::is_empty));
-    assert!(!s.is_example.get_untracked());
+    assert!(s.asks.rows.with_untracked(Vec::is_empty));
+    assert!(!s.link.is_example.get_untracked());
     // Hours from the link come back in their rows.
     let s = AppState::new("ask=a:0.5&ask=b:1/3&hours=,1.5&timeslice");
-    let texts: Vec<(String, String)> = s.rows.with_untracked(|r| {
+    let texts: Vec<(String, String)> = s.asks.rows.with_untracked(|r| {
         r.iter()
             .map(|r| (r.fraction.get_untracked(), r.hours.get_untracked()))
             .collect()
@@ -208,18 +227,18 @@ fn the_example_is_marked_until_changed_or_cleared() {
 #[test]
 fn a_gpu_count_the_page_cannot_read_is_not_planned_as_unlimited() {
     let s = AppState::new("ask=a:0.5&timeslice");
-    s.gpu_count.set("-1".into());
-    let e = s.plan.get_untracked().unwrap_err();
+    s.form.gpu_count.set("-1".into());
+    let e = s.planned.plan.get_untracked().unwrap_err();
     assert_eq!(e.field.as_deref(), Some("gpu_count"));
-    s.gpu_count.set("0".into());
-    let e = s.plan.get_untracked().unwrap_err();
+    s.form.gpu_count.set("0".into());
+    let e = s.planned.plan.get_untracked().unwrap_err();
     assert_eq!(
         e.field.as_deref(),
         Some("gpu_count"),
         "the core's range check"
     );
-    s.gpu_count.set("1".into());
-    assert!(s.plan.get_untracked().is_ok());
+    s.form.gpu_count.set("1".into());
+    assert!(s.planned.plan.get_untracked().is_ok());
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! exactly), releasing, importing by identity, and rates checked by the core, also as stored.
 
 use super::*;
+use crate::state::AppState;
 use crate::storage::LoadError;
 use gpu_share_core::api::{self, Rates, SummaryRequest};
 
@@ -18,13 +19,13 @@ fn usage(entry: &LedgerEntry) -> (&str, i64, Option<u64>) {
 /// Records the page's plan with these hours per row into `entries` at `now`.
 fn record_at(entries: &[LedgerEntry], hours: [&str; 3], now: i64) -> Result<Recorded, String> {
     let state = AppState::new(SEED);
-    state.rows.with_untracked(|rows| {
+    state.asks.rows.with_untracked(|rows| {
         for (row, h) in rows.iter().zip(hours) {
             row.hours.set(h.into());
         }
     });
-    let request = state.request.get_untracked();
-    recorded(entries, &request, &state.plan.get_untracked(), now)
+    let request = state.planned.request.get_untracked();
+    recorded(entries, &request, &state.planned.plan.get_untracked(), now)
 }
 
 /// The ledger and words of a recording that was added (not held back).
@@ -123,18 +124,18 @@ fn recording_the_same_hours_again_is_held_and_undo_takes_back_exactly_it() {
 #[test]
 fn unplaced_asks_are_left_out_and_a_broken_plan_records_nothing() {
     let state = AppState::new("ask=a:0.6&ask=b:0.6&gpus=1&timeslice");
-    let request = state.request.get_untracked();
+    let request = state.planned.request.get_untracked();
     let Ok(Recorded::Added { all, said, .. }) =
-        recorded(&[], &request, &state.plan.get_untracked(), NOW)
+        recorded(&[], &request, &state.planned.plan.get_untracked(), NOW)
     else {
         panic!()
     };
     assert_eq!(all.len(), 1);
     assert_eq!(said, "recorded 1 use (1 unplaced left out)");
     let broken = AppState::new("ask=a:0.5&gpu-model=nonsense&mig-capable");
-    let request = broken.request.get_untracked();
+    let request = broken.planned.request.get_untracked();
     assert_eq!(
-        recorded(&[], &request, &broken.plan.get_untracked(), NOW),
+        recorded(&[], &request, &broken.planned.plan.get_untracked(), NOW),
         Err("the plan has an error; fix it before recording".into())
     );
 }
