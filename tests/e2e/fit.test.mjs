@@ -53,6 +53,17 @@ test('make room: the fewest moves after the pasted layout, and marking an instan
   await assertClean(assert, page, watch);
 });
 
+test('make room: an ask that fits nowhere, even moving instances, is listed with the core\'s reason', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=big:3g.40gb&ask=huge:7g.80gb&mig-capable&gpu-model=A100-SXM4-80GB');
+  await paste(page, '[data-testid="fit-input"]', lgi);
+  const unplaced = page.locator('[data-testid="repartition-unplaced"]');
+  await unplaced.waitFor();
+  assert.match(await unplaced.textContent(), /huge: fits nowhere, even moving instances/);
+  assert.equal(await page.locator('[data-testid="repartition-summary"]').textContent(), '1 instance moved, 1 GPU touched');
+  await assertClean(assert, page, watch);
+});
+
 test('nodes: the page keeps one sharing configuration per node and says what a node rule leaves out', async (t) => {
   const { page, server, watch } = await start(t);
   await open(page, server, '?ask=s:0.3&ask=w:2&ask=big:3&mps&nodes=2x2');

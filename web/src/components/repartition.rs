@@ -89,7 +89,7 @@ fn plan_view(r: RepartitionResponse) -> impl IntoView {
     let steps: Vec<String> = r.steps.iter().map(Step::describe).collect();
     let commands = r.commands.join("\n");
     let drain = r.drain.clone();
-    let unplaced = r.unplaced.clone();
+    let unplaced = r.unplaced_reasons.clone();
     view! {
         <div class="repartition-answer" role="status" data-testid="repartition-answer">
             <p><strong data-testid="repartition-summary">{summary}</strong></p>
@@ -118,7 +118,10 @@ fn plan_view(r: RepartitionResponse) -> impl IntoView {
                 <pre class="commands" data-testid="repartition-commands">{commands}</pre>
             })}
             {(!unplaced.is_empty()).then(|| view! {
-                <p class="error">{format!("Fits nowhere, even moving instances: {}", unplaced.join(", "))}</p>
+                <p class="error">"Fits nowhere, even moving instances:"</p>
+                <ul class="error" data-testid="repartition-unplaced">
+                    {unplaced.into_iter().map(|u| view! { <li><strong>{u.name}</strong>{format!(": {}", u.reason)}</li> }).collect_view()}
+                </ul>
             })}
         </div>
     }
