@@ -220,3 +220,29 @@ test('discovery and export work in dark mode at phone width without sideways scr
   await shot(page, 'discover-export-phone-dark', { fullPage: true });
   await assertClean(assert, page, watch);
 });
+
+test('DRA claims: the Kubernetes version picks the API, one it cannot serve is refused at its field; pasted ResourceSlice YAML fills the form', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=a:0.5&ask=b:0.5&gpu-model=A100-SXM4-40GB&timeslice');
+  await scrollToExport(page);
+  await page.selectOption('[data-testid="export-format"]', 'dra');
+  const v1 = await exportHolding(page, 'kind: ResourceClaim');
+  assert.match(v1, /apiVersion: resource\.k8s\.io\/v1\n/);
+  assert.match(v1, /TimeSlicing/);
+  await page.fill('[data-testid="export-k8s-version"]', '1.32');
+  const beta = await exportHolding(page, 'resource.k8s.io/v1beta1');
+  assert.match(beta, /kind: ResourceClaim/);
+  await page.fill('[data-testid="export-k8s-version"]', '1.30');
+  const versionError = page.locator('[data-testid="export-k8s-version-error"]');
+  await versionError.waitFor();
+  assert.ok((await versionError.textContent()).length > 0);
+  assert.equal(await page.locator('[data-testid="export-output"]').inputValue(), '');
+  assert.equal(await page.getAttribute('[data-testid="export-k8s-version"]', 'aria-invalid'), 'true');
+
+  // `kubectl get resourceslices -o yaml` pasted into discovery: the boards and their MIG devices.
+  const slices = readFileSync(resolve(repo, 'tests', 'fixtures', 'resourceslices', 'a100-80gb-pcie-static-mig.yaml'), 'utf8');
+  await pasteAndFill(page, slices);
+  await page.waitForFunction(() => document.querySelector('#gpu-model')?.value === 'A100-80GB-PCIe');
+  assert.equal((await capsForm(page)).model, 'A100-80GB-PCIe');
+  await assertClean(assert, page, watch);
+});

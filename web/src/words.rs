@@ -20,6 +20,10 @@ pub fn field(name: &str) -> Option<&'static str> {
         "supports_timeslicing" => "Time-slicing",
         "options.optimize" => "Optimize packing",
         "options.free" => "Not in use (may be destroyed)",
+        "options.dra.kubernetes_version" | "dra.kubernetes_version" => "Kubernetes version",
+        "options.dra.mig" => "MIG devices made by the driver",
+        "options.dra.time_slice_interval" => "Time slice",
+        "options.dra.consumable_memory" => "Memory as consumable capacity",
         "options.namespace" => "Namespace",
         "options.image" => "Image",
         "options.mig_strategy" => "MIG strategy",
@@ -111,7 +115,7 @@ pub const GIVEN_OTHERWISE: [(&str, &str); 12] = [
 ];
 
 /// Request fields the page does not offer, with why.
-pub const NOT_OFFERED: [(&str, &str, &str); 11] = [
+pub const NOT_OFFERED: [(&str, &str, &str); 7] = [
     (
         "pack",
         "options.time_limit_ms",
@@ -131,26 +135,6 @@ pub const NOT_OFFERED: [(&str, &str, &str); 11] = [
         "export",
         "options.slurm_version",
         "the page keeps the core's default Slurm version",
-    ),
-    (
-        "export",
-        "options.dra.kubernetes_version",
-        "DRA claims are not on the page yet",
-    ),
-    (
-        "export",
-        "options.dra.mig",
-        "DRA claims are not on the page yet",
-    ),
-    (
-        "export",
-        "options.dra.time_slice_interval",
-        "DRA claims are not on the page yet",
-    ),
-    (
-        "export",
-        "options.dra.consumable_memory",
-        "DRA claims are not on the page yet",
     ),
     (
         "size",

@@ -1,11 +1,12 @@
-//! The export panel: the current plan as Kubernetes, KServe, device plugin, mig-parted, nvidia-smi
-//! or Slurm configuration through the core's `api::export`, made from the same request the plan
+//! The export panel: the current plan as Kubernetes, KServe, device plugin, mig-parted, nvidia-smi,
+//! Slurm or Kubernetes DRA configuration through the core's `api::export`, made from the same request the plan
 //! is (so the text describes the packing the diagram draws); copy it or download it. It shows only
 //! the fields the chosen format reads, and its format and fields survive a reload (local storage,
-//! checked through the core when read back).
+//! checked through the core when read back); the DRA options last until the page is closed.
 
 use gpu_share_core::api::{
-    self, ExportFormat, ExportOptions, ExportRequest, MigStrategy, PackRequest, DEFAULT_IMAGE,
+    self, DraOptions, ExportFormat, ExportOptions, ExportRequest, MigManagement, MigStrategy,
+    PackRequest, TimeSliceInterval, DEFAULT_IMAGE, DEFAULT_KUBERNETES_VERSION,
 };
 use leptos::prelude::*;
 
@@ -76,7 +77,12 @@ pub enum Exported {
 }
 
 /// The panel's fields that an export error can name.
-const PANEL_FIELDS: [&str; 3] = ["namespace", "image", "mig_strategy"];
+const PANEL_FIELDS: [&str; 4] = [
+    "namespace",
+    "image",
+    "mig_strategy",
+    "dra.kubernetes_version",
+];
 
 /// The options from the panel's fields: a blank namespace is none; a blank image the default.
 /// Formats that write no workloads take neither (their fields are hidden).
@@ -95,6 +101,35 @@ pub fn options(
             .filter(|i| workloads && !i.is_empty())
             .unwrap_or(defaults.image.clone()),
         ..defaults
+    }
+}
+
+/// The DRA options from the panel's fields (other formats read none): a blank Kubernetes version
+/// is the core's default.
+pub fn dra_options(
+    format: ExportFormat,
+    kubernetes_version: &str,
+    dynamic_mig: bool,
+    interval: TimeSliceInterval,
+    consumable_memory: bool,
+) -> DraOptions {
+    if format != ExportFormat::Dra {
+        return DraOptions::default();
+    }
+    let version = kubernetes_version.trim();
+    DraOptions {
+        kubernetes_version: if version.is_empty() {
+            DEFAULT_KUBERNETES_VERSION.to_string()
+        } else {
+            version.to_string()
+        },
+        mig: if dynamic_mig {
+            MigManagement::Dynamic
+        } else {
+            MigManagement::Static
+        },
+        time_slice_interval: interval,
+        consumable_memory,
     }
 }
 
@@ -137,6 +172,38 @@ struct Choices {
     strategy: RwSignal<MigStrategy>,
     namespace: RwSignal<String>,
     image: RwSignal<String>,
+    dra: DraChoices,
+}
+
+/// The DRA options as typed (not stored: they last until the page is closed).
+#[derive(Clone, Copy)]
+struct DraChoices {
+    kubernetes_version: RwSignal<String>,
+    dynamic_mig: RwSignal<bool>,
+    interval: RwSignal<TimeSliceInterval>,
+    consumable_memory: RwSignal<bool>,
+}
+
+impl DraChoices {
+    fn new() -> DraChoices {
+        DraChoices {
+            kubernetes_version: RwSignal::new(String::new()),
+            dynamic_mig: RwSignal::new(false),
+            interval: RwSignal::new(TimeSliceInterval::Default),
+            consumable_memory: RwSignal::new(false),
+        }
+    }
+
+    /// The options for `format` (tracked).
+    fn options(&self, format: ExportFormat) -> DraOptions {
+        dra_options(
+            format,
+            &self.kubernetes_version.get(),
+            self.dynamic_mig.get(),
+            self.interval.get(),
+            self.consumable_memory.get(),
+        )
+    }
 }
 
 impl Choices {
@@ -146,6 +213,7 @@ impl Choices {
             strategy: RwSignal::new(initial.strategy),
             namespace: RwSignal::new(initial.namespace.clone()),
             image: RwSignal::new(initial.image.clone()),
+            dra: DraChoices::new(),
         }
     }
 
@@ -254,6 +322,7 @@ fn ExportFields(choices: Choices, exported: Memo<Exported>) -> impl IntoView {
         strategy,
         namespace,
         image,
+        dra,
     } = choices;
     let workload_fields = move || format.get().uses_workload_options();
     let strategy_field = move || uses_mig_strategy(format.get());
@@ -300,7 +369,42 @@ fn ExportFields(choices: Choices, exported: Memo<Exported>) -> impl IntoView {
                 {move || image_error().map(|e| view! { <span class="field-error" role="alert" data-testid="export-image-error">{e}</span> })}
             </label>
             </Show>
+            <Show when=move || format.get() == ExportFormat::Dra>
+                <DraFields dra exported />
+            </Show>
         </div>
+    }
+}
+
+/// The DRA options: the cluster's Kubernetes version (which `resource.k8s.io` version is
+/// written, or why none can be), how the driver gets its MIG devices, the time slice and
+/// consumable memory.
+#[component]
+fn DraFields(dra: DraChoices, exported: Memo<Exported>) -> impl IntoView {
+    let version_error = field_error(exported, "dra.kubernetes_version");
+    let intervals = TimeSliceInterval::ALL
+        .into_iter()
+        .map(|i| view! { <option value=i.as_str() selected=move || dra.interval.get() == i>{i.as_str()}</option> })
+        .collect_view();
+    view! {
+        <label>"Kubernetes version"
+            <input type="text" id="export-k8s-version" data-testid="export-k8s-version" placeholder=DEFAULT_KUBERNETES_VERSION
+                autocomplete="off" spellcheck="false"
+                aria-invalid=move || if version_error().is_some() { "true" } else { "false" }
+                prop:value=move || dra.kubernetes_version.get()
+                on:input=move |ev| dra.kubernetes_version.set(event_target_value(&ev)) />
+            {move || version_error().map(|e| view! { <span class="field-error" role="alert" data-testid="export-k8s-version-error">{e}</span> })}
+        </label>
+        <label>"Time slice"
+            <select id="export-time-slice" data-testid="export-time-slice"
+                on:change=move |ev| dra.interval.set(event_target_value(&ev).parse().unwrap_or_default())>{intervals}</select>
+        </label>
+        <label class="check" title="The driver's DynamicMIG gate: it creates each MIG device when a claim is allocated">
+            <input type="checkbox" data-testid="export-dynamic-mig" prop:checked=move || dra.dynamic_mig.get()
+                on:change=move |ev| dra.dynamic_mig.set(event_target_checked(&ev)) />"MIG devices made by the driver"</label>
+        <label class="check" title="The driver's ConsumableShares gate: shared claims ask for their tenants' memory">
+            <input type="checkbox" data-testid="export-consumable-memory" prop:checked=move || dra.consumable_memory.get()
+                on:change=move |ev| dra.consumable_memory.set(event_target_checked(&ev)) />"Memory as consumable capacity"</label>
     }
 }
 
@@ -319,12 +423,15 @@ fn export_when_in_view(
 ) {
     let make = move || {
         let format = choices.format.get();
-        let options = options(
-            format,
-            choices.strategy.get(),
-            &choices.namespace.get(),
-            &choices.image.get(),
-        );
+        let options = ExportOptions {
+            dra: choices.dra.options(format),
+            ..options(
+                format,
+                choices.strategy.get(),
+                &choices.namespace.get(),
+                &choices.image.get(),
+            )
+        };
         let plan_ok = planned.plan.with(Result::is_ok);
         planned
             .request
@@ -386,7 +493,7 @@ pub fn ExportPanel() -> impl IntoView {
     view! {
         <section class="card export" aria-labelledby="export-h" node_ref=panel_ref>
             <h2 id="export-h">"Export"</h2>
-            <p class="hint">"This plan as configuration to apply: Kubernetes or KServe manifests, the device plugin's sharing config, a mig-parted config, nvidia-smi commands or Slurm. Review it before applying."</p>
+            <p class="hint">"This plan as configuration to apply: Kubernetes or KServe manifests, the device plugin's sharing config, a mig-parted config, nvidia-smi commands, Slurm, or Kubernetes DRA claims. Review it before applying."</p>
             <ExportFields choices exported />
             {move || settings_note.get().map(|n| view! { <p class="note" role="status" data-testid="export-settings-note">{n}</p> })}
             {move || exported.with(|e| match e {
@@ -526,6 +633,44 @@ mod tests {
                 options(k8s, MigStrategy::Mixed, "", "")
             ),
             Exported::NoPlan
+        );
+    }
+
+    /// DRA claims from the page: the Kubernetes version picks the `resource.k8s.io` version, a
+    /// version without structured parameters is an error at its field, and other formats read
+    /// none of the DRA options.
+    #[test]
+    fn the_dra_options_reach_the_claims() {
+        let state = AppState::new("ask=x:0.5&ask=y:0.5&gpu-model=A100-SXM4-40GB&timeslice");
+        let request = state.planned.request.get_untracked();
+        let dra = ExportFormat::Dra;
+        let export = |version: &str| {
+            let options = ExportOptions {
+                dra: dra_options(dra, version, false, TimeSliceInterval::Long, false),
+                ..options(dra, MigStrategy::Mixed, "", "")
+            };
+            render(&request, true, dra, options)
+        };
+        let Exported::Text { text, .. } = export("") else {
+            panic!("no DRA export");
+        };
+        assert!(text.contains("resource.k8s.io/v1\n"), "{text}");
+        assert!(text.contains("Long"), "{text}");
+        let Exported::Text { text, .. } = export("1.32") else {
+            panic!("no DRA export for 1.32");
+        };
+        assert!(text.contains("resource.k8s.io/v1beta1"), "{text}");
+        match export("1.30") {
+            Exported::FieldError { field, message } => {
+                assert_eq!(field, "dra.kubernetes_version");
+                assert!(!message.is_empty());
+            }
+            other => panic!("{other:?}"),
+        }
+        let k8s = ExportFormat::Kubernetes;
+        assert_eq!(
+            dra_options(k8s, "1.30", true, TimeSliceInterval::Long, true),
+            DraOptions::default()
         );
     }
 
