@@ -5,8 +5,7 @@
 //! checked through the core when read back); the DRA options last until the page is closed.
 
 use gpu_share_core::api::{
-    self, DraOptions, ExportFormat, ExportOptions, ExportRequest, MigManagement, MigStrategy,
-    PackRequest, TimeSliceInterval, DEFAULT_IMAGE, DEFAULT_KUBERNETES_VERSION,
+    self, ExportFormat, ExportOptions, ExportRequest, MigStrategy, PackRequest, DEFAULT_IMAGE,
 };
 use leptos::prelude::*;
 
@@ -55,7 +54,10 @@ pub fn uses_mig_strategy(format: ExportFormat) -> bool {
     format.uses_mig_strategy()
 }
 
+mod dra;
 mod settings;
+pub use dra::dra_options;
+use dra::{DraChoices, DraFields};
 pub use settings::Settings;
 
 /// What the panel shows for the current plan and settings.
@@ -104,35 +106,6 @@ pub fn options(
     }
 }
 
-/// The DRA options from the panel's fields (other formats read none): a blank Kubernetes version
-/// is the core's default.
-pub fn dra_options(
-    format: ExportFormat,
-    kubernetes_version: &str,
-    dynamic_mig: bool,
-    interval: TimeSliceInterval,
-    consumable_memory: bool,
-) -> DraOptions {
-    if format != ExportFormat::Dra {
-        return DraOptions::default();
-    }
-    let version = kubernetes_version.trim();
-    DraOptions {
-        kubernetes_version: if version.is_empty() {
-            DEFAULT_KUBERNETES_VERSION.to_string()
-        } else {
-            version.to_string()
-        },
-        mig: if dynamic_mig {
-            MigManagement::Dynamic
-        } else {
-            MigManagement::Static
-        },
-        time_slice_interval: interval,
-        consumable_memory,
-    }
-}
-
 /// The export of the plan's request in `format`, through the core; errors sorted for display.
 /// `plan_ok` says whether the plan of the same request succeeded (else there is nothing to export).
 pub fn render(
@@ -173,37 +146,6 @@ struct Choices {
     namespace: RwSignal<String>,
     image: RwSignal<String>,
     dra: DraChoices,
-}
-
-/// The DRA options as typed (not stored: they last until the page is closed).
-#[derive(Clone, Copy)]
-struct DraChoices {
-    kubernetes_version: RwSignal<String>,
-    dynamic_mig: RwSignal<bool>,
-    interval: RwSignal<TimeSliceInterval>,
-    consumable_memory: RwSignal<bool>,
-}
-
-impl DraChoices {
-    fn new() -> DraChoices {
-        DraChoices {
-            kubernetes_version: RwSignal::new(String::new()),
-            dynamic_mig: RwSignal::new(false),
-            interval: RwSignal::new(TimeSliceInterval::Default),
-            consumable_memory: RwSignal::new(false),
-        }
-    }
-
-    /// The options for `format` (tracked).
-    fn options(&self, format: ExportFormat) -> DraOptions {
-        dra_options(
-            format,
-            &self.kubernetes_version.get(),
-            self.dynamic_mig.get(),
-            self.interval.get(),
-            self.consumable_memory.get(),
-        )
-    }
 }
 
 impl Choices {
@@ -376,38 +318,6 @@ fn ExportFields(choices: Choices, exported: Memo<Exported>) -> impl IntoView {
     }
 }
 
-/// The DRA options: the cluster's Kubernetes version (which `resource.k8s.io` version is
-/// written, or why none can be), how the driver gets its MIG devices, the time slice and
-/// consumable memory.
-#[component]
-fn DraFields(dra: DraChoices, exported: Memo<Exported>) -> impl IntoView {
-    let version_error = field_error(exported, "dra.kubernetes_version");
-    let intervals = TimeSliceInterval::ALL
-        .into_iter()
-        .map(|i| view! { <option value=i.as_str() selected=move || dra.interval.get() == i>{i.as_str()}</option> })
-        .collect_view();
-    view! {
-        <label>"Kubernetes version"
-            <input type="text" id="export-k8s-version" data-testid="export-k8s-version" placeholder=DEFAULT_KUBERNETES_VERSION
-                autocomplete="off" spellcheck="false"
-                aria-invalid=move || if version_error().is_some() { "true" } else { "false" }
-                prop:value=move || dra.kubernetes_version.get()
-                on:input=move |ev| dra.kubernetes_version.set(event_target_value(&ev)) />
-            {move || version_error().map(|e| view! { <span class="field-error" role="alert" data-testid="export-k8s-version-error">{e}</span> })}
-        </label>
-        <label>"Time slice"
-            <select id="export-time-slice" data-testid="export-time-slice"
-                on:change=move |ev| dra.interval.set(event_target_value(&ev).parse().unwrap_or_default())>{intervals}</select>
-        </label>
-        <label class="check" title="The driver's DynamicMIG gate: it creates each MIG device when a claim is allocated">
-            <input type="checkbox" data-testid="export-dynamic-mig" prop:checked=move || dra.dynamic_mig.get()
-                on:change=move |ev| dra.dynamic_mig.set(event_target_checked(&ev)) />"MIG devices made by the driver"</label>
-        <label class="check" title="The driver's ConsumableShares gate: shared claims ask for their tenants' memory">
-            <input type="checkbox" data-testid="export-consumable-memory" prop:checked=move || dra.consumable_memory.get()
-                on:change=move |ev| dra.consumable_memory.set(event_target_checked(&ev)) />"Memory as consumable capacity"</label>
-    }
-}
-
 /// The export of the plan in the chosen format, made from the request the plan is made from
 /// (`planned.request`), so the text is the diagram's packing. Made only while the panel is in
 /// view (for thousands of asks the text is megabytes, made and drawn on every plan); off screen
@@ -522,251 +432,4 @@ pub fn ExportPanel() -> impl IntoView {
 }
 
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn the_box_shows_whole_lines_and_counts_the_rest() {
-        let short = "a: 1\nb: 2\n";
-        assert_eq!(super::preview(short), (short, 0));
-        let line = format!("{}\n", "x".repeat(99));
-        let long = line.repeat(2 * super::PREVIEW_BYTES / line.len());
-        let (head, rest) = super::preview(&long);
-        assert!(head.len() <= super::PREVIEW_BYTES && head.ends_with('\n'));
-        assert_eq!(head.lines().count() + rest, long.lines().count());
-        // One line longer than the box: nothing of it is shown, and it is counted.
-        let one = "é".repeat(super::PREVIEW_BYTES);
-        assert_eq!(super::preview(&one), ("", 1));
-    }
-
-    use super::*;
-    use crate::state::AppState;
-
-    #[test]
-    fn every_format_has_its_option_value() {
-        for f in ExportFormat::ALL {
-            assert_eq!(format_of(key(f)), f);
-        }
-        // The values the page has always offered (links and tests use them).
-        let keys: Vec<&str> = ExportFormat::ALL.into_iter().map(key).collect();
-        assert_eq!(
-            keys,
-            [
-                "k8s",
-                "kserve",
-                "device-plugin",
-                "mig-parted",
-                "mig-commands",
-                "slurm",
-                "dra"
-            ]
-        );
-        assert_eq!(format_of("nonsense"), ExportFormat::Kubernetes);
-    }
-
-    #[test]
-    fn blank_fields_take_the_defaults_and_hidden_fields_count_for_nothing() {
-        let k8s = ExportFormat::Kubernetes;
-        let o = options(k8s, MigStrategy::Mixed, "  ", "");
-        assert_eq!(o.namespace, None);
-        assert_eq!(o.image, ExportOptions::default().image);
-        assert_eq!(o.mig_strategy, MigStrategy::Mixed);
-        let o = options(k8s, MigStrategy::Single, " ml ", "img:1");
-        assert_eq!(o.namespace.as_deref(), Some("ml"));
-        assert_eq!(o.image, "img:1");
-        assert_eq!(o.mig_strategy, MigStrategy::Single);
-        // mig-parted writes no workloads: its panel hides the fields, and what they hold is ignored.
-        let o = options(
-            ExportFormat::MigParted,
-            MigStrategy::Single,
-            "Bad_NS",
-            "img:1",
-        );
-        assert_eq!(o.namespace, None);
-        assert_eq!(o.image, ExportOptions::default().image);
-        assert_eq!(o.mig_strategy, MigStrategy::Single);
-    }
-
-    #[test]
-    fn the_page_exports_its_plans_request() {
-        let state = AppState::new("ask=x:3g.20gb&ask=y:2g.10gb&gpus=1&mig-capable");
-        let request = state.planned.request.get_untracked();
-        let ok = state.planned.plan.with_untracked(Result::is_ok);
-        let export = |format: ExportFormat, namespace: &str| {
-            render(
-                &request,
-                ok,
-                format,
-                options(format, MigStrategy::Mixed, namespace, ""),
-            )
-        };
-        let Exported::Text {
-            text: k8s,
-            file_name,
-            media_type,
-        } = export(ExportFormat::Kubernetes, "")
-        else {
-            panic!("no Kubernetes export");
-        };
-        assert!(k8s.contains("nvidia.com/mig-3g.20gb"), "{k8s}");
-        assert_eq!(
-            (file_name, media_type),
-            ("gpu-share-k8s.yaml", "application/yaml")
-        );
-        let Exported::Text { text: parted, .. } = export(ExportFormat::MigParted, "Bad_NS") else {
-            panic!("no mig-parted export");
-        };
-        assert!(parted.contains("mig-devices"), "{parted}");
-        // A bad namespace is an error about that field, shown next to it.
-        match export(ExportFormat::Kubernetes, "Bad_NS") {
-            Exported::FieldError { field, .. } => assert_eq!(field, "namespace"),
-            other => panic!("{other:?}"),
-        }
-        // No plan, nothing to export.
-        let broken = AppState::new("ask=a:0.5&gpu-model=nonsense&mig-capable");
-        assert!(broken.planned.plan.get_untracked().is_err());
-        let request = broken.planned.request.get_untracked();
-        let k8s = ExportFormat::Kubernetes;
-        assert_eq!(
-            render(
-                &request,
-                false,
-                k8s,
-                options(k8s, MigStrategy::Mixed, "", "")
-            ),
-            Exported::NoPlan
-        );
-    }
-
-    /// DRA claims from the page: the Kubernetes version picks the `resource.k8s.io` version, a
-    /// version without structured parameters is an error at its field, and other formats read
-    /// none of the DRA options.
-    #[test]
-    fn the_dra_options_reach_the_claims() {
-        let state = AppState::new("ask=x:0.5&ask=y:0.5&gpu-model=A100-SXM4-40GB&timeslice");
-        let request = state.planned.request.get_untracked();
-        let dra = ExportFormat::Dra;
-        let export = |version: &str| {
-            let options = ExportOptions {
-                dra: dra_options(dra, version, false, TimeSliceInterval::Long, false),
-                ..options(dra, MigStrategy::Mixed, "", "")
-            };
-            render(&request, true, dra, options)
-        };
-        let Exported::Text { text, .. } = export("") else {
-            panic!("no DRA export");
-        };
-        assert!(text.contains("resource.k8s.io/v1\n"), "{text}");
-        assert!(text.contains("Long"), "{text}");
-        let Exported::Text { text, .. } = export("1.32") else {
-            panic!("no DRA export for 1.32");
-        };
-        assert!(text.contains("resource.k8s.io/v1beta1"), "{text}");
-        match export("1.30") {
-            Exported::FieldError { field, message } => {
-                assert_eq!(field, "dra.kubernetes_version");
-                assert!(!message.is_empty());
-            }
-            other => panic!("{other:?}"),
-        }
-        let k8s = ExportFormat::Kubernetes;
-        assert_eq!(
-            dra_options(k8s, "1.30", true, TimeSliceInterval::Long, true),
-            DraOptions::default()
-        );
-    }
-
-    /// The panel shows a field exactly for the formats whose text the core changes with it.
-    #[test]
-    fn each_format_shows_exactly_the_fields_it_reads() {
-        // Two 3g.20gb on one A100-40GB: one profile, so the single strategy is valid too.
-        let state = AppState::new("ask=x:3g.20gb&ask=y:3g.20gb&gpus=1&mig-capable");
-        let pack = state.planned.request.get_untracked();
-        let text = |format: ExportFormat, options: ExportOptions| {
-            api::export(&ExportRequest {
-                format,
-                pack: pack.clone(),
-                options,
-            })
-            .map(|r| r.text)
-        };
-        for f in ExportFormat::ALL {
-            let with = |o: ExportOptions| text(f, o);
-            let single = with(ExportOptions {
-                mig_strategy: MigStrategy::Single,
-                ..ExportOptions::default()
-            });
-            assert_eq!(
-                single != with(ExportOptions::default()),
-                uses_mig_strategy(f),
-                "{f}: MIG strategy"
-            );
-            let named = with(ExportOptions {
-                namespace: Some("ml".into()),
-                image: "img:1".into(),
-                ..ExportOptions::default()
-            });
-            assert_eq!(
-                named != with(ExportOptions::default()),
-                f.uses_workload_options(),
-                "{f}: namespace and image"
-            );
-        }
-        assert!(!uses_mig_strategy(ExportFormat::Slurm));
-        assert!(!ExportFormat::Slurm.uses_workload_options());
-        assert!(!uses_mig_strategy(ExportFormat::MigParted));
-    }
-
-    #[test]
-    fn settings_come_back_checked_by_the_core() {
-        let chosen = Settings {
-            format: ExportFormat::Slurm,
-            strategy: MigStrategy::Single,
-            namespace: "ml-team".into(),
-            image: "img:1".into(),
-        };
-        assert_eq!(
-            Settings::from_stored(&chosen.to_stored()),
-            (chosen.clone(), None)
-        );
-        // Every format's stored key reads back.
-        for format in ExportFormat::ALL {
-            let s = Settings {
-                format,
-                ..Settings::default()
-            };
-            assert_eq!(Settings::from_stored(&s.to_stored()).0, s);
-        }
-        // A refused field is its default, the rest is kept, and the note names the field.
-        let (s, note) = Settings::from_stored(
-            r#"{"format":"yaml","mig_strategy":"single","namespace":"Bad_NS","image":"img:2"}"#,
-        );
-        assert_eq!(
-            s,
-            Settings {
-                strategy: MigStrategy::Single,
-                image: "img:2".into(),
-                ..Settings::default()
-            }
-        );
-        let note = note.unwrap();
-        assert!(
-            note.starts_with("The export settings stored in this browser could not all be used (format: unknown export format \"yaml\"")
-                && note.contains("; namespace: ")
-                && note.ends_with("the defaults are shown for them."),
-            "{note}"
-        );
-        let (s, note) = Settings::from_stored("not json");
-        assert_eq!(s, Settings::default());
-        assert!(note.unwrap().contains("(not JSON: "));
-        // Half-typed or refused text is not stored: the last accepted value is kept.
-        let typing = Settings {
-            namespace: "ml-".into(),
-            ..chosen.clone()
-        };
-        assert_eq!(typing.storable(&chosen).namespace, "ml-team");
-        let blank = Settings {
-            namespace: " ".into(),
-            ..chosen.clone()
-        };
-        assert_eq!(blank.storable(&chosen).namespace, " ");
-    }
-}
+mod tests;
