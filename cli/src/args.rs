@@ -15,6 +15,7 @@ pub mod flags;
 mod live;
 mod repartition;
 mod replay;
+mod simulate_dra;
 mod size;
 pub use detect::{DetectArgs, DetectConfig, DetectFrom};
 pub use export::{ExportArgs, ExportConfig, ValidateMigArgs, ValidateMigConfig, ValidateMigInput};
@@ -22,6 +23,7 @@ pub use fit::{FitArgs, FitConfig};
 use flags::at_flag;
 pub use repartition::{RepartitionArgs, RepartitionConfig};
 pub use replay::{ReplayArgs, ReplayConfig};
+pub use simulate_dra::{SimulateDraArgs, SimulateDraConfig};
 pub use size::{SizeArgs, SizeConfig};
 
 const EXIT_CODES: &str = "\
@@ -52,6 +54,10 @@ pub enum Command {
     Detect(DetectArgs),
     /// Pack like `pack`, then write the plan for Kubernetes, KServe, the device plugin, mig-parted, nvidia-smi or Slurm.
     Export(ExportArgs),
+    /// Simulate the Kubernetes DRA allocator's first fit of a plan's claims on ResourceSlices
+    /// (claims a template per workload, and gpu-share's own): the GPUs used and left whole and
+    /// the memory slices stranded, beside gpu-share's placement.
+    SimulateDra(SimulateDraArgs),
     /// Check whether MIG profiles fit on one GPU, where each goes, and how to create them.
     ValidateMig(ValidateMigArgs),
     /// What can still be created on MIG GPUs as they are (nvidia-smi mig -lgi), what is stranded,

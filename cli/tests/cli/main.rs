@@ -14,5 +14,6 @@ mod pack;
 mod readme;
 mod repartition;
 mod replay;
+mod simulate_dra;
 mod size;
 mod svg;
