@@ -27,7 +27,7 @@ pub use simulate_dra::{SimulateDraArgs, SimulateDraConfig};
 pub use size::{SizeArgs, SizeConfig};
 
 const EXIT_CODES: &str = "\
-Exit codes: 0 success, 1 invalid input (validate-mig: an invalid layout), 2 usage error, 3 some asks unplaced (pack, export, fit, repartition), 4 ledger error, 5 already recorded (--record of uses the ledger holds for these hours; --record-again records them anyway).
+Exit codes: 0 success, 1 invalid input (validate-mig: an invalid layout), 2 usage error, 3 some asks unplaced (pack, export, simulate-dra, fit, repartition), 4 ledger error, 5 already recorded (--record of uses the ledger holds for these hours; --record-again records them anyway).
 Environment: GPU_SHARE_LEDGER (ledger file), NO_COLOR (plain output), GPU_SHARE_NOW (Unix seconds, for reproducible reports).";
 
 /// Plan fractional GPU asks: which mechanism serves them, how they pack, what they cost.
