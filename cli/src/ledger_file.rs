@@ -95,16 +95,16 @@ pub fn append(
     write_entries(&mut file, path, entries)
 }
 
+/// What [`append_made`] appends, made from the ledger as it is.
+pub type Make<'a> = &'a dyn Fn(&[LedgerEntry]) -> Result<Vec<LedgerEntry>, CliError>;
+
 /// Appends the entries `make` makes of the ledger as it is, read under the append's own lock (so
 /// no other process changes it in between): an entry the core derives from the ledger, such as
 /// a release of the open use.
 ///
 /// # Errors
 /// As [`append`], and `make`'s own.
-pub fn append_made(
-    path: &Path,
-    make: &dyn Fn(&[LedgerEntry]) -> Result<Vec<LedgerEntry>, CliError>,
-) -> Result<Vec<LedgerEntry>, CliError> {
+pub fn append_made(path: &Path, make: Make<'_>) -> Result<Vec<LedgerEntry>, CliError> {
     let mut file = open_for_append(path)?;
     let entries = make(&read_locked(&mut file, path)?)?;
     write_entries(&mut file, path, &entries)?;

@@ -50,6 +50,7 @@ mod scenario;
 mod size;
 mod sort;
 #[cfg(feature = "ts")]
-mod ts;
+#[doc(hidden)]
+pub mod ts;
 mod units;
 mod validate_mig;

@@ -34,9 +34,14 @@ mod document;
 mod draw;
 mod geometry;
 mod lanes;
+#[cfg(feature = "serde")]
+mod options_input;
 mod palette;
 mod style;
 mod text;
+
+#[cfg(feature = "serde")]
+pub use options_input::SvgOptionsInput;
 
 pub use chart::{render_replay, replay_summary};
 pub use document::{summary, valid_id_prefix, MAX_UNPLACED};

@@ -3,50 +3,53 @@
 // What the functions return — plans, packings, inventories, ledger entries, summaries — is
 // declared in data.d.ts, generated from the Rust core's own types (core/tests/core/ts_export/, run
 // by `cargo xtask npm`), so it says exactly what the core returns: keys in camelCase, enum values
-// as the core writes them ("mig", "timeslice"). This file declares only what Rust cannot: the
-// functions and classes of api.js and the looser inputs they accept.
+// as the core writes them ("mig", "timeslice"). So are what they take: the options objects, the
+// asks as given and the looser inputs the core reads (a fraction as "25%", memory as "12GiB"),
+// each checked there against the core's reader. This file declares only what Rust cannot: the
+// functions and classes of api.js.
 
 import type {
+  AlreadyRecorded,
+  AskColumns,
   AskEntry,
+  AskSize,
   Choice,
+  ClockOptions,
   ClusterGpuCaps as ClusterGpuCapsData,
   DetectResponse,
-  ErrorKind,
+  ExportFormat,
+  ExportOptions,
   FitResponse,
-  RepartitionResponse,
-  Replay,
-  Policy,
-  SizeResponse,
+  FractionInput,
   GpuModel,
   Imported,
   LedgerEntry,
+  LiveOptions,
   MigValidation,
-  PackColumnsSummary,
+  PackColumns,
+  PackOptions,
   PackResponse,
   PackResult,
+  PlainAsk,
   PlanResponse,
-  Rates,
+  RecordOptions,
+  RatesInit,
+  RepartitionOptions,
+  RepartitionResponse,
+  Replay,
+  ReplayOptions,
   Scenario,
+  ScenarioInit,
+  SizeOptions,
+  SizeResponse,
+  SummaryOptions,
+  SvgOptions,
   Summary,
   Unplaced,
 } from "./data.js";
 
 // Every generated type, except where a class below has the same name (FractionalAsk, ClusterGpuCaps).
 export * from "./data.js";
-
-/** A share of a GPU: a number (0.25) or text ("0.25", "25%", "1/4"). Numbers ≥ 1 are whole GPUs. */
-export type FractionInput = number | string;
-
-/** GPU memory: text with its unit ("12GiB", "12288MiB", "40GB", "22649242112B") or a whole number of bytes. */
-export type MemoryInput = string | number;
-
-export type AskSize =
-  | { fraction: FractionInput; memory?: MemoryInput; migProfile?: never }
-  | { memory: MemoryInput; fraction?: never; migProfile?: never }
-  | { migProfile: string; fraction?: never; memory?: never };
-
-/** A plain ask object, accepted wherever a FractionalAsk is. */
-export type PlainAsk = { name: string } & AskSize;
 
 export declare class FractionalAsk {
   /** @throws {TypeError | RangeError} on an empty name, a fraction ≤ 0, memory that is not memory, or a malformed profile name. */
@@ -68,9 +71,6 @@ export declare class ClusterGpuCaps {
   constructor(options?: CapsInit);
 }
 
-/** Rates for the ledger's summary, each optional (the defaults are in Summary.rates). */
-export type RatesInit = Partial<Rates>;
-
 /** A ledger entry that records a use (Ledger.record returns one). */
 export type UsageEntry = Extract<LedgerEntry, { kind: "usage" }>;
 /** A ledger entry that closes a use. */
@@ -78,22 +78,8 @@ export type ReleaseEntry = Extract<LedgerEntry, { kind: "release" }>;
 /** @deprecated The ask that found no room is `Unplaced`. */
 export type UnplacedAsk = Unplaced;
 
-/** Errors thrown for bad input carry where the input was wrong. */
-export interface GpuShareError extends Error {
-  kind: ErrorKind;
-  field: string | null;
-  line: number | null;
-}
-
 /** The mechanism that serves one ask (a Choice; `capsFrom` only when the caps were detected). */
 export declare function selectMechanism(ask: FractionalAsk | PlainAsk, caps?: ClusterGpuCaps | CapsInit): PlanResponse;
-
-export interface PackOptions {
-  /** Search for a packing on fewer GPUs than first-fit-decreasing, up to a proven optimum. */
-  optimize?: boolean;
-  /** The search's budget, calibrated to milliseconds of a native release build (default 1000). */
-  timeLimitMs?: number;
-}
 
 /** Packs the asks onto as few GPUs as it can; `optimize` is present when options.optimize was set. */
 export declare function binPack(
@@ -102,52 +88,6 @@ export declare function binPack(
   caps?: ClusterGpuCaps | CapsInit,
   options?: PackOptions,
 ): PackResponse;
-/** A column of numbers, one per ask: a Float64Array (no copy in JavaScript), another numeric typed array, or numbers. */
-export type NumberColumn = Float64Array | Float32Array | Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array | Uint8ClampedArray | ReadonlyArray<number>;
-
-/**
- * Many asks as columns, for `binPackColumns`: ask `i` is `fractions[i]` of a GPU, `memory[i]` bytes of GPU
- * memory, or both (0 in a column: not given for that ask). Every column given has one value per ask.
- */
-export interface AskColumns {
-  fractions?: NumberColumn;
-  /** GPU memory in bytes (whole numbers). */
-  memory?: NumberColumn;
-  /** Names, unique; without them ask `i` is named `"i"`. */
-  names?: ReadonlyArray<string>;
-}
-
-/**
- * The packing `binPack` gives for the same asks, by position: the summary (totals, unplaced asks, each distinct
- * warning with how many asks carry it, the legends of the codes) and typed arrays; `-1` is "none". Left out:
- * each ask's notes and each GPU's memory total (`binPack` gives them).
- */
-export interface PackColumns extends PackColumnsSummary {
-  /** One value per ask, in input order. */
-  asks: {
-    /** The (first) GPU the ask is on; -1 when unplaced. */
-    gpu: Int32Array;
-    /** A code of `mechanisms`. */
-    mechanism: Uint8Array;
-    /** What the ask denies to others, as a share of one GPU: its MIG instance's share, its fraction, or whole GPUs. */
-    allocated: Float64Array;
-    /** The MIG instance's profile, a code of `migProfiles`; -1 for other mechanisms. */
-    migProfile: Int8Array;
-    /** The MIG instance's first memory slice; -1 for other mechanisms. */
-    migStart: Int8Array;
-  };
-  /** One value per GPU, in index order (`askStart` has one more). */
-  gpus: {
-    /** A code of `mechanisms`. */
-    mechanism: Uint8Array;
-    /** The share of the GPU its tenants take. */
-    used: Float64Array;
-    /** The asks on GPU `g` are `asks.subarray(askStart[g], askStart[g + 1])` (a multi-GPU ask on each of its GPUs). */
-    asks: Uint32Array;
-    askStart: Uint32Array;
-  };
-}
-
 /**
  * `binPack` for many asks (a hundred thousand and more): columns of numbers in, typed arrays out, no object per ask.
  * @throws {TypeError | RangeError} with `field` (`fractions[3]`, `names`) for a value or column that is wrong.
@@ -162,11 +102,7 @@ export declare function fractionalGpuHours(fraction: FractionInput, seconds: num
 export declare function gpuModels(): GpuModel[];
 export declare function parseAsks(text: string): AskEntry[];
 export declare function parseScenario(query: string): Scenario;
-export declare function scenarioToQuery(scenario: {
-  asks: ReadonlyArray<FractionalAsk | PlainAsk>;
-  caps: CapsInit;
-  optimize?: boolean;
-}): string;
+export declare function scenarioToQuery(scenario: ScenarioInit): string;
 
 /**
  * Reads nvidia-smi output (`-q -x`, `--query-gpu … --format=csv`, `-L`, the summary table, `mig -lgip`)
@@ -174,19 +110,6 @@ export declare function scenarioToQuery(scenario: {
  * @throws {Error} with `line`/`field` for malformed input or an unrecognised format.
  */
 export declare function detect(inputs: string | ReadonlyArray<string>): DetectResponse;
-
-export type ExportFormat = "k8s" | "kubernetes" | "kserve" | "device-plugin" | "mig-parted" | "mig-commands" | "slurm";
-
-export interface ExportOptions extends PackOptions {
-  /** How the device plugin exposes MIG devices (default "mixed"). */
-  migStrategy?: "single" | "mixed";
-  /** Namespace of the workloads (a DNS-1123 label). */
-  namespace?: string | null;
-  /** Container image of the workloads (default: a placeholder under `.invalid`). */
-  image?: string;
-  /** Name of the mig-parted and device-plugin configs (default "gpu-share"). */
-  configName?: string;
-}
 
 /**
  * Packs the asks as `binPack` does and writes the plan as YAML (k8s, kserve, device-plugin,
@@ -242,7 +165,7 @@ export declare function validateMig(model: string, profiles: string | ReadonlyAr
 export declare function fit(
   current: string | ReadonlyArray<string>,
   asks?: ReadonlyArray<FractionalAsk | PlainAsk> | null,
-  options?: { gpuModel?: string | null },
+  options?: LiveOptions,
 ): FitResponse;
 
 /**
@@ -257,27 +180,8 @@ export declare function fit(
 export declare function repartition(
   current: string | ReadonlyArray<string>,
   asks: ReadonlyArray<FractionalAsk | PlainAsk>,
-  options?: {
-    gpuModel?: string | null;
-    free?: ReadonlyArray<{ gpu: number; gpuInstanceId: number; node?: string | null }>;
-  },
+  options?: RepartitionOptions,
 ): RepartitionResponse;
-
-export interface SvgOptions {
-  /** The diagram's heading and `<title>` (default "GPU packing"). */
-  title?: string | null;
-  /** GPU lanes drawn (default 500); the GPUs beyond are counted in one line "… N more GPUs, listed in the plan". */
-  maxGpus?: number;
-  /** The first GPU drawn, by position in the packing (default 0): a window of lanes, the GPUs before it counted in one line "… N GPUs before these, listed in the plan". */
-  firstGpu?: number;
-  /** Width in pixels, a whole number from 320 to 10000 (default 720); the height follows the content. */
-  width?: number;
-  /**
-   * Prefix of the ids of the diagram's `<title>` and `<desc>` (default "gpu-share": `gpu-share-title`), so that
-   * two diagrams inlined into one page keep unique ids: ASCII letters, digits, `-` and `_`, starting with a letter.
-   */
-  idPrefix?: string;
-}
 
 /**
  * The packing diagram of a result `binPack` returned, as a standalone SVG document (the same bytes as
@@ -291,28 +195,6 @@ export interface SvgOptions {
  */
 export declare function renderSvg(result: PackResponse | PackResult, options?: SvgOptions): string;
 
-/** The weights' or the KV cache's dtype: config.json's spellings ("bfloat16") are accepted too. */
-export type DtypeInput = "fp32" | "bf16" | "fp16" | "fp8" | "int8" | "int4" | "float32" | "bfloat16" | "float16";
-
-export interface SizeOptions {
-  /** The weights' dtype (default: the config's quantization_config, else its torch_dtype). */
-  dtype?: DtypeInput | null;
-  /** The KV cache's dtype (default: the dtype the model computes in). */
-  kvDtype?: DtypeInput | null;
-  /** Tokens per sequence (default: the model's max_position_embeddings). */
-  context?: number | null;
-  /** Sequences at once (default 1). */
-  concurrency?: number | null;
-  /**
-   * A budget to fit: bytes, memory text ("40GiB"), a whole GPU (`{ gpuModel }`: what processes can
-   * allocate, less one CUDA context) or a MIG instance (`{ gpuModel, profile }`). The result's `fit`
-   * says whether the model fits, and the longest context and the most sequences that do.
-   */
-  fit?: number | string | { gpuModel: string; profile?: string | null } | null;
-  /** Plan the model on these caps as an ask of its memory named `name`; the result's `plan` is selectMechanism's answer. */
-  plan?: { name: string; caps?: CapsInit } | null;
-}
-
 /**
  * The GPU memory a model needs, from its Hugging Face config.json (the parsed object or its text):
  * parameters counted from the architecture's shapes, weights, KV cache and overheads, each with why,
@@ -322,15 +204,6 @@ export interface SizeOptions {
  * for a bad config or options, or a budget the weights alone exceed.
  */
 export declare function sizeModel(config: string | object, options?: SizeOptions): SizeResponse;
-
-export interface ReplayOptions {
-  /** Policies to replay (default: all seven): "random", "dot-product", "gpu-clustering", "gpu-packing", "best-fit", "fgd", "gpu-share" (the paper's names, "DotProd", "FGD", … are read too). */
-  policies?: ReadonlyArray<Policy | string> | null;
-  /** Seeds of the arrivals' order and copies (default [42]; the paper's are 42–51). */
-  seeds?: ReadonlyArray<number> | null;
-  /** Fill until the arrivals ask this share of the GPU capacity: 1.3 or "130%" (default 1.3). */
-  tune?: number | string | null;
-}
 
 /**
  * Replays a cluster's workload online, as the FGD paper's simulator does (USENIX ATC 2023, "Beware of
@@ -352,18 +225,18 @@ export declare class Ledger {
   static fromJsonLines(text: string): Ledger;
   readonly entries: LedgerEntry[];
   /** A run of `seconds` that has just finished at `now` (default: the clock), or a use open until release(). */
-  record(choice: Choice, options?: { now?: number; seconds?: number | null }): UsageEntry;
+  record(choice: Choice, options?: RecordOptions): UsageEntry;
   /** Closes the latest open use of `ask`; throws (and changes nothing) when there is none. */
   release(ask: string, at?: number): void;
   /** Merges a ledger text; entries already present are not added twice. */
-  import(text: string, options?: { now?: number }): Pick<Imported, "added" | "alreadyPresent">;
+  import(text: string, options?: ClockOptions): Pick<Imported, "added" | "alreadyPresent">;
   /** The uses already here that `entries` would count again (same ask, overlapping hours). */
-  alreadyRecorded(entries: ReadonlyArray<LedgerEntry>, options?: { now?: number }): Array<{ ask: string; recordedAt: number }>;
+  alreadyRecorded(entries: ReadonlyArray<LedgerEntry>, options?: ClockOptions): AlreadyRecorded[];
   /** Takes back entries just recorded; throws (and changes nothing) when one is not here or a later release closes it. */
-  undo(entries: ReadonlyArray<LedgerEntry>, options?: { now?: number }): void;
-  summarize(options?: { now?: number; rates?: RatesInit | null }): Summary;
-  toCsv(options?: { now?: number }): string;
-  summaryCsv(options?: { now?: number; rates?: RatesInit | null }): string;
-  toJson(options?: { now?: number; rates?: RatesInit | null }): string;
+  undo(entries: ReadonlyArray<LedgerEntry>, options?: ClockOptions): void;
+  summarize(options?: SummaryOptions): Summary;
+  toCsv(options?: ClockOptions): string;
+  summaryCsv(options?: SummaryOptions): string;
+  toJson(options?: SummaryOptions): string;
   toJsonLines(): string;
 }

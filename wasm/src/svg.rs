@@ -7,61 +7,56 @@ use crate::read::{arg_or_default, json_of, whole};
 use crate::{case, js};
 use gpu_share_core::api::{Error, ErrorKind, PackResult, MAX_GPU_COUNT};
 use gpu_share_svg::{
-    SvgOptions, DEFAULT_ID_PREFIX, DEFAULT_MAX_GPUS, DEFAULT_WIDTH, MAX_WIDTH, MIN_WIDTH,
+    SvgOptions, SvgOptionsInput, DEFAULT_ID_PREFIX, DEFAULT_MAX_GPUS, DEFAULT_WIDTH, MAX_WIDTH,
+    MIN_WIDTH,
 };
 use wasm_bindgen::prelude::*;
 
-/// `renderSvg`'s options: `{title, maxGpus, firstGpu, width, idPrefix}`, each optional.
-#[derive(serde::Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-struct SvgOptionsJs {
-    title: Option<String>,
-    max_gpus: Option<f64>,
-    first_gpu: Option<f64>,
-    width: Option<f64>,
-    id_prefix: Option<String>,
-}
-
-impl SvgOptionsJs {
-    /// The renderer's options, each checked (the renderer would clamp; npm says so instead).
-    fn options(self) -> Result<SvgOptions, Error> {
-        let max_gpus = match self.max_gpus {
-            Some(n) => whole(n, "options.maxGpus", 0.0, MAX_GPU_COUNT as f64)? as usize,
-            None => DEFAULT_MAX_GPUS,
-        };
-        let first_gpu = match self.first_gpu {
-            Some(n) => whole(n, "options.firstGpu", 0.0, MAX_GPU_COUNT as f64)? as usize,
-            None => 0,
-        };
-        let width = match self.width {
-            Some(w) => whole(w, "options.width", MIN_WIDTH.into(), MAX_WIDTH.into())? as u32,
-            None => DEFAULT_WIDTH,
-        };
-        let id_prefix = self
-            .id_prefix
-            .unwrap_or_else(|| DEFAULT_ID_PREFIX.to_string());
-        if !gpu_share_svg::valid_id_prefix(&id_prefix) {
-            return Err(Error::new(
-                ErrorKind::Syntax,
-                "must be ASCII letters, digits, - and _, starting with a letter",
-            )
-            .in_field("options.idPrefix"));
-        }
-        Ok(SvgOptions {
-            title: self.title,
-            max_gpus,
-            first_gpu,
-            width,
-            id_prefix,
-        })
+/// The renderer's options of those given, each checked (the renderer would clamp; npm says so
+/// instead).
+fn checked(given: SvgOptionsInput) -> Result<SvgOptions, Error> {
+    let max_gpus = match given.max_gpus {
+        Some(n) => whole(n, "options.maxGpus", 0.0, MAX_GPU_COUNT as f64)? as usize,
+        None => DEFAULT_MAX_GPUS,
+    };
+    let first_gpu = match given.first_gpu {
+        Some(n) => whole(n, "options.firstGpu", 0.0, MAX_GPU_COUNT as f64)? as usize,
+        None => 0,
+    };
+    let width = match given.width {
+        Some(w) => whole(w, "options.width", MIN_WIDTH.into(), MAX_WIDTH.into())? as u32,
+        None => DEFAULT_WIDTH,
+    };
+    let id_prefix = given
+        .id_prefix
+        .unwrap_or_else(|| DEFAULT_ID_PREFIX.to_string());
+    if !gpu_share_svg::valid_id_prefix(&id_prefix) {
+        return Err(Error::new(
+            ErrorKind::Syntax,
+            "must be ASCII letters, digits, - and _, starting with a letter",
+        )
+        .in_field("options.idPrefix"));
     }
+    Ok(SvgOptions {
+        title: given.title,
+        max_gpus,
+        first_gpu,
+        width,
+        id_prefix,
+    })
 }
 
 /// The packing diagram of `result` (what `binPack` returned) as a standalone SVG document.
 #[wasm_bindgen(js_name = renderSvg)]
 pub fn render_svg(result: JsValue, options: JsValue) -> Result<String, JsValue> {
     js((|| {
-        let options = arg_or_default::<SvgOptionsJs>(options, "options")?.options()?;
+        // A value of the wrong shape names the options as a whole, as it always has; values
+        // of the right shape that are out of range name their own field (`options.width`).
+        let given = arg_or_default::<SvgOptionsInput>(options, "options").map_err(|mut e| {
+            e.field = Some("options".into());
+            e
+        })?;
+        let options = checked(given)?;
         let json = case::to_snake(json_of(result, "result")?);
         if json.is_null() {
             return Err(Error::new(ErrorKind::Syntax, "result is missing").in_field("result"));

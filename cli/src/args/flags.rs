@@ -172,6 +172,7 @@ fn caps(c: &CapsArgs, ask_profile: Option<&'static str>) -> Flags {
 /// The request fields the command line gives by other means than a flag of their own, each with
 /// the words that give it: positional arguments, files, and the parts of an `--ask` spec. (Errors
 /// about them are named as they are read: `--ask #2`, a file's line, `NAME`.)
+#[cfg(test)]
 pub const GIVEN_OTHERWISE: [(&str, &str); 20] = [
     ("asks", "--ask NAME:SIZE, --asks-file FILE"),
     ("name", "NAME, or the NAME of an --ask"),
@@ -196,6 +197,7 @@ pub const GIVEN_OTHERWISE: [(&str, &str); 20] = [
 ];
 
 /// Request fields the command line deliberately does not offer, with why.
+#[cfg(test)]
 pub const NOT_OFFERED: [(&str, &str, &str); 2] = [
     ("plan", "gpu_count", "one ask needs no GPU limit"),
     (

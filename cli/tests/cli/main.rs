@@ -8,6 +8,7 @@ mod commands;
 mod detect;
 mod export;
 mod fit;
+mod ledger;
 mod ledger_durability;
 mod limits;
 mod pack;

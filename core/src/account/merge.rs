@@ -83,6 +83,8 @@ pub fn remove_entries(
 /// A use in the ledger that a new recording would count again.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct AlreadyRecorded {
     pub ask: String,
     /// When the use in the ledger was recorded, Unix seconds: the end of a finished run (it was

@@ -34,15 +34,21 @@ pub struct Rates {
 #[derive(Clone, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "RatesInit", rename_all = "camelCase"))]
 pub struct RatesInput {
     /// Price of one GPU-hour; no cost is reported without it.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub cost_per_gpu_hour: Option<f64>,
     /// Board power in watts for every record; `None` uses each model's power limit from the
     /// catalogue, and leaves out the energy of records whose model has none.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub watts: Option<f64>,
     /// Power usage effectiveness (≥ 1); default [`DEFAULT_PUE`].
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub pue: Option<f64>,
     /// Grid carbon intensity; default [`DEFAULT_GRID_G_PER_KWH`].
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub grid_g_co2e_per_kwh: Option<f64>,
 }
 

@@ -27,16 +27,20 @@ pub enum Cluster {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct Detected {
     /// nvidia-smi or kubectl output, one text per machine (or cluster).
     #[cfg_attr(
         feature = "serde",
         serde(deserialize_with = "super::discover::texts::one_or_many")
     )]
+    #[cfg_attr(feature = "ts", ts(type = "string | Array<string>"))]
     pub inputs: Vec<DetectInput>,
     /// Plan with MIG on GPUs that support it but have it disabled (the caps leave it out
     /// otherwise, since enabling it needs the GPUs idle and reset).
     #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub turn_on_mig: bool,
 }
 

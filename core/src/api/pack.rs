@@ -37,11 +37,15 @@ pub struct PackRequest {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct PackOptions {
     /// Search for a packing on fewer GPUs than first-fit-decreasing, up to a proven optimum.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub optimize: bool,
     /// The search's deterministic work budget, calibrated to milliseconds of a native release
     /// build: [`DEFAULT_OPTIMIZE_MS`] when not given; above [`MAX_OPTIMIZE_MS`], that.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub time_limit_ms: Option<u64>,
 }
 

@@ -30,9 +30,15 @@ pub struct ReplayRequest {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "ReplayOptions", rename_all = "camelCase"))]
 pub struct ReplaySettings {
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    #[cfg_attr(feature = "ts", ts(type = "Array<Policy | string>"))]
     pub policies: Vec<Policy>,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub seeds: Vec<u64>,
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub tune: Option<Tune>,
 }
 

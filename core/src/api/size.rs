@@ -38,19 +38,29 @@ fn config_text<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<St
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename = "SizeOptions", rename_all = "camelCase"))]
 pub struct SizingOptions {
     /// The weights' dtype; default: the config's `quantization_config`, else its `torch_dtype`.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::DtypeInput>"))]
     pub dtype: Option<Dtype>,
     /// The KV cache's dtype; default: the dtype the model computes in.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::ts::DtypeInput>"))]
     pub kv_dtype: Option<Dtype>,
     /// Tokens per sequence; default: the model's `max_position_embeddings`.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub context: Option<u64>,
     /// Sequences at once; default 1.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub concurrency: Option<u64>,
     /// A memory budget to fit: with it the response says whether the model fits and the
     /// longest context and the most sequences that do.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub fit: Option<FitTarget>,
     /// Plan the model on a cluster as an ask of its total memory, under this name.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub plan: Option<SizePlan>,
 }
 
@@ -58,9 +68,12 @@ pub struct SizingOptions {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct SizePlan {
     pub name: String,
     #[cfg_attr(feature = "serde", serde(default, rename = "caps"))]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub cluster: super::Cluster,
 }
 

@@ -166,6 +166,8 @@ impl FromStr for ExportFormat {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "lowercase"))]
 pub enum MigStrategy {
     /// Every GPU of a node MIG-enabled with one profile; MIG devices as `nvidia.com/gpu`.
     Single,
@@ -220,19 +222,30 @@ pub const MAX_CONFIG_NAME_CHARS: usize = 50;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(
+    feature = "ts",
+    ts(rename = "ExportFormatOptions", rename_all = "camelCase")
+)]
 pub struct ExportOptions {
     /// The device plugin's MIG strategy (default mixed).
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub mig_strategy: MigStrategy,
     /// The Kubernetes namespace of the workloads (a DNS-1123 label); none by default.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub namespace: Option<String>,
     /// The container image of the workloads; default [`DEFAULT_IMAGE`], a placeholder.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub image: String,
     /// The name of the mig-parted and device-plugin configs; default [`DEFAULT_CONFIG_NAME`].
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub config_name: String,
     /// The slurmd version the Slurm export targets (`23.02.5`); none: 23.02.6 or later, which
     /// names MIG devices as NVML does (docs/hardware-facts.md §5).
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub slurm_version: Option<String>,
     /// The Kubernetes version and NVIDIA DRA driver settings of the `dra` format.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub dra: dra::DraOptions,
 }
 

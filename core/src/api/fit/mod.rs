@@ -40,8 +40,11 @@ pub struct FitRequest {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct LiveOptions {
     /// The GPU model, for GPUs whose texts do not name it (`nvidia-smi mig -lgi` names none).
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub gpu_model: Option<String>,
 }
 

@@ -40,10 +40,14 @@ pub struct RepartitionRequest {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct RepartitionOptions {
     /// The GPU model, for GPUs whose texts do not name it.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub gpu_model: Option<String>,
     /// GPU instances that are not in use and may be destroyed; every other one is in use.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub free: Vec<FreeInstance>,
 }
 
@@ -51,8 +55,11 @@ pub struct RepartitionOptions {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct FreeInstance {
     #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub node: Option<String>,
     pub gpu: u64,
     pub gpu_instance_id: u32,

@@ -15,17 +15,23 @@ pub const DEFAULT_KUBERNETES_VERSION: &str = "1.34";
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct DraOptions {
     /// The cluster's Kubernetes version, `1.34`, `v1.32.4`, …; default [`DEFAULT_KUBERNETES_VERSION`].
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub kubernetes_version: String,
     /// Whether MIG devices exist before allocation (static, the driver's default) or the
     /// driver creates them on allocation (its alpha `DynamicMIG` gate).
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub mig: MigManagement,
     /// The time-slice of time-sliced GPUs' `GpuConfig`.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub time_slice_interval: TimeSliceInterval,
     /// The driver publishes GPU memory as consumable capacity (its alpha `ConsumableShares` gate
     /// and Kubernetes' `DRAConsumableCapacity`): shared claims then ask for the memory their
     /// tenants need (`capacity.requests.memory`). Off unless the user says the driver has it.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub consumable_memory: bool,
 }
 
@@ -44,6 +50,8 @@ impl Default for DraOptions {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "lowercase"))]
 pub enum MigManagement {
     /// The MIG devices are created beforehand (mig-parted, the GPU Operator's MIG manager) and
     /// the driver publishes those that exist.
@@ -57,6 +65,7 @@ pub enum MigManagement {
 /// `TimeSlicingConfig.interval` of the driver's `GpuConfig` (docs/hardware-facts.md §13).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum TimeSliceInterval {
     #[default]
     Default,

@@ -66,6 +66,25 @@ pub fn collect(cfg: &Config) -> BTreeMap<String, (String, String)> {
     c.visit::<Summary>(); // Ledger.summarize
     c.visit::<Usage>(); // a record with its duration settled (`gpu-share accounting --json`)
     c.visit::<ErrorKind>(); // the `kind` of every error thrown
+                            // What the functions take: each options object as its reader reads it.
+    c.visit::<api::PackOptions>(); // binPack, binPackColumns
+    c.visit::<api::ExportFormat>(); // exportPlan's format
+    c.visit::<api::ExportSettings>(); // exportPlan
+    c.visit::<api::LiveOptions>(); // fit
+    c.visit::<api::RepartitionOptions>(); // repartition
+    c.visit::<api::SizingOptions>(); // sizeModel
+    c.visit::<api::ReplaySettings>(); // replay, replaySvg
+    c.visit::<api::RatesInput>(); // Ledger.summarize and the summaries' rates
+    c.visit::<gpu_share_core::ts::PlainAsk>(); // every ask given as an object
+    c.visit::<gpu_share_core::ts::ScenarioInit>(); // scenarioToQuery
+    c.visit::<gpu_share_core::ts::RecordOptions>(); // Ledger.record
+    c.visit::<gpu_share_core::ts::ClockOptions>(); // Ledger.import, .alreadyRecorded, .undo, .toCsv
+    c.visit::<gpu_share_core::ts::SummaryOptions>(); // Ledger.summarize, .summaryCsv, .toJson
+    c.visit::<api::AlreadyRecorded>(); // Ledger.alreadyRecorded
+    c.visit::<gpu_share_svg::SvgOptionsInput>(); // renderSvg
+    c.visit::<api::AskColumns>(); // binPackColumns' asks
+    c.visit::<api::PackColumns>(); // binPackColumns, with its typed arrays
+    c.visit::<api::Error>(); // every error thrown
     c.decls
 }
 

@@ -36,6 +36,9 @@ use crate::common::{asks, caps, fixture};
 mod decls;
 use decls::*;
 
+/// The requests' declarations against what their readers read.
+mod requests;
+
 #[test]
 fn writes_the_declarations() {
     let cfg = config();
@@ -439,6 +442,16 @@ fn the_ledger_matches_its_declarations() {
         .collect();
     let imported = api::import(&api::ImportRequest::new(&entries[..1], &text, 9000)).unwrap();
     check(&imported);
+    let twice = api::already_recorded(&api::LedgerChangeRequest {
+        entries: entries.as_slice().into(),
+        change: entries[..1].into(),
+        now: 9000,
+    })
+    .unwrap();
+    assert!(!twice.is_empty(), "a use recorded again is found");
+    for t in &twice {
+        check(t);
+    }
 }
 
 #[test]
