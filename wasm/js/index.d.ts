@@ -40,6 +40,8 @@ import type {
   ReplayOptions,
   Scenario,
   ScenarioInit,
+  SimulateDraOptions,
+  SimulateDraResponse,
   SizeOptions,
   SizeResponse,
   SummaryOptions,
@@ -137,16 +139,8 @@ export declare function simulateDra(
   asks: ReadonlyArray<FractionalAsk | PlainAsk>,
   gpuCount?: number | null,
   caps?: ClusterGpuCaps | CapsInit | null,
-  options?: PackOptions & {
-    order?: import("./data.js").SliceOrder | null;
-    dra?: {
-      kubernetesVersion?: string;
-      mig?: "static" | "dynamic";
-      timeSliceInterval?: "Default" | "Short" | "Medium" | "Long";
-      consumableMemory?: boolean;
-    };
-  },
-): import("./data.js").SimulateDraResponse;
+  options?: SimulateDraOptions,
+): SimulateDraResponse;
 
 /**
  * Whether MIG instances can share one GPU of `model`, where each goes and how to create them.

@@ -70,6 +70,7 @@ pub fn collect(cfg: &Config) -> BTreeMap<String, (String, String)> {
     c.visit::<api::PackOptions>(); // binPack, binPackColumns
     c.visit::<api::ExportFormat>(); // exportPlan's format
     c.visit::<api::ExportSettings>(); // exportPlan
+    c.visit::<api::SimulateDraSettings>(); // simulateDra
     c.visit::<api::LiveOptions>(); // fit
     c.visit::<api::RepartitionOptions>(); // repartition
     c.visit::<api::SizingOptions>(); // sizeModel

@@ -45,12 +45,16 @@ pub struct PlanVsScheduler {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct SimulationOptions {
     /// The order each claim visits a node's slices. `None`: both, since the scheduler's own
     /// order is not fixed (pools come from a Go map, slices in the informer's order): `listed`,
     /// then `spread`, the order that scatters small claims (dra-driver-nvidia-gpu#932).
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub order: Option<SliceOrder>,
     /// The DRA export's options, so that the claims simulated are the ones it writes.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub dra: DraOptions,
 }
 
