@@ -15,6 +15,7 @@ pub mod flags;
 mod live;
 mod repartition;
 mod replay;
+mod simulate_dra;
 mod size;
 pub use detect::{DetectArgs, DetectConfig, DetectFrom};
 pub use export::{ExportArgs, ExportConfig, ValidateMigArgs, ValidateMigConfig, ValidateMigInput};
@@ -22,10 +23,11 @@ pub use fit::{FitArgs, FitConfig};
 use flags::at_flag;
 pub use repartition::{RepartitionArgs, RepartitionConfig};
 pub use replay::{ReplayArgs, ReplayConfig};
+pub use simulate_dra::{SimulateDraArgs, SimulateDraConfig};
 pub use size::{SizeArgs, SizeConfig};
 
 const EXIT_CODES: &str = "\
-Exit codes: 0 success, 1 invalid input (validate-mig: an invalid layout), 2 usage error, 3 some asks unplaced (pack, export, fit, repartition), 4 ledger error, 5 already recorded (--record of uses the ledger holds for these hours; --record-again records them anyway).
+Exit codes: 0 success, 1 invalid input (validate-mig: an invalid layout), 2 usage error, 3 some asks unplaced (pack, export, simulate-dra, fit, repartition), 4 ledger error, 5 already recorded (--record of uses the ledger holds for these hours; --record-again records them anyway).
 Environment: GPU_SHARE_LEDGER (ledger file), NO_COLOR (plain output), GPU_SHARE_NOW (Unix seconds, for reproducible reports).";
 
 /// Plan fractional GPU asks: which mechanism serves them, how they pack, what they cost.
@@ -52,6 +54,10 @@ pub enum Command {
     Detect(DetectArgs),
     /// Pack like `pack`, then write the plan for Kubernetes, KServe, the device plugin, mig-parted, nvidia-smi or Slurm.
     Export(ExportArgs),
+    /// Simulate the Kubernetes DRA allocator's first fit of a plan's claims on ResourceSlices
+    /// (claims a template per workload, and gpu-share's own): the GPUs used and left whole and
+    /// the memory slices stranded, beside gpu-share's placement.
+    SimulateDra(SimulateDraArgs),
     /// Check whether MIG profiles fit on one GPU, where each goes, and how to create them.
     ValidateMig(ValidateMigArgs),
     /// What can still be created on MIG GPUs as they are (nvidia-smi mig -lgi), what is stranded,

@@ -93,6 +93,7 @@ fn run_command(
         args::Command::Models(a) => commands::models::run(&a, out),
         args::Command::Detect(a) => commands::detect::run(a.into_config()?, style, out),
         args::Command::Export(a) => commands::export::run(a.into_config()?, out, err),
+        args::Command::SimulateDra(a) => commands::simulate_dra::run(a.into_config()?, out),
         args::Command::ValidateMig(a) => commands::validate_mig::run(a.into_config()?, style, out),
         args::Command::Fit(a) => commands::fit::run(a.into_config()?, style, out),
         args::Command::Repartition(a) => commands::repartition::run(a.into_config()?, style, out),

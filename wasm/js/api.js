@@ -36,6 +36,8 @@ export const scenarioToQuery = (scenario) => raw.scenarioToQuery(scenario);
 export const detect = (inputs) => raw.detect(inputs);
 export const exportPlan = (format, asks, gpuCount, caps, options) =>
   raw.exportPlan(format, asks, gpuCount ?? null, caps, options);
+export const simulateDra = (slices, asks, gpuCount, caps, options) =>
+  raw.simulateDra(slices, asks, gpuCount ?? null, caps, options);
 export const validateMig = (model, profiles) => raw.validateMig(model, profiles);
 export const fit = (current, asks, options) => raw.fit(current, asks ?? null, options);
 export const repartition = (current, asks, options) => raw.repartition(current, asks, options);

@@ -40,6 +40,8 @@ import type {
   ReplayOptions,
   Scenario,
   ScenarioInit,
+  SimulateDraOptions,
+  SimulateDraResponse,
   SizeOptions,
   SizeResponse,
   SummaryOptions,
@@ -123,6 +125,22 @@ export declare function exportPlan(
   caps?: ClusterGpuCaps | CapsInit,
   options?: ExportOptions,
 ): string;
+
+/**
+ * Packs the asks as `binPack` does (caps: those the slices show, unless given) and simulates the
+ * Kubernetes DRA allocator's first fit (devices in slice order, no scoring) of the plan's claims on
+ * `slices` (`kubectl get resourceslices -o json`; an array: one text each): claims written a
+ * template per workload and gpu-share's own (`exportPlan("dra")`), per slice order (`listed`,
+ * `spread`, or both by default): GPUs used, left whole, memory slices stranded, and the `text`.
+ * @throws {Error} with `field` (`slices`, `slices[i]`, `options.dra.…`) for bad input.
+ */
+export declare function simulateDra(
+  slices: string | ReadonlyArray<string>,
+  asks: ReadonlyArray<FractionalAsk | PlainAsk>,
+  gpuCount?: number | null,
+  caps?: ClusterGpuCaps | CapsInit | null,
+  options?: SimulateDraOptions,
+): SimulateDraResponse;
 
 /**
  * Whether MIG instances can share one GPU of `model`, where each goes and how to create them.

@@ -166,6 +166,32 @@ pub fn export_plan(
     })())
 }
 
+/// The Kubernetes DRA allocator's first fit of the plan's claims (a template per workload, and
+/// gpu-share's) on ResourceSlices, beside gpu-share's placement (`api::simulate_dra`).
+#[wasm_bindgen(js_name = simulateDra)]
+pub fn simulate_dra(
+    slices: JsValue,
+    asks: JsValue,
+    gpu_count: JsValue,
+    caps: JsValue,
+    options: JsValue,
+) -> JsResult {
+    js((|| {
+        let options: api::SimulateDraSettings = arg_or_default(options, "options")?;
+        let request = api::SimulateDraRequest {
+            slices: texts(slices, "slices")?,
+            pack: PackRequest {
+                asks: asks_of(asks)?.into_iter().map(Into::into).collect(),
+                gpu_count: gpu_count_of(&gpu_count)?,
+                cluster: Cluster::Given(arg_or_default(caps, "caps")?),
+                options: options.pack,
+            },
+            options: options.simulate,
+        };
+        output(&api::simulate_dra(&request)?)
+    })())
+}
+
 /// Reads `nvidia-smi` (`-q -x`, `--query-gpu` CSV, `-L`, the summary table, `mig -lgip`),
 /// `kubectl get nodes -o json` or ResourceSlice output — one string or an array merged — into
 /// `{gpus, nodes, migProfiles, sources, notes, caps}` (`api::detect`).

@@ -35,6 +35,16 @@ pub struct ExportArgs {
     /// Name of the mig-parted and device-plugin configs.
     #[arg(long, value_name = "NAME", default_value = gpu_share_core::api::DEFAULT_CONFIG_NAME)]
     pub config_name: String,
+    #[command(flatten)]
+    pub dra: DraArgs,
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// The DRA export's options (`export dra`, `simulate-dra`).
+#[derive(Args, Debug)]
+pub struct DraArgs {
     /// dra: the cluster's Kubernetes version (1.34 and later: resource.k8s.io/v1; 1.32 and 1.33:
     /// v1beta1).
     #[arg(long, value_name = "VERSION", default_value = gpu_share_core::api::DEFAULT_KUBERNETES_VERSION)]
@@ -48,9 +58,22 @@ pub struct ExportArgs {
     /// dra: the driver publishes GPU memory as consumable capacity (its ConsumableShares gate).
     #[arg(long)]
     pub consumable_memory: bool,
-    /// Write to FILE instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    pub output: Option<PathBuf>,
+}
+
+impl DraArgs {
+    /// The options as the core takes them (the interval is checked there too, by name).
+    pub fn options(self) -> Result<DraOptions, CliError> {
+        Ok(DraOptions {
+            kubernetes_version: self.k8s_version,
+            mig: if self.dra_mig == "dynamic" {
+                MigManagement::Dynamic
+            } else {
+                MigManagement::Static
+            },
+            time_slice_interval: self.time_slice_interval.parse()?,
+            consumable_memory: self.consumable_memory,
+        })
+    }
 }
 
 /// `export`, checked.
@@ -70,23 +93,13 @@ impl ExportArgs {
         let format: ExportFormat = self.format.parse()?;
         let mig_strategy: MigStrategy = self.mig_strategy.parse()?;
         let defaults = ExportOptions::default();
-        let dra = DraOptions {
-            kubernetes_version: self.k8s_version,
-            mig: if self.dra_mig == "dynamic" {
-                MigManagement::Dynamic
-            } else {
-                MigManagement::Static
-            },
-            time_slice_interval: self.time_slice_interval.parse()?,
-            consumable_memory: self.consumable_memory,
-        };
         let options = ExportOptions {
             mig_strategy,
             namespace: self.namespace,
             image: self.image.unwrap_or(defaults.image),
             config_name: self.config_name,
             slurm_version: self.slurm_version,
-            dra,
+            dra: self.dra.options()?,
         };
         Ok(ExportConfig {
             request: ExportRequest {

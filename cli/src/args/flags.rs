@@ -58,6 +58,16 @@ pub fn of(command: &Command) -> Flags {
             flags.extend(EXPORT_OPTIONS);
             flags
         }
+        Command::SimulateDra(a) => {
+            let mut flags = pack(&a.pack.caps, a.pack.gpus);
+            flags.extend(
+                EXPORT_OPTIONS
+                    .into_iter()
+                    .filter(|(f, _)| f.starts_with("options.dra.")),
+            );
+            flags.push(("options.order", "--order"));
+            flags
+        }
         Command::Accounting(_) => RATES.to_vec(),
         Command::Release(_) => vec![("name", "NAME")],
         Command::ValidateMig(_) => vec![("model", "--gpu-model"), ("profiles", "PROFILE")],
@@ -163,7 +173,7 @@ fn caps(c: &CapsArgs, ask_profile: Option<&'static str>) -> Flags {
 /// the words that give it: positional arguments, files, and the parts of an `--ask` spec. (Errors
 /// about them are named as they are read: `--ask #2`, a file's line, `NAME`.)
 #[cfg(test)]
-pub const GIVEN_OTHERWISE: [(&str, &str); 19] = [
+pub const GIVEN_OTHERWISE: [(&str, &str); 20] = [
     ("asks", "--ask NAME:SIZE, --asks-file FILE"),
     ("name", "NAME, or the NAME of an --ask"),
     ("fraction", "--fraction, or an --ask's SIZE"),
@@ -173,6 +183,7 @@ pub const GIVEN_OTHERWISE: [(&str, &str); 19] = [
     ("format", "FORMAT"),
     ("inputs", "--from FILE"),
     ("current", "--current FILE"),
+    ("slices", "--slices FILE"),
     ("model", "--gpu-model"),
     ("profiles", "PROFILE,… or --file"),
     ("config", "--config FILE"),
@@ -229,11 +240,12 @@ mod tests {
     use super::*;
 
     /// Each use case the command line serves, with a command line giving every flag it has.
-    const COMMANDS: [(&str, &str); 11] = [
+    const COMMANDS: [(&str, &str); 12] = [
         ("plan", "plan a --fraction 0.5 --memory 1GiB --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0"),
         ("pack", "pack --ask a:0.5 --gpus 2 --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0 --optimize --time-limit-ms 5"),
         ("export", "export k8s --ask a:0.5 --gpus 2 --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0 --namespace n --image i --config-name c --mig-strategy mixed --slurm-version 23.02.6 --k8s-version 1.34 --dra-mig static --time-slice-interval Default --consumable-memory"),
         ("detect", "detect --from f"),
+        ("simulate_dra", "simulate-dra --slices f --ask a:0.5 --gpus 2 --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0 --optimize --time-limit-ms 5 --k8s-version 1.34 --dra-mig static --time-slice-interval Default --consumable-memory --order spread"),
         ("validate_mig", "validate-mig --gpu-model a100 1g.5gb"),
         ("fit", "fit --current f --gpu-model a100 --ask a:1g.5gb"),
         ("repartition", "repartition --current f --gpu-model a100 --ask a:1g.5gb --free 0:1"),

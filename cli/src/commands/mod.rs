@@ -10,6 +10,7 @@ pub mod plan;
 pub mod release;
 pub mod repartition;
 pub mod replay;
+pub mod simulate_dra;
 pub mod size;
 pub mod validate_mig;
 

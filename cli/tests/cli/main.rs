@@ -15,5 +15,6 @@ mod pack;
 mod readme;
 mod repartition;
 mod replay;
+mod simulate_dra;
 mod size;
 mod svg;

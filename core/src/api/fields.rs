@@ -14,6 +14,7 @@ use super::{
 };
 use crate::account::RatesInput;
 use crate::caps::ClusterGpuCaps;
+use crate::export::dra::allocator::SimulationOptions;
 use crate::export::dra::DraOptions;
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 
@@ -38,6 +39,10 @@ pub const USE_CASES: &[UseCase] = &[
     UseCase {
         name: "export",
         fields: export,
+    },
+    UseCase {
+        name: "simulate_dra",
+        fields: simulate_dra,
     },
     UseCase {
         name: "detect",
@@ -110,6 +115,14 @@ fn export() -> Vec<String> {
     let mut out = pack();
     out.push("format".into());
     out.extend(fields_of::<ExportOptions>("options.").filter(|f| f != "options.dra"));
+    out.extend(fields_of::<DraOptions>("options.dra."));
+    out
+}
+
+fn simulate_dra() -> Vec<String> {
+    let mut out = pack();
+    out.push("slices".into());
+    out.extend(fields_of::<SimulationOptions>("options.").filter(|f| f != "options.dra"));
     out.extend(fields_of::<DraOptions>("options.dra."));
     out
 }

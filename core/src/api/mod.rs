@@ -15,6 +15,7 @@
 //! | record, release, import | [`record_plan`], [`record_pack`], [`release`], [`import`] | ledger entries |
 //! | summarise | [`summarise`] | [`SummaryResponse`] |
 //! | export | [`export`] | [`ExportResponse`] |
+//! | the Kubernetes DRA allocator's first fit of a plan's claims on ResourceSlices | [`simulate_dra`] | [`SimulateDraResponse`] (per slice order: GPUs used, left whole, memory slices stranded, for claims a template per workload and for gpu-share's; the text) |
 //! | validate a MIG layout | [`validate_mig`] | [`MigValidation`] |
 //! | the fewest moves that fit new asks | [`repartition`] | [`RepartitionResponse`] (end state, steps, commands) |
 //! | what fits on GPUs as they are | [`fit`] | [`FitResponse`] (per GPU: creatable profiles, stranded slices; where asks go) |
@@ -27,6 +28,7 @@ mod bins;
 mod cluster;
 mod columns;
 mod discover;
+mod dra;
 mod export;
 #[cfg(feature = "serde")]
 mod fields;
@@ -56,6 +58,7 @@ pub use columns::{
     PackColumnsSummary, UnplacedAt, WarningCount,
 };
 pub use discover::{caps_summary, detect, DetectInput, DetectRequest, DetectResponse};
+pub use dra::{simulate_dra, SimulateDraRequest, SimulateDraResponse, SimulateDraSettings};
 pub use export::{export, gpu_ranges, ExportRequest, ExportResponse, ExportSettings};
 #[cfg(feature = "serde")]
 pub use fields::{use_case, UseCase, USE_CASES};
@@ -102,6 +105,9 @@ pub use crate::catalog::{
 };
 pub use crate::discover::{failed_input, DiscoveredGpu, Inventory};
 pub use crate::error::{Error, ErrorKind, Hint, Input, Result};
+pub use crate::export::dra::allocator::{
+    Allocated, ClaimOutcome, FirstFit, GpuOutcome, PlanVsScheduler, SimulationOptions, SliceOrder,
+};
 pub use crate::export::dra::{
     DraOptions, KubernetesVersion, MigManagement, TimeSliceInterval, DEFAULT_KUBERNETES_VERSION,
 };

@@ -81,6 +81,23 @@ fn export_settings(cfg: &Config) -> String {
     format!("{} & {}", n::<ApiPackOptions>(cfg), n::<ExportOptions>(cfg))
 }
 
+// api/dra: the packing's options and the simulation's in one object.
+declared!(
+    crate::api::SimulateDraSettings,
+    "SimulateDraOptions",
+    " The options of simulateDra: the packing's (as binPack's) and the simulation's.",
+    simulate_dra_settings,
+    [ApiPackOptions, crate::api::SimulationOptions]
+);
+
+fn simulate_dra_settings(cfg: &Config) -> String {
+    format!(
+        "{} & {}",
+        n::<ApiPackOptions>(cfg),
+        n::<crate::api::SimulationOptions>(cfg)
+    )
+}
+
 // export/mod.rs: `FromStr`, which takes `k8s` beside the formats' own names.
 declared!(
     ExportFormat,

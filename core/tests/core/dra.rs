@@ -442,18 +442,3 @@ mod never_panics {
         }
     }
 }
-
-#[test]
-fn the_simulation_takes_kubectl_text_and_plain_options() {
-    use gpu_share_core::internals::export::dra::allocator::{compare_text, SimulationOptions};
-    let (_, plan) = case_932();
-    let options: SimulationOptions =
-        serde_json::from_str(r#"{"order": "spread", "dra": {"mig": "dynamic"}}"#).unwrap();
-    let r = compare_text(&dynamic_text(), &plan, &options).unwrap();
-    assert_eq!((r.per_ask.gpus_used, r.gpu_share.gpus_used), (4, 1));
-    let json = serde_json::to_value(&r).unwrap();
-    assert_eq!(json["per_ask"]["stranded_memory_slices"], 4);
-    let e = compare_text("{", &plan, &options).unwrap_err();
-    assert_eq!(e.field.as_deref(), Some("slices"));
-    assert!(serde_json::from_str::<SimulationOptions>(r#"{"odrer": "spread"}"#).is_err());
-}

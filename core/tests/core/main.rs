@@ -32,5 +32,7 @@ mod limits;
 #[cfg(feature = "serde")]
 mod no_panic;
 mod repartition;
+#[cfg(feature = "serde")]
+mod simulate_dra;
 #[cfg(feature = "ts")]
 mod ts_export;

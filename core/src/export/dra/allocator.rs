@@ -14,8 +14,6 @@ mod compare;
 mod gpus;
 mod search;
 
-#[cfg(feature = "serde")]
-pub use compare::compare_text;
 pub use compare::{compare, per_ask_claims, PlanVsScheduler, SimulationOptions};
 pub use gpus::GpuOutcome;
 
@@ -32,6 +30,7 @@ pub const MAX_CLAIMS: usize = 10_000;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum SliceOrder {
     /// The order of the list given.
     #[default]
@@ -44,6 +43,8 @@ pub enum SliceOrder {
 /// One device a claim got.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct Allocated {
     pub request: String,
     pub node: String,
@@ -57,6 +58,8 @@ pub struct Allocated {
 /// What one claim got.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct ClaimOutcome {
     pub claim: String,
     pub allocated: bool,
@@ -68,6 +71,8 @@ pub struct ClaimOutcome {
 /// A simulation's result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct FirstFit {
     pub order: SliceOrder,
     pub claims: Vec<ClaimOutcome>,

@@ -51,6 +51,7 @@ pub fn collect(cfg: &Config) -> BTreeMap<String, (String, String)> {
     c.visit::<gpu_share_core::api::PackColumnsSummary>(); // binPackColumns, beside its typed arrays
     c.visit::<DetectResponse>(); // detect
     c.visit::<FitResponse>(); // fit
+    c.visit::<gpu_share_core::api::SimulateDraResponse>(); // simulateDra
     c.visit::<gpu_share_core::api::SizeResponse>(); // sizeModel
     c.visit::<RepartitionResponse>(); // repartition
     c.visit::<gpu_share_core::internals::replay::Replay>(); // replay
@@ -69,6 +70,7 @@ pub fn collect(cfg: &Config) -> BTreeMap<String, (String, String)> {
     c.visit::<api::PackOptions>(); // binPack, binPackColumns
     c.visit::<api::ExportFormat>(); // exportPlan's format
     c.visit::<api::ExportSettings>(); // exportPlan
+    c.visit::<api::SimulateDraSettings>(); // simulateDra
     c.visit::<api::LiveOptions>(); // fit
     c.visit::<api::RepartitionOptions>(); // repartition
     c.visit::<api::SizingOptions>(); // sizeModel

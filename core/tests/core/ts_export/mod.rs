@@ -495,6 +495,27 @@ fn fit_matches_its_declaration() {
 }
 
 #[test]
+fn the_dra_simulation_matches_its_declaration() {
+    let mut request = api::SimulateDraRequest {
+        slices: vec![DetectInput {
+            label: String::new(),
+            text: fixture("resourceslices/h100-pcie-dynamic-mig.json"),
+        }],
+        pack: PackRequest::new(asks(&["a:1g.10gb", "b:1g.10gb"]), Cluster::default()),
+        options: api::SimulationOptions::default(),
+    };
+    request.options.dra.mig = api::MigManagement::Dynamic;
+    let r = api::simulate_dra(&request).unwrap();
+    check(&r);
+    let spread = &r.simulations[1];
+    check(spread);
+    check(&spread.per_ask);
+    check(&spread.per_ask.claims[0]);
+    check(&spread.per_ask.claims[0].devices[0]);
+    check(&spread.per_ask.gpus[0]);
+}
+
+#[test]
 fn repartition_matches_its_declaration() {
     let request = RepartitionRequest {
         current: vec![DetectInput {

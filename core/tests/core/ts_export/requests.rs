@@ -102,6 +102,8 @@ fn every_options_object_is_declared_as_its_reader_reads_it() {
     check_request::<ExportSettings>();
     check_request::<api::ExportOptions>();
     check_request::<api::DraOptions>();
+    check_request::<api::SimulateDraSettings>();
+    check_request::<api::SimulationOptions>();
     check_request::<api::LiveOptions>();
     check_request::<api::RepartitionOptions>();
     check_request::<api::FreeInstance>();

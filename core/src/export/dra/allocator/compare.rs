@@ -24,6 +24,8 @@ use std::collections::BTreeSet;
 /// gpu-share's placement and the scheduler's first fit of two sets of claims, on the same slices.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct PlanVsScheduler {
     /// GPUs gpu-share's own placement uses.
     pub planned_gpus_used: u64,
@@ -38,30 +40,22 @@ pub struct PlanVsScheduler {
     pub notes: Vec<String>,
 }
 
-/// What a simulation of a plan takes besides the plan and the slices (plain data, for a request).
+/// What a simulation of a plan takes besides the plan and the slices: the options of
+/// `api::simulate_dra`'s request.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct SimulationOptions {
-    /// The order each claim visits a node's slices.
-    pub order: SliceOrder,
+    /// The order each claim visits a node's slices. `None`: both, since the scheduler's own
+    /// order is not fixed (pools come from a Go map, slices in the informer's order): `listed`,
+    /// then `spread`, the order that scatters small claims (dra-driver-nvidia-gpu#932).
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub order: Option<SliceOrder>,
     /// The DRA export's options, so that the claims simulated are the ones it writes.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub dra: DraOptions,
-}
-
-/// [`compare`] on `kubectl get resourceslices -o json` (or `-o yaml` with the `yaml` feature).
-///
-/// # Errors
-/// As [`crate::discover::resource_slice::read_resource_slices`] (fields under `slices`) and [`compare`].
-#[cfg(feature = "serde")]
-pub fn compare_text(
-    slices_text: &str,
-    result: &PackResult,
-    options: &SimulationOptions,
-) -> Result<PlanVsScheduler> {
-    let slices = crate::discover::resource_slice::read_resource_slices(slices_text)
-        .map_err(|e| e.in_field("slices"))?;
-    compare(&slices, result, &options.dra, options.order)
 }
 
 /// One template per placed ask, one device each (whole asks: their GPU count).

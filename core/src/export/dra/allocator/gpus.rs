@@ -13,6 +13,8 @@ use std::collections::BTreeSet;
 /// One GPU after the simulation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct GpuOutcome {
     pub node: String,
     pub uuid: String,
