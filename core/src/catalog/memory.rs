@@ -104,7 +104,7 @@ pub struct UsableMemory {
 
 impl GpuModel {
     /// The real listings of an instance of `memory_slices` on this board, smallest first, each
-    /// with the MiB it counts for (see [`counted_mib`]), docs/hardware-facts.md §1.6.
+    /// with the MiB it counts for (see `counted_mib`), docs/hardware-facts.md §1.6.
     pub fn instance_listings(&self, memory_slices: u8) -> Vec<ListedInstance> {
         let mut out: Vec<ListedInstance> = LISTINGS
             .iter()

@@ -7,7 +7,7 @@
 //! `GpuConfig` sharing settings; whole GPUs as a ResourceClaimTemplate per workload. The
 //! `resource.k8s.io` version follows the Kubernetes version ([`DraOptions`]); the driver's feature
 //! gates the plan needs and whether MIG devices must be made first are written as comments and
-//! returned as data by [`requirements`]. [`allocator`] simulates the scheduler's first fit on
+//! returned as data by `requirements`. [`allocator`] simulates the scheduler's first fit on
 //! real ResourceSlices.
 
 pub mod allocator;

@@ -34,7 +34,7 @@ pub struct PackResult {
     /// The nodes, when the cluster has them: each one's role and GPUs.
     pub nodes: Vec<NodeLayout>,
     /// How much of the GPUs in use the asks actually asked for, as a share of one GPU (≤ 1),
-    /// measured once when the packing is done ([`PackResult::measure_utilisation`]).
+    /// measured once when the packing is done (`PackResult::measure_utilisation`).
     pub utilisation: Share,
 }
 

@@ -1,5 +1,5 @@
 //! The weights one GPU holds, tensor by tensor as vLLM allocates them, each counted as the
-//! caching allocator counts it ([`block_bytes`]): what vLLM logs as "Model loading took".
+//! caching allocator counts it (`block_bytes`): what vLLM logs as "Model loading took".
 //!
 //! - **Sharding** (`model_executor/layers/linear.py`, `vocab_parallel_embedding.py`): the fused
 //!   `qkv_proj` and `gate_up_proj` and the experts are split by output, `o_proj` and `down_proj`
