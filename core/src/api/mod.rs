@@ -28,6 +28,8 @@ mod bins;
 mod cluster;
 mod columns;
 mod discover;
+// ResourceSlices are read from JSON or YAML only.
+#[cfg(feature = "serde")]
 mod dra;
 mod export;
 #[cfg(feature = "serde")]
@@ -58,6 +60,7 @@ pub use columns::{
     PackColumnsSummary, UnplacedAt, WarningCount,
 };
 pub use discover::{caps_summary, detect, DetectInput, DetectRequest, DetectResponse};
+#[cfg(feature = "serde")]
 pub use dra::{simulate_dra, SimulateDraRequest, SimulateDraResponse, SimulateDraSettings};
 pub use export::{export, gpu_ranges, ExportRequest, ExportResponse, ExportSettings};
 #[cfg(feature = "serde")]
