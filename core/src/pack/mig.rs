@@ -148,6 +148,28 @@ pub(crate) fn verify(model: &GpuModel, placed: &[Placed]) -> Result<(), Violatio
     Ok(())
 }
 
+/// The starts at which profile `p` could be created next to `placed`.
+pub(crate) fn starts_for(model: &GpuModel, placed: &[Placed], p: usize) -> Vec<u8> {
+    let Some(profile) = model.profiles.get(p) else {
+        return Vec::new();
+    };
+    let mut trial = placed.to_vec();
+    trial.push(Placed {
+        profile: p,
+        start: 0,
+    });
+    let last = trial.len() - 1;
+    profile
+        .starts
+        .iter()
+        .copied()
+        .filter(|&start| {
+            trial[last].start = start;
+            verify(model, &trial).is_ok()
+        })
+        .collect()
+}
+
 /// An order in which to create the instances of a valid layout (indices into `placed`), and
 /// whether that order succeeds whatever free valid placement the driver picks at each step.
 ///

@@ -6,7 +6,7 @@
 //! overlap, per-profile maxima, compute slices, media engines; docs/hardware-facts.md §1.1–1.2).
 
 use crate::catalog::GpuModel;
-use crate::pack::mig::{verify, Placed};
+use crate::pack::mig::{starts_for, Placed};
 
 /// A GPU's instances at their placements, on its catalogue model.
 #[derive(Clone, Debug)]
@@ -19,24 +19,7 @@ impl LiveGpu {
     /// The starts at which an instance of profile `p` (an index into the model's profiles) can be
     /// created now, lowest first.
     pub fn starts_for(&self, p: usize) -> Vec<u8> {
-        let Some(profile) = self.model.profiles.get(p) else {
-            return Vec::new();
-        };
-        let mut trial = self.placed.clone();
-        trial.push(Placed {
-            profile: p,
-            start: 0,
-        });
-        let last = trial.len() - 1;
-        profile
-            .starts
-            .iter()
-            .copied()
-            .filter(|&start| {
-                trial[last].start = start;
-                verify(self.model, &trial).is_ok()
-            })
-            .collect()
+        starts_for(self.model, &self.placed, p)
     }
 
     /// The memory slices in use, as a bitmap.
@@ -102,6 +85,7 @@ impl LiveGpu {
 mod tests {
     use super::*;
     use crate::catalog::find_model;
+    use crate::pack::mig::verify;
     use proptest::prelude::*;
 
     fn gpu(model: &str, instances: &[(&str, u8)]) -> LiveGpu {

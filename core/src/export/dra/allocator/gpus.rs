@@ -7,7 +7,7 @@
 
 use super::NodeView;
 use crate::catalog::{self, GpuModel};
-use crate::pack::mig::{verify, Placed};
+use crate::pack::mig::{starts_for, Placed};
 use std::collections::BTreeSet;
 
 /// One GPU after the simulation.
@@ -138,28 +138,6 @@ fn outcome(view: &NodeView, uuid: &str, asked: &BTreeSet<&str>) -> GpuOutcome {
             .map(|&i| device(i).name.clone())
             .collect(),
     }
-}
-
-/// The starts at which profile `p` could be created next to `placed`.
-pub(crate) fn starts_for(model: &GpuModel, placed: &[Placed], p: usize) -> Vec<u8> {
-    let Some(profile) = model.profiles.get(p) else {
-        return Vec::new();
-    };
-    let mut trial = placed.to_vec();
-    trial.push(Placed {
-        profile: p,
-        start: 0,
-    });
-    let last = trial.len() - 1;
-    profile
-        .starts
-        .iter()
-        .copied()
-        .filter(|&start| {
-            trial[last].start = start;
-            verify(model, &trial).is_ok()
-        })
-        .collect()
 }
 
 /// Free slices in no creatable placement of the `asked` profiles.
