@@ -104,13 +104,17 @@ pub struct CapsArgs {
     #[arg(
         long,
         value_name = "FILE",
-        conflicts_with_all = ["mps", "timeslice", "gpu_model", "mig_profiles", "nodes", "context_overhead"]
+        conflicts_with_all = ["mps", "timeslice", "gpu_model", "mig_profiles", "nodes", "context_overhead", "driver"]
     )]
     pub caps_from: Vec<PathBuf>,
     /// The CUDA context each process with memory holds besides what it asks for (default
     /// 500MiB; 0 when the memory asked already includes it).
     #[arg(long, value_name = "MEMORY")]
     pub context_overhead: Option<String>,
+    /// The NVIDIA driver the GPUs run (590.48.01): where drivers list a MIG instance's memory
+    /// differently, plan with this driver's listing when one is known (default: the smallest).
+    #[arg(long, value_name = "VERSION")]
+    pub driver: Option<String>,
 }
 
 impl CapsArgs {
@@ -122,6 +126,7 @@ impl CapsArgs {
             || self.mig_profiles.is_some()
             || self.nodes.is_some()
             || self.context_overhead.is_some()
+            || self.driver.is_some()
             || !self.caps_from.is_empty())
     }
 
@@ -152,6 +157,7 @@ impl CapsArgs {
             supports_timeslicing: self.timeslice,
             gpu_model: self.gpu_model.clone(),
             gpu_count: None,
+            driver: self.driver.clone(),
             nodes: self
                 .nodes
                 .as_deref()

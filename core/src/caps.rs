@@ -42,6 +42,12 @@ pub struct ClusterGpuCaps {
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub context_overhead_mib: Option<u64>,
+    /// The NVIDIA driver the GPUs run (`590.48.01`): where real listings of a MIG instance's
+    /// memory differ between drivers, the plan uses this driver's listing when one is known, and
+    /// otherwise the smallest (docs/hardware-facts.md §1.6). `None`: the smallest.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub driver: Option<String>,
 }
 
 /// The most CUDA context overhead a cluster may name, in MiB (64 GiB: beyond any GPU's memory).
@@ -68,6 +74,8 @@ pub struct ResolvedCaps {
     pub nodes: Option<Vec<NodeSpec>>,
     /// The CUDA context each process with memory holds, in MiB.
     pub context_mib: u64,
+    /// The driver the GPUs run, checked (digits and dots), when named.
+    pub driver: Option<String>,
 }
 
 impl ClusterGpuCaps {
@@ -96,6 +104,7 @@ impl ClusterGpuCaps {
     pub fn resolve(&self, asked_profiles: &[&str]) -> Result<ResolvedCaps> {
         let gpu_count = self.checked_gpu_count()?;
         let context_mib = self.checked_context_mib()?;
+        let driver = self.checked_driver()?;
         let limited = self.limited_profiles()?;
         let (model, unknown_model, model_note) = self.settle_model(asked_profiles, &limited)?;
         if self.supports_mig {
@@ -120,7 +129,27 @@ impl ClusterGpuCaps {
             gpu_count,
             nodes: self.nodes.clone(),
             context_mib,
+            driver,
         })
+    }
+
+    /// The driver version, trimmed, when named: one to four dot-separated numbers, as
+    /// `nvidia-smi` prints it (`590.48.01`).
+    fn checked_driver(&self) -> Result<Option<String>> {
+        let Some(text) = self.driver.as_deref().map(str::trim) else {
+            return Ok(None);
+        };
+        let parts: Vec<&str> = text.split('.').collect();
+        let numeric =
+            |p: &&str| !p.is_empty() && p.len() <= 6 && p.bytes().all(|b| b.is_ascii_digit());
+        if parts.len() > 4 || !parts.iter().all(numeric) {
+            return Err(Error::new(
+                ErrorKind::Syntax,
+                format!("{text:?} is not a driver version: numbers and dots, as nvidia-smi prints it (590.48.01)"),
+            )
+            .in_field("driver"));
+        }
+        Ok(Some(text.to_string()))
     }
 
     /// The GPU count (given or the nodes'), between 1 and [`MAX_GPU_COUNT`] when there is one.

@@ -92,7 +92,7 @@ fn shared_or_mig(ask: &FractionalAsk, caps: &ResolvedCaps, size: Sized) -> Choic
     let (model, f) = (caps.model, size.fraction);
     if caps.mig {
         if let Some(m) = model {
-            if let Some(p) = best_profile(m, &caps.allowed_profiles, size) {
+            if let Some(p) = best_profile(m, caps, size) {
                 let mut c = mig_choice(ask, m, p, f);
                 warn_of_waste(&mut c, caps);
                 warn_of_sms(&mut c, m, p, size);
@@ -169,9 +169,10 @@ fn add_memory(c: &mut Choice, caps: &ResolvedCaps, need: Need) {
     match c.mechanism {
         Mechanism::Mig => {
             if let Some(p) = c.mig_profile.as_deref().and_then(|p| model.profile(p)) {
-                let usable = model.profile_memory(p);
+                let driver = caps.driver.as_deref();
+                let usable = model.profile_memory_on(p, driver);
                 c.allocated_memory_mib = Some(usable.mib);
-                c.notes.push(memory::mig_note(model, p, need));
+                c.notes.push(memory::mig_note(model, p, need, driver));
                 if let Certainty::Uncertain(why) = usable.certainty {
                     c.warn(format!(
                         "{} memory of {} is{UNCERTAIN}{why}",
@@ -221,7 +222,7 @@ pub fn alternatives(ask: &FractionalAsk, caps: &ResolvedCaps) -> Vec<Choice> {
     let f = size.fraction;
     let mut out = Vec::new();
     if let (true, Some(m)) = (caps.mig, model) {
-        if let Some(p) = best_profile(m, &caps.allowed_profiles, size) {
+        if let Some(p) = best_profile(m, caps, size) {
             let mut c = mig_choice(ask, m, p, f);
             warn_of_waste(&mut c, caps);
             warn_of_sms(&mut c, m, p, size);
@@ -246,15 +247,12 @@ pub fn alternatives(ask: &FractionalAsk, caps: &ResolvedCaps) -> Vec<Choice> {
 /// to the earlier one in the catalogue. Without memory, its compute and memory shares both cover
 /// the fraction; with memory, its usable memory holds what the ask holds and (unless only memory
 /// was asked) its compute share covers the fraction.
-fn best_profile(
-    model: &GpuModel,
-    allowed: &[&'static MigProfile],
-    size: Sized,
-) -> Option<&'static MigProfile> {
+fn best_profile(model: &GpuModel, caps: &ResolvedCaps, size: Sized) -> Option<&'static MigProfile> {
+    let allowed = &caps.allowed_profiles;
     let covers = |p: &MigProfile| match size.need {
         None => model.profile_covers(p, size.fraction),
         Some(need) => {
-            memory::profile_holds(model, p, need)
+            memory::profile_holds(model, p, need, caps.driver.as_deref())
                 && (size.memory_only || model.profile_compute_covers(p, size.fraction))
         }
     };

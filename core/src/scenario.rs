@@ -22,7 +22,7 @@ pub struct Scenario {
 }
 
 /// Query keys a scenario understands; any other key (say `embed`) is left to the page.
-pub const SCENARIO_KEYS: [&str; 11] = [
+pub const SCENARIO_KEYS: [&str; 12] = [
     "ask",
     "hours",
     "gpus",
@@ -34,11 +34,12 @@ pub const SCENARIO_KEYS: [&str; 11] = [
     "mig-profiles",
     "optimize",
     "context-overhead",
+    "driver",
 ];
 
 impl Scenario {
     /// Reads `ask=a:0.5&ask=x:3g.20gb&ask=m:0.25:12GiB&gpus=2&timeslice&mig-capable&mps&gpu-model=h100&mig-profiles=1g.10gb,2g.20gb`
-    /// (and `nodes=4x8` or `nodes=gpu-a:8,gpu-b:4`, `context-overhead=300MiB`)
+    /// (and `nodes=4x8` or `nodes=gpu-a:8,gpu-b:4`, `context-overhead=300MiB`, `driver=590.48.01`)
     /// (a leading `?` is allowed; `+` and `%XX` are decoded; unknown keys are ignored). A flag may
     /// be given bare or as `=true`/`=1`; `=false`/`=0` turns it off.
     ///
@@ -105,6 +106,7 @@ impl Scenario {
             "mps" => caps.supports_mps = flag("mps")?,
             "optimize" => self.optimize = flag("optimize")?,
             "gpu-model" => caps.gpu_model = value.filter(|v| !v.trim().is_empty()),
+            "driver" => caps.driver = value.filter(|v| !v.trim().is_empty()),
             "context-overhead" => {
                 let v = value.as_deref().unwrap_or("").trim();
                 caps.context_overhead_mib = if v.is_empty() {
@@ -192,6 +194,9 @@ impl Scenario {
                 "context-overhead={}",
                 crate::memory::overhead_text(mib)
             ));
+        }
+        if let Some(d) = &self.caps.driver {
+            parts.push(format!("driver={}", encode(d)));
         }
         parts.join("&")
     }
@@ -327,6 +332,15 @@ mod tests {
         assert_eq!(s.caps.gpu_model.as_deref(), Some("NVIDIA A100-SXM4-40GB"));
         assert!(!s.caps.supports_mps);
         assert_eq!(Scenario::from_query(&s.to_query()).unwrap(), s);
+    }
+
+    #[test]
+    fn the_driver_rides_in_the_link() {
+        let s = Scenario::from_query("ask=m:9GiB&mig-capable&driver=580.126.09").unwrap();
+        assert_eq!(s.caps.driver.as_deref(), Some("580.126.09"));
+        assert_eq!(s.to_query(), "ask=m:9GiB&mig-capable&driver=580.126.09");
+        let blank = Scenario::from_query("driver=").unwrap();
+        assert_eq!(blank.caps.driver, None);
     }
 
     #[test]

@@ -174,6 +174,7 @@ impl CapsIn {
                     .collect()
             }),
             context_overhead_mib: self.context.map(u64::from),
+            driver: None,
         }
     }
 }

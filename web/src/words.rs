@@ -38,6 +38,7 @@ pub fn field(name: &str) -> Option<&'static str> {
         "fraction" => "fraction",
         "memory" => "memory",
         "context_overhead_mib" => "CUDA context",
+        "driver" => "Driver",
         "hours" | "seconds" => "hours",
         _ => return None,
     })

@@ -154,6 +154,7 @@ fn caps(c: &CapsArgs, ask_profile: Option<&'static str>) -> Flags {
         ("supports_timeslicing", "--timeslice"),
         ("nodes", "--nodes"),
         ("context_overhead_mib", "--context-overhead"),
+        ("driver", "--driver"),
     ];
     let allowed = c.mig_profiles.is_some().then_some("--mig-profiles");
     match (c.gpu_model.is_some(), allowed, ask_profile) {
@@ -241,11 +242,11 @@ mod tests {
 
     /// Each use case the command line serves, with a command line giving every flag it has.
     const COMMANDS: [(&str, &str); 12] = [
-        ("plan", "plan a --fraction 0.5 --memory 1GiB --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0"),
-        ("pack", "pack --ask a:0.5 --gpus 2 --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0 --optimize --time-limit-ms 5"),
-        ("export", "export k8s --ask a:0.5 --gpus 2 --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0 --namespace n --image i --config-name c --mig-strategy mixed --slurm-version 23.02.6 --k8s-version 1.34 --dra-mig static --time-slice-interval Default --consumable-memory"),
+        ("plan", "plan a --fraction 0.5 --memory 1GiB --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0 --driver 590.48.01"),
+        ("pack", "pack --ask a:0.5 --gpus 2 --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0 --driver 590.48.01 --optimize --time-limit-ms 5"),
+        ("export", "export k8s --ask a:0.5 --gpus 2 --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0 --driver 590.48.01 --namespace n --image i --config-name c --mig-strategy mixed --slurm-version 23.02.6 --k8s-version 1.34 --dra-mig static --time-slice-interval Default --consumable-memory"),
         ("detect", "detect --from f"),
-        ("simulate_dra", "simulate-dra --slices f --ask a:0.5 --gpus 2 --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0 --optimize --time-limit-ms 5 --k8s-version 1.34 --dra-mig static --time-slice-interval Default --consumable-memory --order spread"),
+        ("simulate_dra", "simulate-dra --slices f --ask a:0.5 --gpus 2 --gpu-model a100 --mig-capable --mps --timeslice --mig-profiles 1g.5gb --nodes 1x8 --context-overhead 0 --driver 590.48.01 --optimize --time-limit-ms 5 --k8s-version 1.34 --dra-mig static --time-slice-interval Default --consumable-memory --order spread"),
         ("validate_mig", "validate-mig --gpu-model a100 1g.5gb"),
         ("fit", "fit --current f --gpu-model a100 --ask a:1g.5gb"),
         ("repartition", "repartition --current f --gpu-model a100 --ask a:1g.5gb --free 0:1"),

@@ -2,6 +2,7 @@
 //! flags (the ledger is in `ledger.rs`).
 
 use crate::common::{gpu_share, json, stdout};
+use predicates::prelude::*;
 use predicates::str::contains;
 use serde_json::Value;
 
@@ -479,4 +480,37 @@ fn memory_asks_promise_no_more_than_a_listing_and_say_what_was_asked() {
         "h100",
     ]));
     assert!(half.contains("less than the 0.5 asked"), "{half}");
+}
+
+/// `--driver` plans a MIG instance's memory with that driver's listing where one is known
+/// (docs/hardware-facts.md §1.6: the A100-SXM4-40GB's 2-slice instance, 9.62 GiB in the MIG User
+/// Guide and 9.75 GiB under driver 580.126.09), and refuses text that is no version at its flag.
+#[test]
+fn a_named_driver_plans_with_its_listing_and_a_bad_one_names_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = dir.path().join("l");
+    let plan = |driver: &[&str]| {
+        let mut args = vec![
+            "plan",
+            "m",
+            "--memory",
+            "9940MiB",
+            "--gpu-model",
+            "A100-SXM4-40GB",
+            "--mig-capable",
+            "--context-overhead",
+            "0",
+        ];
+        args.extend_from_slice(driver);
+        gpu_share(&l).args(args).assert()
+    };
+    let smallest = String::from_utf8(plan(&[]).success().get_output().stdout.clone()).unwrap();
+    assert!(smallest.contains("— 3g.20gb,"), "{smallest}");
+    let named = plan(&["--driver", "580.126.09"]).success();
+    let named = String::from_utf8(named.get_output().stdout.clone()).unwrap();
+    assert!(named.contains("— 1g.10gb,"), "{named}");
+    assert!(named.contains("as listed for driver 580.126.09"), "{named}");
+    plan(&["--driver", "latest"])
+        .code(1)
+        .stderr(contains("--driver").and(contains("not a driver version")));
 }

@@ -176,6 +176,31 @@ impl GpuModel {
         }
     }
 
+    /// The memory of an instance of `profile` on `driver` when the user names one: that driver's
+    /// real listing of this board and size, when one is known; else [`GpuModel::profile_memory`]
+    /// (the smallest listing, or the estimate).
+    pub fn profile_memory_on(&self, profile: &MigProfile, driver: Option<&str>) -> UsableMemory {
+        match self.driver_listing(profile.memory_slices, driver) {
+            Some(l) => UsableMemory {
+                mib: l.mib,
+                certainty: l.listing.certainty,
+            },
+            None => self.profile_memory(profile),
+        }
+    }
+
+    /// The listing of an instance of `memory_slices` on this board that `driver` printed, if any.
+    pub fn driver_listing(
+        &self,
+        memory_slices: u8,
+        driver: Option<&str>,
+    ) -> Option<ListedInstance> {
+        let driver = driver?;
+        self.instance_listings(memory_slices)
+            .into_iter()
+            .find(|l| l.listing.driver == Some(driver))
+    }
+
     /// What the driver keeps of a whole GPU (FB memory "Reserved" in a real capture), or
     /// [`RESERVED_MIB_UNCAPTURED`] marked uncertain.
     pub fn reserved_memory(&self) -> UsableMemory {

@@ -37,33 +37,67 @@ pub(crate) fn memory_share(held_mib: u64, model: &GpuModel) -> Share {
     Share::ratio(held_mib.min(usable), usable).unwrap_or(Share::ONE)
 }
 
-/// Whether an instance of `profile` holds `need`.
-pub(crate) fn profile_holds(model: &GpuModel, profile: &MigProfile, need: Need) -> bool {
-    model.profile_memory(profile).mib >= need.held_mib
+/// Whether an instance of `profile` holds `need` (on `driver`, when the user names one).
+pub(crate) fn profile_holds(
+    model: &GpuModel,
+    profile: &MigProfile,
+    need: Need,
+    driver: Option<&str>,
+) -> bool {
+    model.profile_memory_on(profile, driver).mib >= need.held_mib
 }
 
 /// The plan's note on a MIG instance's memory: usable MiB, on what the figure rests, and what the
 /// ask holds (docs/hardware-facts.md §1.6).
-pub(crate) fn mig_note(model: &GpuModel, profile: &MigProfile, need: Need) -> String {
-    let usable = model.profile_memory(profile).mib;
+pub(crate) fn mig_note(
+    model: &GpuModel,
+    profile: &MigProfile,
+    need: Need,
+    driver: Option<&str>,
+) -> String {
+    let usable = model.profile_memory_on(profile, driver).mib;
     format!(
         "{} on {} offers {} ({usable} MiB{}); the ask holds {} ({} asked + {} CUDA context)",
         profile.name,
         model.name,
         mib_text(usable),
-        memory_basis(model, profile),
+        memory_basis(model, profile, driver),
         mib_text(need.held_mib),
         mib_text(need.asked_mib),
         mib_text(need.held_mib - need.asked_mib)
     )
 }
 
-/// Where an instance's memory comes from: the real listing, the smallest of several that differ
-/// (a plan must hold on every driver listed), or an estimate below every listing of its share.
-pub(crate) fn memory_basis(model: &GpuModel, profile: &MigProfile) -> String {
+/// Where an instance's memory comes from: the named driver's listing, the real listing, the
+/// smallest of several that differ (a plan must hold on every driver listed), or an estimate
+/// below every listing of its share.
+pub(crate) fn memory_basis(model: &GpuModel, profile: &MigProfile, driver: Option<&str>) -> String {
     let listed = model.instance_listings(profile.memory_slices);
     let cite = |l: &ListedInstance| format!("{} in {}", l.listed.text(), l.listing.cite());
-    match listed.as_slice() {
+    if let Some(l) = model.driver_listing(profile.memory_slices, driver) {
+        return format!(
+            ", as listed for driver {}: {}",
+            driver.unwrap_or_default(),
+            cite(&l)
+        );
+    }
+    let unlisted = match (driver, listed.is_empty()) {
+        (Some(d), false) => {
+            format!("; no listing from driver {d} is known for this board and size")
+        }
+        _ => String::new(),
+    };
+    smallest_basis(model, profile, &listed, cite) + &unlisted
+}
+
+/// [`memory_basis`] without a driver: the one listing, the smallest of several, or the estimate.
+fn smallest_basis(
+    model: &GpuModel,
+    profile: &MigProfile,
+    listed: &[ListedInstance],
+    cite: impl Fn(&ListedInstance) -> String,
+) -> String {
+    match listed {
         [] => {
             let share = model
                 .mig
@@ -79,7 +113,7 @@ pub(crate) fn memory_basis(model: &GpuModel, profile: &MigProfile) -> String {
             format!(", as listed: {}", cite(first))
         }
         [first, rest @ ..] => {
-            let others: Vec<String> = rest.iter().map(cite).collect();
+            let others: Vec<String> = rest.iter().map(&cite).collect();
             format!(
                 ", the smallest of {} listings, so that it holds on every driver listed: {}; also {}",
                 listed.len(),

@@ -337,3 +337,52 @@ fn mig_notes_give_the_boards_sms_and_warn_when_they_fall_short() {
     .unwrap();
     assert!(!b200.notes[0].contains("SMs"), "{:?}", b200.notes);
 }
+
+/// gpu-share#55: where drivers list an instance's memory differently, a plan uses the smallest
+/// listing, or the listing of the driver the user names (docs/hardware-facts.md §1.6): the
+/// A100-40GB's two-slice instance is 9.62 GiB in the MIG User Guide's -lgip and 9.75 GiB under
+/// driver 580.126.09 (a real -lgip in a public blog post).
+#[test]
+fn a_named_driver_plans_with_its_own_listing() {
+    let on = |driver: Option<&str>| {
+        caps(|c| {
+            c.supports_mig = true;
+            c.gpu_model = Some("A100-SXM4-40GB".into());
+            c.context_overhead_mib = Some(0);
+            c.driver = driver.map(String::from);
+        })
+    };
+    let m = ask("m:9940MiB");
+    let slices = |c: &Choice| {
+        let model = crate::catalog::find_model("A100-SXM4-40GB").unwrap();
+        model
+            .profile(c.mig_profile.as_deref().unwrap())
+            .unwrap()
+            .memory_slices
+    };
+    let smallest = select_mechanism(&m, &on(None)).unwrap();
+    assert_eq!(slices(&smallest), 4, "9.62 GiB cannot hold 9940 MiB");
+    let named = select_mechanism(&m, &on(Some("580.126.09"))).unwrap();
+    assert_eq!(slices(&named), 2, "{:?}", named.notes);
+    assert_eq!(named.allocated_memory_mib, Some(9984));
+    assert!(
+        named
+            .notes
+            .iter()
+            .any(|n| n.contains("as listed for driver 580.126.09")),
+        "{:?}",
+        named.notes
+    );
+    let unknown = select_mechanism(&m, &on(Some("999.1"))).unwrap();
+    assert_eq!(slices(&unknown), 4);
+    assert!(
+        unknown
+            .notes
+            .iter()
+            .any(|n| n.contains("no listing from driver 999.1 is known")),
+        "{:?}",
+        unknown.notes
+    );
+    let bad = select_mechanism(&m, &on(Some("latest"))).unwrap_err();
+    assert_eq!(bad.field.as_deref(), Some("driver"));
+}

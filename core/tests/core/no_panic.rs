@@ -201,25 +201,36 @@ fn caps() -> impl Strategy<Value = ClusterGpuCaps> {
             (prop::sample::select(vec!["a", "b", "c", ""]), 0u64..4),
             0..4,
         )),
+        // Drivers with a listing, without one, and text that is no version.
+        prop::option::of(prop::sample::select(vec![
+            "580.126.09",
+            "590.48.01",
+            "1",
+            "x.1",
+            "",
+        ])),
     )
-        .prop_map(|(f, model, profiles, count, nodes)| ClusterGpuCaps {
-            supports_mig: f[0],
-            supports_mps: f[1],
-            supports_timeslicing: f[2],
-            gpu_model: model.map(String::from),
-            mig_profiles: profiles.map(|p| p.into_iter().map(String::from).collect()),
-            gpu_count: count,
-            // Nodes as any caller may give them: empty names, repeats, no GPUs included.
-            nodes: nodes.map(|list| {
-                list.into_iter()
-                    .map(|(name, gpus)| gpu_share_core::internals::nodes::NodeSpec {
-                        name: name.into(),
-                        gpus,
-                    })
-                    .collect()
-            }),
-            context_overhead_mib: None,
-        })
+        .prop_map(
+            |(f, model, profiles, count, nodes, driver)| ClusterGpuCaps {
+                supports_mig: f[0],
+                supports_mps: f[1],
+                supports_timeslicing: f[2],
+                gpu_model: model.map(String::from),
+                mig_profiles: profiles.map(|p| p.into_iter().map(String::from).collect()),
+                gpu_count: count,
+                // Nodes as any caller may give them: empty names, repeats, no GPUs included.
+                nodes: nodes.map(|list| {
+                    list.into_iter()
+                        .map(|(name, gpus)| gpu_share_core::internals::nodes::NodeSpec {
+                            name: name.into(),
+                            gpus,
+                        })
+                        .collect()
+                }),
+                context_overhead_mib: None,
+                driver: driver.map(String::from),
+            },
+        )
 }
 
 fn ask() -> impl Strategy<Value = Option<FractionalAsk>> {

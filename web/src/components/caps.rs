@@ -147,11 +147,14 @@ fn ClusterSize() -> impl IntoView {
             .get()
             .or_else(plan_error(planned, "context_overhead_mib"))
     };
-    // The CUDA context matters only to asks with memory: the field appears with the first one.
+    let driver_error = plan_error(planned, "driver");
+    // The CUDA context and the driver matter only to asks with memory: the fields appear with
+    // the first one.
     let any_memory = move || {
         asks.entries
             .with(|a| a.iter().any(|e| e.ask.memory().is_some()))
             || !form.context_overhead.get().trim().is_empty()
+            || !form.driver.get().trim().is_empty()
     };
     view! {
         <label for="gpu-count">"GPU count"</label>
@@ -183,6 +186,17 @@ fn ClusterSize() -> impl IntoView {
                     on:input=move |ev| form.context_overhead.set(event_target_value(&ev)) />
                 <span class="explain" id="context-hint">"What each process with memory holds besides what it asks for (about 500 MiB); 0 when the memory asked already includes it."</span>
                 {move || context_error().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
+            </div>
+            <label for="driver">"Driver"</label>
+            <div>
+                <input id="driver" type="text" placeholder="any" data-testid="driver"
+                    autocomplete="off" spellcheck="false"
+                    aria-invalid=move || if driver_error().is_some() { "true" } else { "false" }
+                    aria-describedby="driver-hint"
+                    prop:value=move || form.driver.get()
+                    on:input=move |ev| form.driver.set(event_target_value(&ev)) />
+                <span class="explain" id="driver-hint">"The NVIDIA driver the GPUs run (590.48.01): a MIG instance's memory differs between drivers, so a plan uses the smallest listing known unless the driver is named."</span>
+                {move || driver_error().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
             </div>
         </Show>
     }

@@ -18,6 +18,8 @@ pub struct ClusterForm {
     /// The CUDA context per process as typed (`500MiB`; blank: the core's default).
     pub context_overhead: RwSignal<String>,
     pub context_overhead_error: Memo<Option<String>>,
+    /// The NVIDIA driver as typed (`590.48.01`; blank: plan with the smallest listing).
+    pub driver: RwSignal<String>,
     pub mig: RwSignal<bool>,
     pub limit_profiles: RwSignal<bool>,
     pub allowed_profiles: RwSignal<Vec<String>>,
@@ -50,6 +52,7 @@ impl ClusterForm {
                 .map(gpu_share_core::api::overhead_text)
                 .unwrap_or_default(),
         );
+        let driver = RwSignal::new(caps.driver.clone().unwrap_or_default());
         let mig = RwSignal::new(caps.supports_mig);
         let limit_profiles = RwSignal::new(caps.mig_profiles.is_some());
         let allowed_profiles = RwSignal::new(caps.mig_profiles.clone().unwrap_or_default());
@@ -64,6 +67,7 @@ impl ClusterForm {
             gpu_count: format::gpu_count(&gpu_count.get()).ok().flatten(),
             nodes: format::nodes(&nodes.get()).ok().flatten(),
             context_overhead_mib: overhead(context_overhead).ok().flatten(),
+            driver: Some(driver.get().trim().to_string()).filter(|d| !d.is_empty()),
         });
         ClusterForm {
             gpu_model,
@@ -75,6 +79,7 @@ impl ClusterForm {
             context_overhead_error: Memo::new(move |_| {
                 overhead(context_overhead).err().map(|e| words::message(&e))
             }),
+            driver,
             mig,
             limit_profiles,
             allowed_profiles,

@@ -250,3 +250,24 @@ fn durations() {
         Some("hours")
     );
 }
+
+/// The driver field: a named driver plans a MIG instance's memory with its listing (the
+/// A100-SXM4-40GB's 2-slice instance is 9.75 GiB under driver 580.126.09, 9.62 GiB at the
+/// smallest: docs/hardware-facts.md §1.6); text that is no version is the plan's error at it.
+#[test]
+fn the_driver_field_reaches_the_plan() {
+    let s = AppState::new(
+        "ask=m:9940MiB&gpu-model=A100-SXM4-40GB&mig-capable&context-overhead=0&driver=580.126.09",
+    );
+    assert_eq!(s.form.driver.get_untracked(), "580.126.09");
+    let profile = |s: &AppState| {
+        let plan = s.planned.plan.get_untracked().unwrap();
+        plan.result.choices[0].mig_profile.clone().unwrap()
+    };
+    assert_eq!(profile(&s), "1g.10gb");
+    s.form.driver.set(" ".into());
+    assert_eq!(profile(&s), "3g.20gb");
+    s.form.driver.set("latest".into());
+    let e = s.planned.plan.get_untracked().unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("driver"));
+}

@@ -35,6 +35,7 @@ impl Inventory {
             gpu_count: (!self.gpus.is_empty()).then_some(self.gpus.len() as u64),
             nodes: self.node_specs(),
             context_overhead_mib: None,
+            driver: None,
         };
         (caps, notes)
     }
