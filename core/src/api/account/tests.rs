@@ -142,8 +142,8 @@ fn tenants_of_one_gpu_never_bill_more_than_the_gpu() {
     assert_eq!(s.summary.idle_gpu_hours.to_fixed(6), "0.500000");
 }
 
-#[test]
-fn only_an_open_use_can_be_released() {
+/// A use of `a` opened at 100 and released at 200; releasing `a` in an empty ledger is refused.
+fn opened_and_released() -> (LedgerEntry, LedgerEntry) {
     let choice = plan(&FractionalAsk::parse_spec("a:0.5").unwrap(), &timeslice()).unwrap();
     let open = record_plan(&RecordPlanRequest::at(
         &choice,
@@ -157,6 +157,12 @@ fn only_an_open_use_can_be_released() {
         ErrorKind::Ledger
     );
     let released = release(&ReleaseRequest::new(std::slice::from_ref(&open), "a", 200)).unwrap();
+    (open, released)
+}
+
+#[test]
+fn only_an_open_use_can_be_released() {
+    let (open, released) = opened_and_released();
     assert_eq!(
         released,
         LedgerEntry::Release {
@@ -173,19 +179,7 @@ fn only_an_open_use_can_be_released() {
 #[cfg(feature = "serde")]
 #[test]
 fn release_needs_an_open_use_and_import_adds_nothing_twice() {
-    let choice = plan(&FractionalAsk::parse_spec("a:0.5").unwrap(), &timeslice()).unwrap();
-    let open = record_plan(&RecordPlanRequest::at(
-        &choice,
-        Recording::new(100, None).unwrap(),
-    ))
-    .unwrap();
-    assert_eq!(
-        release(&ReleaseRequest::new(&[], "a", 200))
-            .unwrap_err()
-            .kind,
-        ErrorKind::Ledger
-    );
-    let released = release(&ReleaseRequest::new(std::slice::from_ref(&open), "a", 200)).unwrap();
+    let (open, released) = opened_and_released();
     let ledger = vec![open, released];
     let text: String = ledger
         .iter()
