@@ -18,6 +18,9 @@ pub enum Code {
     Ledger = 4,
     /// `--record` refused: the ledger already holds a use of these asks in these hours.
     AlreadyRecorded = 5,
+    /// `size --engine` ran, but the engine would not start as asked (or not serve the
+    /// concurrency asked at any utilisation).
+    EngineRefuses = 6,
 }
 
 impl From<Code> for ExitCode {

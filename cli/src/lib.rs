@@ -97,7 +97,7 @@ fn run_command(
         args::Command::ValidateMig(a) => commands::validate_mig::run(a.into_config()?, style, out),
         args::Command::Fit(a) => commands::fit::run(a.into_config()?, style, out),
         args::Command::Repartition(a) => commands::repartition::run(a.into_config()?, style, out),
-        args::Command::Size(a) => commands::size::run(a.into_config()?, style, out),
+        args::Command::Size(a) => commands::size::run(a.into_config()?, style, out, err),
         args::Command::Replay(a) => commands::replay::run(a.into_config()?, style, out),
     }
 }

@@ -76,3 +76,26 @@ test('size from a model: a pasted config.json becomes an ask of its memory, plan
   await shot(page.locator('section.size'), 'size-panel');
   await assertClean(assert, page, watch);
 });
+
+test('size from a model on vLLM: the engine on the Cluster form\'s GPU, the smallest utilisation and the flags to copy', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=a:0.25&gpu-model=H100-80GB-HBM3');
+  await page.fill('#size-paste', readFileSync(join(repo, 'tests', 'fixtures', 'hf-config', 'Meta-Llama-3-8B.json'), 'utf8'));
+  await page.fill('#size-context', '8192');
+  await page.fill('#size-concurrency', '20');
+  await page.selectOption('#size-engine', 'vllm');
+  // The same answer as `gpu-share size --config tests/fixtures/hf-config/Meta-Llama-3-8B.json --engine vllm
+  // --gpu-model h100 --context 8192 --concurrency 20`.
+  await page.waitForSelector('[data-testid="size-engine-flags"]');
+  assert.equal(await page.textContent('[data-testid="size-engine-flags"]'), '--gpu-memory-utilization 0.47 --max-model-len 8192');
+  assert.match(await page.textContent('[data-testid="size-engine-headline"]'), /^vllm 0\.19\.1 at gpu_memory_utilization 0\.47: .* 20 sequences of 8,192 tokens at once$/);
+  // An instance too small: the engine's answer, not a plan it would refuse.
+  await page.fill('#size-profile', '1g.10gb');
+  await page.waitForSelector('[data-testid="size-engine-refused"]');
+  assert.match(await page.textContent('[data-testid="size-engine-refused"]'), /vLLM would not start/);
+  // A utilisation that is not one is an error at its field.
+  await page.fill('#size-profile', '');
+  await page.fill('#size-utilization', '1.5');
+  await page.waitForFunction(() => /GPU memory utilisation/.test(document.querySelector('[data-testid="size-error"]')?.textContent ?? ''));
+  await assertClean(assert, page, watch);
+});

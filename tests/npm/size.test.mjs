@@ -79,6 +79,28 @@ test('the same answer as gpu-share size --json', () => {
   assert.deepEqual(npm, camel(JSON.parse(out)));
 });
 
+test('engine: vLLM as it starts on the device, forward and inverse, the same as gpu-share size --engine', () => {
+  const config = text('Meta-Llama-3-8B.json');
+  const forward = sizeModel(config, { fit: { gpuModel: 'h100' }, engine: { name: 'vllm', gpuMemoryUtilization: 0.95 } });
+  const e = forward.engine;
+  assert.equal(e.name, 'vllm');
+  assert.equal(e.gpuMemoryUtilization, 0.95);
+  assert.equal(e.maxModelLen, 8192, "the config's positions");
+  assert.ok(e.starts && e.perGpu.kvCacheBytes > 50 * 2 ** 30, JSON.stringify(e));
+  assert.deepEqual(e.args, ['--gpu-memory-utilization', '0.95', '--max-model-len', '8192']);
+  const inverse = sizeModel(config, { context: 8192, concurrency: 20, fit: { gpuModel: 'h100' }, engine: { name: 'vllm' } });
+  assert.ok(inverse.engine.maxConcurrency >= 20 && inverse.engine.gpuMemoryUtilization < 0.95);
+  const refused = sizeModel(config, { concurrency: 5000, fit: { gpuModel: 'h100' }, engine: { name: 'vllm' } });
+  assert.equal(refused.engine.starts, false, 'a plan the engine would refuse says so');
+  const cli = resolve(here, '..', '..', 'target', 'debug', 'gpu-share');
+  const argv = ['size', '--config', fixture('Meta-Llama-3-8B.json'), '--engine', 'vllm', '--gpu-model', 'h100', '--context', '8192', '--concurrency', '20', '--json'];
+  const run = spawnSync(cli, argv, { encoding: 'utf8', env: {} });
+  if (run.error?.code === 'ENOENT') return; // the CLI is not built: the Rust tests compare it
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(JSON.stringify(inverse.engine.args), JSON.stringify(JSON.parse(run.stdout).engine.args));
+  assert.equal(inverse.engine.perGpu.kvCacheBytes, JSON.parse(run.stdout).engine.per_gpu.kv_cache_bytes);
+});
+
 test('errors name the config field or the option', () => {
   const config = JSON.parse(text('Meta-Llama-3-8B.json'));
   const unknown = thrown(() => sizeModel({ ...config, architectures: ['FalconForCausalLM'] }));
@@ -98,12 +120,19 @@ test('errors name the config field or the option', () => {
   assert.equal(thrown(() => sizeModel(config, { window: 4 })).field, 'options');
   assert.equal(thrown(() => sizeModel(null)).field, 'config');
   assert.equal(thrown(() => sizeModel('{')).field, 'config');
+  const h100 = { gpuModel: 'h100' };
+  assert.equal(thrown(() => sizeModel(config, { fit: h100, engine: { name: 'sglang' } })).field, 'options.engine.name');
+  assert.equal(thrown(() => sizeModel(config, { fit: h100, engine: { name: 'vllm', tensorParallelSize: 0 } })).field, 'options.engine.tensorParallelSize');
+  assert.equal(thrown(() => sizeModel(config, { fit: h100, engine: { name: 'vllm', gpuMemoryUtilization: 2 } })).field, 'options.engine.gpuMemoryUtilization');
+  assert.equal(thrown(() => sizeModel(config, { engine: { name: 'vllm' } })).field, 'options.fit');
+  assert.equal(thrown(() => sizeModel(config, { fit: h100, engine: {} })).field, 'options.engine');
 });
 
 test('the result type-checks as SizeResponse', () => {
   const pkg = dirname(fileURLToPath(import.meta.resolve('@examlops/gpu-sharing/package.json')));
   const tsc = join(here, 'node_modules', '.bin', 'tsc');
   const r = sizeModel(text('Qwen1.5-MoE-A2.7B-Chat-GPTQ-Int4.json'), { context: 8192, fit: '20GiB' });
+  const engine = sizeModel(text('Meta-Llama-3-8B.json'), { fit: { gpuModel: 'h100' }, engine: { name: 'vllm' } });
   const dir = mkdtempSync(join(tmpdir(), 'gpu-sharing-size-'));
   try {
     writeFileSync(
@@ -111,6 +140,8 @@ test('the result type-checks as SizeResponse', () => {
       `import type * as T from ${JSON.stringify(join(pkg, 'index.js'))};\n` +
         `import { sizeModel } from ${JSON.stringify(join(pkg, 'index.js'))};\n` +
         `export const r: T.SizeResponse = ${JSON.stringify(r)};\n` +
+        `export const e: T.SizeResponse = ${JSON.stringify(engine)};\n` +
+        `export const o: T.EngineOptions = { name: "vllm", gpuMemoryUtilization: 0.9, tensorParallelSize: 2 };\n` +
         `export const s: T.SizeResponse = sizeModel({}, { dtype: "bfloat16", fit: { gpuModel: "a100" } });\n` +
         `// @ts-expect-error: not a dtype\nexport const bad = sizeModel("{}", { dtype: "fp4" });\n`,
     );

@@ -34,6 +34,11 @@ pub fn field(name: &str) -> Option<&'static str> {
         "options.dtype" => "Weights dtype",
         "options.context" => "Context (tokens)",
         "options.concurrency" => "Sequences at once",
+        "options.fit" | "options.fit.gpu_model" => "GPU model",
+        "options.fit.profile" => "MIG instance",
+        "options.engine.name" => "Engine",
+        "options.engine.gpu_memory_utilization" => "GPU memory utilisation",
+        "options.engine.tensor_parallel_size" => "Tensor parallel",
         "name" => "name",
         "fraction" => "fraction",
         "memory" => "memory",
@@ -116,7 +121,7 @@ pub const GIVEN_OTHERWISE: [(&str, &str); 12] = [
 ];
 
 /// Request fields the page does not offer, with why.
-pub const NOT_OFFERED: [(&str, &str, &str); 7] = [
+pub const NOT_OFFERED: [(&str, &str, &str); 13] = [
     (
         "pack",
         "options.time_limit_ms",
@@ -144,8 +149,38 @@ pub const NOT_OFFERED: [(&str, &str, &str); 7] = [
     ),
     (
         "size",
-        "options.fit",
-        "fitting a memory budget: CLI and npm",
+        "options.engine.version",
+        "the page sizes for the newest vLLM version it was calibrated for",
+    ),
+    (
+        "size",
+        "options.engine.pipeline_parallel_size",
+        "pipeline parallelism: CLI and npm",
+    ),
+    (
+        "size",
+        "options.engine.max_model_len",
+        "the page's Context (tokens) is max_model_len",
+    ),
+    (
+        "size",
+        "options.engine.quantization",
+        "the page's Weights dtype fp8 is vLLM's online fp8",
+    ),
+    (
+        "size",
+        "options.engine.max_num_seqs",
+        "the page keeps vLLM's batch defaults",
+    ),
+    (
+        "size",
+        "options.engine.max_num_batched_tokens",
+        "the page keeps vLLM's batch defaults",
+    ),
+    (
+        "size",
+        "options.engine.enforce_eager",
+        "the page keeps CUDA graphs on, as vLLM does",
     ),
     (
         "size",

@@ -98,6 +98,22 @@ fn size(a: &super::SizeArgs) -> Flags {
         ("options.context", "--context"),
         ("options.concurrency", "--concurrency"),
         ("options.fit.gpu_model", "--gpu-model"),
+        ("options.engine.name", "--engine"),
+        ("options.engine.version", "--engine-version"),
+        ("options.engine.tensor_parallel_size", "--tp"),
+        ("options.engine.pipeline_parallel_size", "--pp"),
+        (
+            "options.engine.gpu_memory_utilization",
+            "--gpu-memory-utilization",
+        ),
+        ("options.engine.max_model_len", "--max-model-len"),
+        ("options.engine.quantization", "--quantization"),
+        ("options.engine.max_num_seqs", "--max-num-seqs"),
+        (
+            "options.engine.max_num_batched_tokens",
+            "--max-num-batched-tokens",
+        ),
+        ("options.engine.enforce_eager", "--enforce-eager"),
     ];
     if a.fit.is_some() {
         flags.extend([("options.fit", "--fit"), ("options.fit.profile", "--fit")]);
@@ -250,7 +266,7 @@ mod tests {
         ("validate_mig", "validate-mig --gpu-model a100 1g.5gb"),
         ("fit", "fit --current f --gpu-model a100 --ask a:1g.5gb"),
         ("repartition", "repartition --current f --gpu-model a100 --ask a:1g.5gb --free 0:1"),
-        ("size", "size --config f --dtype bf16 --kv-dtype bf16 --context 8 --concurrency 1 --fit 1GiB --plan m --timeslice"),
+        ("size", "size --config f --dtype bf16 --kv-dtype bf16 --context 8 --concurrency 1 --fit 1GiB --plan m --timeslice --engine vllm --engine-version 0.19 --tp 1 --pp 1 --gpu-memory-utilization 0.9 --max-model-len 8 --quantization fp8 --max-num-seqs 1 --max-num-batched-tokens 8 --enforce-eager"),
         ("replay", "replay --nodes n --pods p --policy fgd --seed 1 --tune 1.3"),
         ("record", "plan a --fraction 0.5 --record --hours 1"),
         ("summarise", "accounting --cost-per-gpu-hour 1 --watts 300 --pue 1.2 --grid 400"),

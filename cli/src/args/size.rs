@@ -6,7 +6,9 @@ use super::CapsArgs;
 use super::{format, read_input, Format};
 use crate::exit::CliError;
 use clap::Args;
-use gpu_share_core::api::{Dtype, FitTarget, Memory, SizePlan, SizeRequest, SizingOptions};
+use gpu_share_core::api::{
+    Dtype, EngineOptions, FitTarget, Memory, SizePlan, SizeRequest, SizingOptions, Utilization,
+};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -40,9 +42,78 @@ pub struct SizeArgs {
     /// whole GPU to fit (a100-80gb, h100, L40S, …).
     #[command(flatten)]
     pub caps: CapsArgs,
+    /// Size the model as this inference engine starts it on the --gpu-model or --fit PROFILE
+    /// device (vllm): what it requests, loads, profiles and leaves for the KV cache, whether it
+    /// starts, and the flags to pass. With --concurrency and no --gpu-memory-utilization, the
+    /// smallest utilisation that serves it.
+    #[arg(long, value_name = "NAME")]
+    pub engine: Option<String>,
+    #[command(flatten)]
+    pub engine_flags: EngineFlags,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The engine's own flags, named as vLLM names them.
+#[derive(Args, Debug, Default)]
+pub struct EngineFlags {
+    /// The engine's version (0.19, 0.19.1; default: the newest calibrated).
+    #[arg(long, value_name = "V", requires = "engine")]
+    pub engine_version: Option<String>,
+    /// Tensor parallel size (vLLM's --tensor-parallel-size).
+    #[arg(long, value_name = "N", requires = "engine")]
+    pub tp: Option<u64>,
+    /// Pipeline parallel size (vLLM's --pipeline-parallel-size).
+    #[arg(long, value_name = "N", requires = "engine")]
+    pub pp: Option<u64>,
+    /// The share of the device's memory the engine requests, in (0, 1] (default 0.9, or with
+    /// --concurrency the smallest that serves it).
+    #[arg(long, value_name = "U", requires = "engine")]
+    pub gpu_memory_utilization: Option<f64>,
+    /// vLLM's --max-model-len (default --context, else the model's positions).
+    #[arg(long, value_name = "L", requires = "engine")]
+    pub max_model_len: Option<u64>,
+    /// vLLM's --quantization: fp8 quantizes a 16-bit checkpoint online.
+    #[arg(long, value_name = "Q", requires = "engine")]
+    pub quantization: Option<String>,
+    /// vLLM's --max-num-seqs (default: vLLM's for the device).
+    #[arg(long, value_name = "N", requires = "engine")]
+    pub max_num_seqs: Option<u64>,
+    /// vLLM's --max-num-batched-tokens (default: vLLM's for the device).
+    #[arg(long, value_name = "N", requires = "engine")]
+    pub max_num_batched_tokens: Option<u64>,
+    /// vLLM's --enforce-eager: no CUDA graphs.
+    #[arg(long, requires = "engine")]
+    pub enforce_eager: bool,
+}
+
+impl EngineFlags {
+    fn options(&self, name: Option<&str>) -> Result<Option<EngineOptions>, CliError> {
+        let Some(name) = name else {
+            return Ok(None);
+        };
+        let gpu_memory_utilization = match self.gpu_memory_utilization {
+            None => None,
+            Some(u) => Some(Utilization::from_f64(u).ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--gpu-memory-utilization must be above 0 and at most 1, got {u}"
+                ))
+            })?),
+        };
+        Ok(Some(EngineOptions {
+            name: name.to_string(),
+            version: self.engine_version.clone(),
+            tensor_parallel_size: self.tp,
+            pipeline_parallel_size: self.pp,
+            gpu_memory_utilization,
+            max_model_len: self.max_model_len,
+            quantization: self.quantization.clone(),
+            max_num_seqs: self.max_num_seqs,
+            max_num_batched_tokens: self.max_num_batched_tokens,
+            enforce_eager: self.enforce_eager,
+        }))
+    }
 }
 
 /// `size`, checked.
@@ -122,6 +193,7 @@ impl SizeArgs {
                     concurrency: self.concurrency,
                     fit,
                     plan,
+                    engine: self.engine_flags.options(self.engine.as_deref())?,
                 },
             },
             config_name,

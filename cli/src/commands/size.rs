@@ -5,16 +5,69 @@ use super::write_json;
 use crate::args::{Format, SizeConfig};
 use crate::exit::{CliError, Code};
 use crate::output::{table, Style};
-use gpu_share_core::api::{self, bytes_text, grouped, SizeResponse};
+use gpu_share_core::api::{self, bytes_text, grouped, Engine, SizeResponse};
 use std::io::Write;
 
-pub fn run(cfg: SizeConfig, style: Style, out: &mut impl Write) -> Result<Code, CliError> {
+pub fn run(
+    cfg: SizeConfig,
+    style: Style,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> Result<Code, CliError> {
     let response = api::size(&cfg.request).map_err(|e| in_file(e, &cfg.config_name))?;
     match cfg.format {
         Format::Json => write_json(out, &response)?,
-        Format::Text => write_text(out, &response, style)?,
+        Format::Text => {
+            write_text(out, &response, style)?;
+            if let Some(e) = &response.engine {
+                write_engine(out, e, style)?;
+            }
+        }
     }
-    Ok(Code::Ok)
+    match &response.engine {
+        Some(e) if !e.starts => {
+            let why = e.why.last().map_or("", String::as_str);
+            writeln!(err, "gpu-share: {} would not start as asked: {why}", e.name)?;
+            Ok(Code::EngineRefuses)
+        }
+        _ => Ok(Code::Ok),
+    }
+}
+
+/// The engine's memory on one GPU, term by term, whether it starts and the flags to pass.
+fn write_engine(out: &mut impl Write, e: &Engine, style: Style) -> Result<(), CliError> {
+    let title = format!(
+        "{} {} at --gpu-memory-utilization {}, max_model_len {}, TP {}:",
+        e.name,
+        e.version,
+        e.gpu_memory_utilization,
+        grouped(e.max_model_len),
+        e.tensor_parallel_size
+    );
+    writeln!(out, "{}", style.bold(&title))?;
+    let rows: Vec<Vec<String>> = e
+        .per_gpu
+        .terms()
+        .iter()
+        .map(|(name, bytes)| vec![name.to_string(), bytes_text(*bytes)])
+        .collect();
+    for line in table(&rows).lines() {
+        writeln!(out, "  {line}")?;
+    }
+    writeln!(
+        out,
+        "  {} KV tokens: {} sequences of {} tokens at once",
+        grouped(e.kv_cache_tokens),
+        grouped(e.max_concurrency),
+        grouped(e.max_model_len)
+    )?;
+    for line in &e.why {
+        writeln!(out, "  {line}")?;
+    }
+    if e.starts {
+        writeln!(out, "flags: {}", e.args.join(" "))?;
+    }
+    Ok(())
 }
 
 /// An error about the config's own fields says which file they are in.

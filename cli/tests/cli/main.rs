@@ -6,6 +6,7 @@ mod common;
 
 mod commands;
 mod detect;
+mod engine;
 mod export;
 mod fit;
 mod ledger;

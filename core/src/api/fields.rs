@@ -10,7 +10,8 @@
 //! has always named them.
 
 use super::{
-    ExportOptions, LiveOptions, PackOptions, RepartitionOptions, ReplaySettings, SizingOptions,
+    EngineOptions, ExportOptions, LiveOptions, PackOptions, RepartitionOptions, ReplaySettings,
+    SizingOptions,
 };
 use crate::account::RatesInput;
 use crate::caps::ClusterGpuCaps;
@@ -135,7 +136,8 @@ fn live<O: for<'de> Deserialize<'de>>() -> Vec<String> {
 
 fn size() -> Vec<String> {
     let mut out = names(&["config"]);
-    out.extend(fields_of::<SizingOptions>("options."));
+    out.extend(fields_of::<SizingOptions>("options.").filter(|f| f != "options.engine"));
+    out.extend(fields_of::<EngineOptions>("options.engine."));
     out
 }
 
@@ -233,6 +235,11 @@ mod tests {
         assert_eq!(fit, ["current", "asks", "options.gpu_model"]);
         let size = (use_case("size").unwrap().fields)();
         assert!(size.iter().any(|p| p == "options.kv_dtype"), "{size:?}");
+        assert!(
+            size.iter()
+                .any(|p| p == "options.engine.tensor_parallel_size"),
+            "{size:?}"
+        );
     }
 
     #[test]

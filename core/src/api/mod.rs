@@ -46,6 +46,8 @@ mod validate_mig;
 
 // The use cases, their requests and responses.
 pub use crate::account::AlreadyRecorded;
+#[cfg(feature = "serde")]
+pub use crate::size::engine::{Engine, PerGpu, Utilization};
 pub use account::{
     already_recorded, record_pack, record_plan, recorded_before, release, summarise, undo,
     ImportRequest, Imported, LedgerChangeRequest, RecordPlanRequest, RecordedBefore, Recording,
@@ -82,7 +84,8 @@ pub use repartition::{
 pub use replay::{replay, ReplayRequest, ReplaySettings, DEFAULT_SEED};
 #[cfg(feature = "serde")]
 pub use size::{
-    size, FitResult, FitTarget, ParameterPart, SizePlan, SizeRequest, SizeResponse, SizingOptions,
+    size, EngineOptions, FitResult, FitTarget, ParameterPart, SizePlan, SizeRequest, SizeResponse,
+    SizingOptions,
 };
 pub use validate_mig::{validate_mig, ValidateMigRequest};
 #[cfg(feature = "serde")]

@@ -9,6 +9,9 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::memory::{Memory, MAX_MEMORY, MIB};
 use crate::size::{self, bytes_text, grouped, plural, Dtype, Overhead, SizeOptions, Sizing};
 
+mod engine;
+pub use engine::EngineOptions;
+
 /// A model's config.json and what to size it for: npm `sizeModel(config, options)`, `gpu-share size
 /// --config FILE`. In JSON `config` is the config's text or the object itself.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -62,6 +65,10 @@ pub struct SizingOptions {
     /// Plan the model on a cluster as an ask of its total memory, under this name.
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub plan: Option<SizePlan>,
+    /// Size the model as this inference engine starts it on the device `fit` names: what it
+    /// requests, loads, profiles and leaves for the KV cache, and the flags to pass.
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub engine: Option<EngineOptions>,
 }
 
 /// The ask a sized model becomes, and the cluster to plan it on.
@@ -128,7 +135,7 @@ impl<'de> serde::Deserialize<'de> for FitTarget {
 }
 
 /// The memory a model needs, part by part, each with why.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct SizeResponse {
@@ -171,6 +178,10 @@ pub struct SizeResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub plan: Option<super::PlanResponse>,
+    /// With `engine`: what the engine allocates on the device, whether it starts, and its flags.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub engine: Option<size::engine::Engine>,
 }
 
 /// One part of the parameters.
@@ -216,6 +227,7 @@ pub fn size(request: &SizeRequest) -> Result<SizeResponse> {
 
 fn sized(request: &SizeRequest) -> Result<SizeResponse> {
     let config = size::read_config(&request.config_json).map_err(|e| e.in_field("config"))?;
+    let config_json = &request.config_json;
     let request = &request.options;
     let options = SizeOptions {
         dtype: request.dtype,
@@ -224,11 +236,30 @@ fn sized(request: &SizeRequest) -> Result<SizeResponse> {
         concurrency: request.concurrency,
     };
     let sized = size::size(&config, &options)?;
-    let fit = request
-        .fit
+    let engine = request
+        .engine
         .as_ref()
-        .map(|target| fit(&config, &options, &sized, target))
+        .map(|e| {
+            engine::engine(
+                e,
+                &engine::Settled {
+                    config: config_json,
+                    dtype: request.dtype,
+                    kv_dtype: request.kv_dtype,
+                    context: request.context,
+                    concurrency: request.concurrency,
+                    fit: request.fit.as_ref(),
+                },
+            )
+        })
         .transpose()?;
+    let fit = match request.fit.as_ref() {
+        None => None,
+        // With an engine the device is the engine's: a model too large for the formula's budget
+        // is the engine's answer (it would not start), not an error.
+        Some(_) if engine.as_ref().is_some_and(|e| !e.starts) => None,
+        Some(target) => Some(fit(&config, &options, &sized, target)?),
+    };
     let mut explanation = sized.notes.clone();
     if let Some(f) = &fit {
         explanation.extend(fit_lines(&sized, f, config.max_position_embeddings));
@@ -274,6 +305,7 @@ fn sized(request: &SizeRequest) -> Result<SizeResponse> {
         explanation,
         fit,
         plan,
+        engine,
     })
 }
 

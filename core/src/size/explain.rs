@@ -57,7 +57,7 @@ pub(crate) fn notes(
             grouped(c.layers)
         ));
     }
-    out.push("not counted: the CUDA context each process holds, which the planner adds once per process; and what an engine takes beyond this (CUDA graphs, communication buffers, allocator slack, a KV pool pre-allocated to a share of the GPU such as vLLM's --gpu-memory-utilization), for which no published rule exists".to_string());
+    out.push("not counted: the CUDA context each process holds, which the planner adds once per process; and what an inference engine takes beyond this (CUDA graphs, communication buffers, allocator slack, a KV pool pre-allocated to a share of the GPU such as vLLM's --gpu-memory-utilization), which an engine sizes (vLLM 0.19, as its code allocates) on a GPU or MIG instance".to_string());
     out
 }
 

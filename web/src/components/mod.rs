@@ -14,4 +14,5 @@ pub mod repartition;
 pub mod replay;
 pub mod share;
 pub mod size;
+mod size_engine;
 pub mod summary;

@@ -6,19 +6,21 @@
 //! into the scenario (and so the link).
 
 use gpu_share_core::api::{
-    self, bytes_text, grouped, Dtype, SizeRequest, SizeResponse, SizingOptions,
+    self, bytes_text, grouped, Dtype, EngineOptions, FitTarget, SizeRequest, SizeResponse,
+    SizingOptions,
 };
 use leptos::prelude::*;
 
+use super::size_engine::{engine_request, EngineChoices, EngineFields, EngineSized};
 use crate::file_input::{pasted_text, read_chosen_text};
-use crate::state::{Asks, RowText, SizeKind};
+use crate::state::{Asks, ClusterForm, RowText, SizeKind};
 use crate::words;
 
 /// The dtype choices; empty: the config's own.
 const DTYPES: [&str; 7] = ["", "bf16", "fp16", "fp32", "fp8", "int8", "int4"];
 
 /// A count typed in a field: blank is the core's default.
-fn count(text: &str, field: &str) -> Result<Option<u64>, gpu_share_core::api::Error> {
+pub(super) fn count(text: &str, field: &str) -> Result<Option<u64>, gpu_share_core::api::Error> {
     let t = text.trim().replace([',', '_'], "");
     if t.is_empty() {
         return Ok(None);
@@ -32,12 +34,13 @@ fn count(text: &str, field: &str) -> Result<Option<u64>, gpu_share_core::api::Er
     })
 }
 
-/// The request the panel's fields make.
+/// The request the panel's fields make; `engine` and `fit` from the engine's fields.
 fn request(
     config: &str,
     dtype: &str,
     context: &str,
     concurrency: &str,
+    (engine, fit): (Option<EngineOptions>, Option<FitTarget>),
 ) -> Result<SizeRequest, gpu_share_core::api::Error> {
     let dtype = (!dtype.is_empty())
         .then(|| Dtype::parse(dtype).map_err(|e| e.in_field("dtype")))
@@ -48,6 +51,8 @@ fn request(
             dtype,
             context: count(context, "context")?,
             concurrency: count(concurrency, "concurrency")?,
+            engine,
+            fit,
             ..Default::default()
         },
     })
@@ -73,6 +78,10 @@ fn Sized(response: SizeResponse, on_add: Callback<()>) -> impl IntoView {
             .iter()
             .map(|o| (o.name.clone(), o.bytes, o.why.clone())),
     );
+    let engine = response
+        .engine
+        .clone()
+        .map(|engine| view! { <EngineSized engine /> });
     view! {
         <p data-testid="size-headline"><strong>{format!("{}: {} parameters", response.architecture, grouped(response.parameters))}</strong></p>
         <table class="size-table" data-testid="size-table">
@@ -91,6 +100,7 @@ fn Sized(response: SizeResponse, on_add: Callback<()>) -> impl IntoView {
             <summary>"How it was counted"</summary>
             {response.explanation.iter().map(|l| view! { <p class="note">{l.clone()}</p> }).collect_view()}
         </details>
+        {engine}
     }
 }
 
@@ -151,6 +161,8 @@ fn add_sized_ask(asks: Asks, response: &SizeResponse, added: RwSignal<Option<Str
 #[component]
 pub fn SizeBox() -> impl IntoView {
     let asks = expect_context::<Asks>();
+    let form = expect_context::<ClusterForm>();
+    let choices = EngineChoices::new();
     let config = RwSignal::new(String::new());
     let dtype = RwSignal::new(String::new());
     let context = RwSignal::new(String::new());
@@ -160,7 +172,16 @@ pub fn SizeBox() -> impl IntoView {
     let result = Memo::new(move |_| {
         let text = config.get();
         (!text.trim().is_empty()).then(|| {
-            request(&text, &dtype.get(), &context.get(), &concurrency.get())
+            engine_request(choices, form.model())
+                .and_then(|engine| {
+                    request(
+                        &text,
+                        &dtype.get(),
+                        &context.get(),
+                        &concurrency.get(),
+                        engine,
+                    )
+                })
                 .and_then(|r| api::size(&r))
                 .map_err(|e| words::error(&e))
         })
@@ -211,6 +232,7 @@ pub fn SizeBox() -> impl IntoView {
             <label class="file">"Or pick a file "
                 <input type="file" data-testid="size-file" accept=".json,application/json" on:change=on_file /></label>
             <SizeChoices dtype context concurrency />
+            <EngineFields choices />
             <div aria-live="polite">{shown}</div>
             {move || added.get().map(|m| view! { <p class="ok" role="status" data-testid="size-added">{m}</p> })}
         </section>
@@ -223,14 +245,17 @@ mod tests {
 
     #[test]
     fn fields_make_the_request_through_the_core() {
-        let r = request("{}", "int4", "8,192", "").unwrap();
+        let r = request("{}", "int4", "8,192", "", (None, None)).unwrap();
         assert_eq!(r.options.dtype, Some(Dtype::Int4));
         assert_eq!(
             (r.options.context, r.options.concurrency),
             (Some(8192), None)
         );
         assert_eq!(
-            request("{}", "", "lots", "").unwrap_err().field.as_deref(),
+            request("{}", "", "lots", "", (None, None))
+                .unwrap_err()
+                .field
+                .as_deref(),
             Some("context")
         );
     }

@@ -27,6 +27,7 @@ pub struct TenantAsk {
 /// One engine placed on the device.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct Tenant {
     pub ask: String,
     pub gpu_memory_utilization: f64,
@@ -42,6 +43,7 @@ pub struct Tenant {
 /// The plan for a device's engines, or why they cannot share it.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct SharedDevice {
     pub total_bytes: u64,
     /// Every engine, in start order; empty when the set does not fit.

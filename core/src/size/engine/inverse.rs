@@ -34,11 +34,24 @@ pub fn smallest_utilization(r: &EngineRequest, sequences: u64) -> Result<EngineD
     let prepared = prepare(&request)?;
     let mut last_start: Option<EngineDetail> = None;
     for h in 1..=100 {
-        let d = prepared.at(Utilization::hundredths(h));
+        let mut d = prepared.at(Utilization::hundredths(h));
         if !d.engine.starts {
             continue;
         }
         if d.kv_blocks >= sequences.saturating_mul(d.blocks_per_request) {
+            let below = match &last_start {
+                Some(b) => format!(
+                    "at {} it holds {}",
+                    b.utilization.text(),
+                    b.engine.max_concurrency
+                ),
+                None => "no smaller one starts".to_string(),
+            };
+            d.engine.why.push(format!(
+                "{} is the smallest utilisation (in hundredths) whose KV cache holds {sequences} sequences of {} tokens; {below}.",
+                d.utilization.text(),
+                prepared.max_model_len
+            ));
             return Ok(d);
         }
         last_start = Some(d);

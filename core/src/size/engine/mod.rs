@@ -148,6 +148,7 @@ impl EngineRequest {
 /// engine's tokens).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct PerGpu {
     pub total_bytes: u64,
     pub requested_bytes: u64,
@@ -160,9 +161,26 @@ pub struct PerGpu {
     pub kv_cache_bytes: u64,
 }
 
+impl PerGpu {
+    /// Each term with its name, in the order of vLLM's budget: the device, the request, what the
+    /// request holds, the CUDA graphs beside it and the KV cache left.
+    pub fn terms(&self) -> [(&'static str, u64); 7] {
+        [
+            ("device", self.total_bytes),
+            ("requested", self.requested_bytes),
+            ("weights", self.weights_bytes),
+            ("activation peak", self.activation_bytes),
+            ("non-torch", self.non_torch_bytes),
+            ("CUDA graphs", self.cuda_graph_bytes),
+            ("KV cache", self.kv_cache_bytes),
+        ]
+    }
+}
+
 /// An engine's plan, as the CLI prints it (`engine` object).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
 pub struct Engine {
     pub name: String,
     pub version: String,

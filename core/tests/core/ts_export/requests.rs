@@ -108,6 +108,7 @@ fn every_options_object_is_declared_as_its_reader_reads_it() {
     check_request::<api::RepartitionOptions>();
     check_request::<api::FreeInstance>();
     check_request::<api::SizingOptions>();
+    check_request::<api::EngineOptions>();
     check_request::<api::SizePlan>();
     check_request::<api::Detected>();
     check_request::<api::ReplaySettings>();
