@@ -321,6 +321,16 @@ pub struct PackArgs {
     /// calibrated to this many milliseconds of a release build).
     #[arg(long, value_name = "MS", requires = "optimize", default_value_t = api::DEFAULT_OPTIMIZE_MS)]
     pub time_limit_ms: u64,
+    /// A model to serve, packed as an ask of the memory it needs: NAME=CONFIG (its config.json)
+    /// with :context=L and :concurrency=N (default: the model's positions, 1); repeat for more.
+    #[arg(long = "model", value_name = "NAME=CONFIG[:context=L][:concurrency=N]")]
+    pub models: Vec<String>,
+    /// The engine serving the --model asks (vllm): each ask is what the engine holds, and the
+    /// engines on one GPU or MIG instance are planned together, with their start order.
+    #[arg(long, value_name = "NAME", requires = "models")]
+    pub engine: Option<String>,
+    #[command(flatten)]
+    pub engine_flags: size::EngineFlags,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -407,9 +417,9 @@ impl PackArgs {
             })?;
             asks.extend(from_file);
         }
-        if asks.is_empty() {
+        if asks.is_empty() && self.models.is_empty() {
             return Err(CliError::Usage(
-                "give at least one --ask or an --asks-file".into(),
+                "give at least one --ask, an --asks-file or a --model".into(),
             ));
         }
         Ok(PackConfig {
@@ -420,6 +430,13 @@ impl PackArgs {
                 options: PackOptions {
                     optimize: self.optimize,
                     time_limit_ms: Some(self.time_limit_ms),
+                    models: self
+                        .models
+                        .iter()
+                        .enumerate()
+                        .map(|(i, m)| size::model_ask(m, i))
+                        .collect::<Result<_, _>>()?,
+                    engine: self.engine_flags.options(self.engine.as_deref())?,
                 },
             },
             record: None,

@@ -229,7 +229,12 @@ declared!(
     "PackResponse",
     " A packing (binPack), with how the optimizer did when asked to optimize.",
     pack_response,
-    [PackResult, OptimizeReport, CapsFrom]
+    [
+        PackResult,
+        OptimizeReport,
+        CapsFrom,
+        crate::api::DeviceEngines
+    ]
 );
 
 fn pack_response(cfg: &Config) -> String {
@@ -243,6 +248,11 @@ fn pack_response(cfg: &Config) -> String {
             "Present when the caps were detected.",
             "capsFrom?",
             n::<CapsFrom>(cfg),
+        ),
+        (
+            "Present when models were packed with an engine: the engines on each device, in start order.",
+            "engines?",
+            n::<Vec<crate::api::DeviceEngines>>(cfg),
         ),
     ]);
     format!("{} & {extra}", n::<PackResult>(cfg))

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sizeModel } from '@examlops/gpu-sharing';
+import { binPack, exportPlan, sizeModel } from '@examlops/gpu-sharing';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixture = (name) => resolve(here, '..', 'fixtures', 'hf-config', name);
@@ -99,6 +99,48 @@ test('engine: vLLM as it starts on the device, forward and inverse, the same as 
   assert.equal(run.status, 0, run.stderr);
   assert.equal(JSON.stringify(inverse.engine.args), JSON.stringify(JSON.parse(run.stdout).engine.args));
   assert.equal(inverse.engine.perGpu.kvCacheBytes, JSON.parse(run.stdout).engine.per_gpu.kv_cache_bytes);
+});
+
+test('binPack: models served by vLLM engines on one GPU, in start order, the same as gpu-share pack --model', () => {
+  const config = text('Meta-Llama-3-8B.json');
+  const models = [
+    { name: 'chat', config, context: 8192, concurrency: 8 },
+    { name: 'batch', config, context: 4096, concurrency: 16 },
+  ];
+  const caps = { supportsTimeslicing: true, gpuModel: 'h100' };
+  const r = binPack([{ name: 'a', fraction: 0.1 }], null, caps, { models, engine: { name: 'vllm' } });
+  assert.equal(r.gpusUsed, 1);
+  const [device] = r.engines;
+  assert.deepEqual(device.engines.map((e) => [e.ask, e.startOrder]), [['chat', 1], ['batch', 2]]);
+  assert.ok(device.engines.every((e) => e.maxConcurrency >= 8 && e.args[0] === '--gpu-memory-utilization'));
+  const held = device.engines.reduce((sum, e) => sum + e.footprintBytes, 0);
+  assert.ok(held <= device.totalBytes);
+  const formula = binPack([], null, caps, { models: [models[0]] });
+  assert.equal(formula.engines, undefined, 'without an engine, a model is an ask of its sized memory');
+  assert.equal(formula.choices[0].memoryMib, 26572, 'gpu-share size: 8,192 tokens, 8 sequences');
+  const noModel = thrown(() => binPack([], null, { supportsTimeslicing: true }, { models, engine: { name: 'vllm' } }));
+  assert.equal(noModel.field, 'gpuModel');
+  const broken = thrown(() => binPack([], null, caps, { models: [{ name: 'x', config: '{' }] }));
+  assert.equal(broken.field, 'options.models[0].config');
+  const cli = resolve(here, '..', '..', 'target', 'debug', 'gpu-share');
+  const run = spawnSync(cli, ['pack', '--ask', 'a:0.1', '--model', `chat=${fixture('Meta-Llama-3-8B.json')}:context=8192:concurrency=8`,
+    '--model', `batch=${fixture('Meta-Llama-3-8B.json')}:context=4096:concurrency=16`, '--engine', 'vllm', '--timeslice', '--gpu-model', 'h100', '--json'],
+  { encoding: 'utf8', env: {} });
+  if (run.error?.code === 'ENOENT') return; // the CLI is not built: the Rust tests compare it
+  assert.equal(run.status, 0, run.stderr);
+  const native = JSON.parse(run.stdout).engines[0].engines;
+  assert.deepEqual(device.engines.map((e) => e.args), native.map((e) => e.args));
+});
+
+test('exportPlan launch: the engines\' vllm serve lines in start order', () => {
+  const config = text('Meta-Llama-3-8B.json');
+  const models = [{ name: 'chat', config, context: 8192, concurrency: 8 }, { name: 'batch', config, context: 4096, concurrency: 16 }];
+  const script = exportPlan('launch', [], null, { supportsTimeslicing: true, gpuModel: 'h100' }, { models, engine: { name: 'vllm' } });
+  const serve = script.split('\n').filter((l) => l.includes('vllm serve'));
+  assert.equal(serve.length, 2);
+  assert.match(serve[0], /^CUDA_VISIBLE_DEVICES="\$DEVICE_GPU_0" vllm serve "\$MODEL_CHAT" --port 8000 --gpu-memory-utilization /);
+  assert.match(serve[1], /"\$MODEL_BATCH" --port 8001 /);
+  assert.equal(thrown(() => exportPlan('launch', [{ name: 'a', fraction: 0.5 }], null, { supportsTimeslicing: true })).field, 'options.models');
 });
 
 test('errors name the config field or the option', () => {

@@ -120,8 +120,8 @@ pub const GIVEN_OTHERWISE: [(&str, &str); 12] = [
     ("ask", "a use's Release button"),
 ];
 
-/// Request fields the page does not offer, with why.
-pub const NOT_OFFERED: [(&str, &str, &str); 13] = [
+/// Request fields the page does not offer, with why (`x.*`: every field under `x`).
+pub const NOT_OFFERED: [(&str, &str, &str); 17] = [
     (
         "pack",
         "options.time_limit_ms",
@@ -146,6 +146,26 @@ pub const NOT_OFFERED: [(&str, &str, &str); 13] = [
         "size",
         "options.kv_dtype",
         "the KV cache keeps the dtype the model computes in",
+    ),
+    (
+        "pack",
+        "options.models",
+        "Size from a model adds a model as an ask of its memory; engines sharing a GPU: CLI and npm",
+    ),
+    (
+        "export",
+        "options.models",
+        "Size from a model adds a model as an ask of its memory; engines sharing a GPU: CLI and npm",
+    ),
+    (
+        "pack",
+        "options.engine.*",
+        "engines sharing a GPU: CLI and npm",
+    ),
+    (
+        "export",
+        "options.engine.*",
+        "engines sharing a GPU: CLI and npm",
     ),
     (
         "size",
@@ -216,9 +236,11 @@ mod tests {
             for field in (use_case.fields)() {
                 let worded = super::field(&field).is_some()
                     || super::GIVEN_OTHERWISE.iter().any(|(f, _)| *f == field)
-                    || super::NOT_OFFERED
-                        .iter()
-                        .any(|(c, f, _)| *c == case && *f == field);
+                    || super::NOT_OFFERED.iter().any(|(c, f, _)| {
+                        // `options.engine.*`: every field under it.
+                        let under = f.strip_suffix('*').is_some_and(|p| field.starts_with(p));
+                        *c == case && (*f == field || under)
+                    });
                 if !worded {
                     unworded.push(format!("{case}: {field}"));
                 }

@@ -13,9 +13,10 @@ use std::path::PathBuf;
 #[command(mut_arg("json", |a| a.hide(true)))]
 pub struct ExportArgs {
     /// What to write: k8s (Deployments), kserve (InferenceServices), device-plugin (configs),
-    /// mig-parted (config), mig-commands (nvidia-smi script), slurm (GRES lines) or dra
-    /// (Kubernetes DRA claims for the NVIDIA DRA driver, and Deployments).
-    #[arg(value_name = "FORMAT", value_parser = ["k8s", "kubernetes", "kserve", "device-plugin", "mig-parted", "mig-commands", "slurm", "dra"])]
+    /// mig-parted (config), mig-commands (nvidia-smi script), slurm (GRES lines), dra
+    /// (Kubernetes DRA claims for the NVIDIA DRA driver, and Deployments) or launch (a script
+    /// starting the --model engines of --engine vllm in order).
+    #[arg(value_name = "FORMAT", value_parser = ["k8s", "kubernetes", "kserve", "device-plugin", "mig-parted", "mig-commands", "slurm", "dra", "launch"])]
     pub format: String,
     #[command(flatten)]
     pub pack: PackArgs,

@@ -89,6 +89,26 @@ pub fn of(command: &Command) -> Flags {
     }
 }
 
+/// The engine's fields (`size`, and `pack`'s models), each set by the flag vLLM names it by.
+const ENGINE: [(&str, &str); 10] = [
+    ("options.engine.name", "--engine"),
+    ("options.engine.version", "--engine-version"),
+    ("options.engine.tensor_parallel_size", "--tp"),
+    ("options.engine.pipeline_parallel_size", "--pp"),
+    (
+        "options.engine.gpu_memory_utilization",
+        "--gpu-memory-utilization",
+    ),
+    ("options.engine.max_model_len", "--max-model-len"),
+    ("options.engine.quantization", "--quantization"),
+    ("options.engine.max_num_seqs", "--max-num-seqs"),
+    (
+        "options.engine.max_num_batched_tokens",
+        "--max-num-batched-tokens",
+    ),
+    ("options.engine.enforce_eager", "--enforce-eager"),
+];
+
 /// `size`: its options' fields, each set by one flag (the fields an error says to give are
 /// named by the flag that gives them, given or not); the config's own fields keep their path.
 fn size(a: &super::SizeArgs) -> Flags {
@@ -98,23 +118,8 @@ fn size(a: &super::SizeArgs) -> Flags {
         ("options.context", "--context"),
         ("options.concurrency", "--concurrency"),
         ("options.fit.gpu_model", "--gpu-model"),
-        ("options.engine.name", "--engine"),
-        ("options.engine.version", "--engine-version"),
-        ("options.engine.tensor_parallel_size", "--tp"),
-        ("options.engine.pipeline_parallel_size", "--pp"),
-        (
-            "options.engine.gpu_memory_utilization",
-            "--gpu-memory-utilization",
-        ),
-        ("options.engine.max_model_len", "--max-model-len"),
-        ("options.engine.quantization", "--quantization"),
-        ("options.engine.max_num_seqs", "--max-num-seqs"),
-        (
-            "options.engine.max_num_batched_tokens",
-            "--max-num-batched-tokens",
-        ),
-        ("options.engine.enforce_eager", "--enforce-eager"),
     ];
+    flags.extend(ENGINE);
     if a.fit.is_some() {
         flags.extend([("options.fit", "--fit"), ("options.fit.profile", "--fit")]);
     } else {
@@ -143,7 +148,9 @@ fn pack(c: &CapsArgs, gpus: Option<u64>) -> Flags {
     flags.extend([
         ("options.optimize", "--optimize"),
         ("options.time_limit_ms", "--time-limit-ms"),
+        ("options.models", "--model"),
     ]);
+    flags.extend(ENGINE);
     if gpus.is_some() {
         flags.push(("gpu_count", "--gpus"));
     }

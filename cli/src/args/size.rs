@@ -7,7 +7,8 @@ use super::{format, read_input, Format};
 use crate::exit::CliError;
 use clap::Args;
 use gpu_share_core::api::{
-    Dtype, EngineOptions, FitTarget, Memory, SizePlan, SizeRequest, SizingOptions, Utilization,
+    Dtype, EngineOptions, FitTarget, Memory, ModelAsk, SizePlan, SizeRequest, SizingOptions,
+    Utilization,
 };
 use std::path::PathBuf;
 
@@ -89,7 +90,7 @@ pub struct EngineFlags {
 }
 
 impl EngineFlags {
-    fn options(&self, name: Option<&str>) -> Result<Option<EngineOptions>, CliError> {
+    pub(super) fn options(&self, name: Option<&str>) -> Result<Option<EngineOptions>, CliError> {
         let Some(name) = name else {
             return Ok(None);
         };
@@ -200,4 +201,41 @@ impl SizeArgs {
             format: format(self.json),
         })
     }
+}
+
+/// `--model NAME=CONFIG[:context=L][:concurrency=N]` (the `i`-th), its config read.
+pub(super) fn model_ask(spec: &str, i: usize) -> Result<ModelAsk, CliError> {
+    let flag = format!("--model #{}", i + 1);
+    let usage = |why: &str| {
+        CliError::Usage(format!(
+            "{flag} {spec:?}: {why}; give NAME=CONFIG[:context=L][:concurrency=N]"
+        ))
+    };
+    let Some((name, rest)) = spec.split_once('=') else {
+        return Err(usage("no ="));
+    };
+    let mut parts: Vec<&str> = rest.split(':').collect();
+    let (mut context, mut concurrency) = (None, None);
+    // The settings are the trailing `key=value` parts; the path is what comes before them.
+    while let Some((key, value)) = parts.last().and_then(|p| p.split_once('=')) {
+        let n = value
+            .parse::<u64>()
+            .map_err(|_| usage(&format!("{key}={value} is not a whole number")))?;
+        match key {
+            "context" => context = Some(n),
+            "concurrency" => concurrency = Some(n),
+            other => return Err(usage(&format!("unknown setting {other:?}"))),
+        }
+        parts.pop();
+    }
+    let path = PathBuf::from(parts.join(":"));
+    if path.as_os_str().is_empty() {
+        return Err(usage("no config file"));
+    }
+    Ok(ModelAsk {
+        name: name.to_string(),
+        config: read_input(&path)?,
+        context,
+        concurrency,
+    })
 }

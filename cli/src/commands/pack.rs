@@ -6,8 +6,8 @@ use crate::env::Env;
 use crate::exit::{CliError, Code};
 use crate::output::{printable, table, Style};
 use gpu_share_core::api::{
-    self, GpuLayout, OptimizeReport, PackResponse, PackResult, Recording, Share, Tenants,
-    WarningGroup,
+    self, bytes_text, grouped, DeviceEngines, GpuLayout, OptimizeReport, PackResponse, PackResult,
+    Recording, Share, Tenants, WarningGroup,
 };
 use gpu_share_svg::SvgOptions;
 use std::io::Write;
@@ -95,6 +95,7 @@ fn write_report(
     if let Some(report) = &response.optimize {
         write_optimize(out, &response.result, report)?;
     }
+    write_engines(out, &response.engines)?;
     if let Some(r) = recorded {
         let how_long = match r.seconds {
             Some(s) => format!("{:.2} h each", s as f64 / 3600.0),
@@ -107,6 +108,39 @@ fn write_report(
             if r.records == 1 { "" } else { "s" },
             r.ledger.display()
         )?;
+    }
+    Ok(())
+}
+
+/// Each device's engines in start order, with the utilisation and flags each starts with.
+fn write_engines(out: &mut impl Write, devices: &[DeviceEngines]) -> std::io::Result<()> {
+    for d in devices {
+        let instance = d
+            .instance
+            .as_deref()
+            .map(|i| format!(", {i}"))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "engines on GPU {}{instance} ({}):",
+            d.gpu,
+            bytes_text(d.total_bytes)
+        )?;
+        for e in &d.engines {
+            writeln!(
+                out,
+                "  {}. {}  --gpu-memory-utilization {}  KV {}, {} sequences  flags: {}",
+                e.start_order,
+                e.ask,
+                e.gpu_memory_utilization,
+                bytes_text(e.kv_cache_bytes),
+                grouped(e.max_concurrency),
+                e.args.join(" ")
+            )?;
+        }
+        for line in &d.why {
+            writeln!(out, "  {line}")?;
+        }
     }
     Ok(())
 }

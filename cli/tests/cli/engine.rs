@@ -1,15 +1,20 @@
 //! `gpu-share size --engine vllm` end to end: forward (a utilisation), inverse (a concurrency), a
-//! MIG instance as the device, and the exit code and message when the engine would not start.
+//! MIG instance as the device, and the exit code and message when the engine would not start; and
+//! `pack --model … --engine vllm`: engines sharing a GPU or in MIG instances, in start order.
 
 use crate::common::{gpu_share, json, no_ledger, stdout};
 use predicates::str::contains;
 
-/// Llama-3.1-8B-Instruct's config.json, as published (core/src/size/published/).
-fn llama() -> String {
+/// A config.json as published (core/src/size/published/).
+fn published(file: &str) -> String {
     format!(
-        "{}/../core/src/size/published/llama_3_1_8b.json",
+        "{}/../core/src/size/published/{file}",
         env!("CARGO_MANIFEST_DIR")
     )
+}
+
+fn llama() -> String {
+    published("llama_3_1_8b.json")
 }
 
 fn size(extra: &[&str]) -> Vec<String> {
@@ -165,4 +170,194 @@ fn bad_engine_input_names_its_flag() {
         .assert()
         .code(2)
         .stderr(contains("--engine"));
+}
+
+fn pack(extra: &[&str]) -> Vec<String> {
+    let llama = format!("llama={}:context=8192:concurrency=8", llama());
+    let qwen = format!(
+        "qwen={}:context=8192:concurrency=8",
+        published("qwen2_5_7b.json")
+    );
+    let mut argv: Vec<String> = [
+        "pack", "--model", &llama, "--model", &qwen, "--engine", "vllm",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    argv.extend(extra.iter().map(|s| s.to_string()));
+    argv
+}
+
+/// Two engines time-sliced on one H100: each with its utilisation of the GPU and its flags, in
+/// the order to start them; together within the GPU.
+#[test]
+fn pack_plans_engines_that_share_a_gpu() {
+    let v =
+        json(gpu_share(no_ledger()).args(pack(&["--gpu-model", "h100", "--timeslice", "--json"])));
+    assert_eq!(v["gpus_used"], 1);
+    let device = &v["engines"][0];
+    assert_eq!(device["gpu"], 0);
+    let engines = device["engines"].as_array().unwrap();
+    let order: Vec<(&str, u64)> = engines
+        .iter()
+        .map(|e| {
+            (
+                e["ask"].as_str().unwrap(),
+                e["start_order"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(order, [("llama", 1), ("qwen", 2)]);
+    let held: u64 = engines
+        .iter()
+        .map(|e| e["footprint_bytes"].as_u64().unwrap())
+        .sum();
+    assert!(held <= device["total_bytes"].as_u64().unwrap());
+    for e in engines {
+        assert!(e["max_concurrency"].as_u64().unwrap() >= 8, "{e}");
+        let u = e["gpu_memory_utilization"].as_f64().unwrap();
+        assert_eq!(e["args"][1], format!("{u}"), "{e}");
+    }
+    let text = stdout(gpu_share(no_ledger()).args(pack(&["--gpu-model", "h100", "--timeslice"])));
+    assert!(
+        text.contains("engines on GPU 0 (85,017,493,504 bytes (79.18 GiB)):"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  1. llama  --gpu-memory-utilization"),
+        "{text}"
+    );
+}
+
+/// On MIG each engine is planned on its instance.
+#[test]
+fn pack_plans_each_engine_in_its_mig_instance() {
+    let v = json(gpu_share(no_ledger()).args(pack(&[
+        "--gpu-model",
+        "h100",
+        "--mig-capable",
+        "--json",
+    ])));
+    let devices = v["engines"].as_array().unwrap();
+    assert_eq!(devices.len(), 2);
+    for d in devices {
+        assert!(d["instance"].as_str().unwrap().contains(" at "), "{d}");
+        assert_eq!(d["engines"].as_array().unwrap().len(), 1);
+    }
+}
+
+#[test]
+fn pack_engine_errors_name_their_flag() {
+    gpu_share(no_ledger())
+        .args(pack(&["--timeslice"]))
+        .assert()
+        .code(1)
+        .stderr(contains("give --gpu-model"));
+    gpu_share(no_ledger())
+        .args(pack(&["--gpu-model", "h100", "--timeslice", "--tp", "2"]))
+        .assert()
+        .code(1)
+        .stderr(contains("--tp"));
+    gpu_share(no_ledger())
+        .args(["pack", "--ask", "a:0.5", "--engine", "vllm", "--timeslice"])
+        .assert()
+        .code(2)
+        .stderr(contains("--model"));
+    gpu_share(no_ledger())
+        .args(["pack", "--model", "llama", "--timeslice"])
+        .assert()
+        .code(2)
+        .stderr(contains("NAME=CONFIG"));
+}
+
+/// Engines that do not fit together: the packer leaves one unplaced (exit 3) with its reason.
+#[test]
+fn pack_reports_engines_that_do_not_fit_together() {
+    let llama = format!("llama={}:context=8192:concurrency=40", llama());
+    let qwen = format!(
+        "qwen={}:context=32768:concurrency=20",
+        published("qwen2_5_7b.json")
+    );
+    gpu_share(no_ledger())
+        .args([
+            "pack", "--model", &llama, "--model", &qwen, "--engine", "vllm",
+        ])
+        .args(["--gpu-model", "h100", "--timeslice", "--gpus", "1"])
+        .assert()
+        .code(3)
+        .stdout(contains("qwen (timeslice): memory:"));
+}
+
+/// `export launch` writes a script bash runs: with stand-ins for vllm and curl, the engines start
+/// in the plan's order, each with its flags, the next once the one before answers.
+#[test]
+fn the_launch_script_runs_the_engines_in_order() {
+    // `pack`'s arguments after `export launch`.
+    let argv = pack(&["--gpu-model", "h100", "--timeslice"]);
+    let script = stdout(
+        gpu_share(no_ledger())
+            .args(["export", "launch"])
+            .args(&argv[1..]),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let log = dir.path().join("started");
+    let stub = |name: &str, body: &str| {
+        let path = bin.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    };
+    // vllm: logs its start, then runs a while; curl: ready once the engine on its port started;
+    // sleep: short, so the script's polling is quick.
+    let log_path = log.display();
+    stub(
+        "vllm",
+        &format!("echo \"$CUDA_VISIBLE_DEVICES $*\" >> {log_path}\nexec /bin/sleep 1"),
+    );
+    stub(
+        "curl",
+        &format!("p=${{2#http://127.0.0.1:}}\ngrep -q -- \"--port ${{p%%/*}} \" {log_path}"),
+    );
+    stub("sleep", "exec /bin/sleep 0.1");
+    let run = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("MODEL_LLAMA", "meta-llama/Llama-3.1-8B-Instruct")
+        .env("MODEL_QWEN", "Qwen/Qwen2.5-7B-Instruct")
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let started = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = started.lines().collect();
+    assert_eq!(lines.len(), 2, "{started}");
+    assert!(
+        lines[0].starts_with(
+            "0 serve meta-llama/Llama-3.1-8B-Instruct --port 8000 --gpu-memory-utilization 0."
+        ),
+        "{started}"
+    );
+    assert!(
+        lines[1].starts_with(
+            "0 serve Qwen/Qwen2.5-7B-Instruct --port 8001 --gpu-memory-utilization 0."
+        ),
+        "{started}"
+    );
+    // Without the model's path the script stops before starting anything.
+    let unset = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .output()
+        .unwrap();
+    assert!(!unset.status.success());
+    assert!(String::from_utf8_lossy(&unset.stderr).contains("set MODEL_LLAMA"));
 }

@@ -33,7 +33,7 @@ impl<'de> serde::Deserialize<'de> for ExportSettings {
         }
         let mut export = Map::deserialize(d)?;
         let mut pack = Map::new();
-        for key in ["optimize", "time_limit_ms"] {
+        for key in super::pack::PACK_OPTION_KEYS {
             if let Some(v) = export.remove(key) {
                 pack.insert(key.into(), v);
             }
@@ -97,8 +97,11 @@ pub fn export(request: &ExportRequest) -> Result<ExportResponse> {
         .validate()
         .map_err(|e| e.in_field("options"))?;
     let packed = pack(&request.pack)?;
-    let text =
-        export::export(&packed.result, request.format, &request.options).map_err(in_options)?;
+    let text = match request.format {
+        #[cfg(feature = "serde")]
+        ExportFormat::Launch => super::serve::launch(&packed, &request.pack.options)?,
+        format => export::export(&packed.result, format, &request.options).map_err(in_options)?,
+    };
     Ok(ExportResponse {
         text,
         pack: packed,

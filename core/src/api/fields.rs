@@ -108,7 +108,8 @@ fn plan() -> Vec<String> {
 fn pack() -> Vec<String> {
     let mut out = names(&["asks", "gpu_count"]);
     out.extend(plan());
-    out.extend(fields_of::<PackOptions>("options."));
+    out.extend(fields_of::<PackOptions>("options.").filter(|f| f != "options.engine"));
+    out.extend(fields_of::<EngineOptions>("options.engine."));
     out
 }
 

@@ -99,7 +99,7 @@ fn leaving_out(
             }
         }
     }
-    let mut response = super::pack::pack_on(&kept, request.options, caps, caps_from)?.grouped();
+    let mut response = super::pack::pack_on(&kept, &request.options, caps, caps_from)?.grouped();
     response.left_out = left_out;
     Ok(response)
 }

@@ -41,6 +41,8 @@ mod plan;
 mod repartition;
 mod replay;
 #[cfg(feature = "serde")]
+mod serve;
+#[cfg(feature = "serde")]
 mod size;
 mod validate_mig;
 
@@ -82,6 +84,8 @@ pub use repartition::{
     RepartitionOptions, RepartitionRequest, RepartitionResponse, Step, MAX_REPARTITION_ASKS,
 };
 pub use replay::{replay, ReplayRequest, ReplaySettings, DEFAULT_SEED};
+#[cfg(feature = "serde")]
+pub use serve::{DeviceEngines, ModelAsk};
 #[cfg(feature = "serde")]
 pub use size::{
     size, EngineOptions, FitResult, FitTarget, ParameterPart, SizePlan, SizeRequest, SizeResponse,

@@ -33,8 +33,13 @@ pub struct PackRequest {
     pub options: PackOptions,
 }
 
-/// How hard to try: first-fit-decreasing alone, or a search for fewer GPUs after it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The keys of [`PackOptions`] as written, for the requests that read them beside their own
+/// options in one object (export, the DRA simulation).
+pub(super) const PACK_OPTION_KEYS: [&str; 4] = ["optimize", "time_limit_ms", "models", "engine"];
+
+/// How hard to try: first-fit-decreasing alone, or a search for fewer GPUs after it; and models
+/// to serve beside the asks, with the engine that serves them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -47,6 +52,15 @@ pub struct PackOptions {
     /// build: [`DEFAULT_OPTIMIZE_MS`] when not given; above [`MAX_OPTIMIZE_MS`], that.
     #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub time_limit_ms: Option<u64>,
+    /// Models to serve, each packed as an ask of the memory it needs (`api::serve`).
+    #[cfg(feature = "serde")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub models: Vec<super::ModelAsk>,
+    /// The engine serving `models`: each model's ask is its engine's footprint, and the engines
+    /// on one device are planned together, with the order to start them in.
+    #[cfg(feature = "serde")]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
+    pub engine: Option<super::EngineOptions>,
 }
 
 impl PackOptions {
@@ -109,6 +123,9 @@ pub struct PackResponse {
     /// appearance (each choice's own warnings are in `result.choices`, which is what the JSON
     /// carries).
     pub warnings: Vec<WarningGroup>,
+    /// With `options.models` and an engine: the engines on each device that holds one.
+    #[cfg(feature = "serde")]
+    pub engines: Vec<super::DeviceEngines>,
 }
 
 impl PackResponse {
@@ -145,6 +162,9 @@ impl serde::Serialize for PackResponse {
         if let Some(report) = &self.optimize {
             st.serialize_field("optimize", report)?;
         }
+        if !self.engines.is_empty() {
+            st.serialize_field("engines", &self.engines)?;
+        }
         st.end()
     }
 }
@@ -155,13 +175,27 @@ impl serde::Serialize for PackResponse {
 /// Caps the catalogue refuses, discovery errors, duplicate names, too many asks.
 pub fn pack(request: &PackRequest) -> Result<PackResponse> {
     let (caps, caps_from) = request.cluster.caps_with(request.gpu_count)?;
-    pack_on(&request.ask_list(), request.options, &caps, caps_from).map(PackResponse::grouped)
+    pack_on(&request.ask_list(), &request.options, &caps, caps_from).map(PackResponse::grouped)
 }
 
 /// [`pack`] of `asks` on caps already read (`caps_from` says from what, if detected).
 pub(super) fn pack_on(
     asks: &[FractionalAsk],
-    options: PackOptions,
+    options: &PackOptions,
+    caps: &ClusterGpuCaps,
+    caps_from: Option<CapsFrom>,
+) -> Result<PackResponse> {
+    #[cfg(feature = "serde")]
+    if !options.models.is_empty() {
+        return super::serve::pack_models(asks, options, caps, caps_from);
+    }
+    packed_on(asks, options, caps, caps_from)
+}
+
+/// [`pack_on`] of the asks alone.
+pub(super) fn packed_on(
+    asks: &[FractionalAsk],
+    options: &PackOptions,
     caps: &ClusterGpuCaps,
     caps_from: Option<CapsFrom>,
 ) -> Result<PackResponse> {
@@ -181,6 +215,8 @@ pub(super) fn pack_on(
         optimize,
         caps_from,
         left_out: Vec::new(),
+        #[cfg(feature = "serde")]
+        engines: Vec::new(),
     })
 }
 
@@ -223,6 +259,7 @@ mod tests {
         request.options = PackOptions {
             optimize: true,
             time_limit_ms: Some(50),
+            ..PackOptions::default()
         };
         let r = pack(&request).unwrap();
         let report = r.optimize.unwrap();

@@ -29,7 +29,9 @@ pub struct SizeRequest {
 }
 
 /// The text of a config given as text, or of the object given.
-fn config_text<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
+pub(super) fn config_text<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<String, D::Error> {
     use serde::Deserialize;
     Ok(match serde_json::Value::deserialize(d)? {
         serde_json::Value::String(text) => text,

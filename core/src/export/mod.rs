@@ -47,6 +47,11 @@ pub enum ExportFormat {
     /// and the Deployments that reference them.
     #[cfg_attr(feature = "serde", serde(rename = "dra"))]
     Dra,
+    /// A bash script of `vllm serve` lines for the engines of a packing with models and an
+    /// engine, each device's engines started one at a time (`api::export`; not in [`Self::ALL`],
+    /// the formats of any plan).
+    #[cfg_attr(feature = "serde", serde(rename = "launch"))]
+    Launch,
 }
 
 impl ExportFormat {
@@ -60,6 +65,18 @@ impl ExportFormat {
         ExportFormat::Dra,
     ];
 
+    /// Every format a name reads as: [`Self::ALL`] and `launch`, which needs a packing's engines.
+    pub const NAMED: [ExportFormat; 8] = [
+        ExportFormat::Kubernetes,
+        ExportFormat::KServe,
+        ExportFormat::DevicePlugin,
+        ExportFormat::MigParted,
+        ExportFormat::MigCommands,
+        ExportFormat::Slurm,
+        ExportFormat::Dra,
+        ExportFormat::Launch,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ExportFormat::Kubernetes => "kubernetes",
@@ -69,6 +86,7 @@ impl ExportFormat {
             ExportFormat::MigCommands => "mig-commands",
             ExportFormat::Slurm => "slurm",
             ExportFormat::Dra => "dra",
+            ExportFormat::Launch => "launch",
         }
     }
 
@@ -82,6 +100,7 @@ impl ExportFormat {
             ExportFormat::MigCommands => "nvidia-smi mig commands",
             ExportFormat::Slurm => "Slurm (gres.conf, GRES lines, --gres options)",
             ExportFormat::Dra => "Kubernetes DRA claims (NVIDIA DRA driver) and Deployments",
+            ExportFormat::Launch => "vLLM launch script (engines in start order)",
         }
     }
 
@@ -95,13 +114,14 @@ impl ExportFormat {
             ExportFormat::MigCommands => "gpu-share-mig.sh",
             ExportFormat::Slurm => "gpu-share-slurm.txt",
             ExportFormat::Dra => "gpu-share-dra.yaml",
+            ExportFormat::Launch => "gpu-share-launch.sh",
         }
     }
 
     /// The media type of the text.
     pub fn media_type(self) -> &'static str {
         match self {
-            ExportFormat::MigCommands => "text/x-shellscript",
+            ExportFormat::MigCommands | ExportFormat::Launch => "text/x-shellscript",
             ExportFormat::Slurm => "text/plain",
             _ => "application/yaml",
         }
@@ -141,20 +161,20 @@ impl FromStr for ExportFormat {
     type Err = Error;
 
     /// `k8s` or `kubernetes`, `kserve`, `device-plugin`, `mig-parted`, `mig-commands`, `slurm`,
-    /// `dra` (case-insensitive).
+    /// `dra`, `launch` (case-insensitive).
     fn from_str(s: &str) -> Result<Self> {
         let key = s.trim().to_ascii_lowercase();
         if key == "k8s" {
             return Ok(ExportFormat::Kubernetes);
         }
-        ExportFormat::ALL
+        ExportFormat::NAMED
             .into_iter()
             .find(|f| f.as_str() == key)
             .ok_or_else(|| {
                 Error::new(
                     ErrorKind::Syntax,
                     format!(
-                        "unknown export format {s:?}; expected k8s, kserve, device-plugin, mig-parted, mig-commands, slurm or dra"
+                        "unknown export format {s:?}; expected k8s, kserve, device-plugin, mig-parted, mig-commands, slurm, dra or launch"
                     ),
                 )
                 .in_field("format")
@@ -334,6 +354,12 @@ pub fn export(
         ExportFormat::MigCommands => Ok(mig_parted::mig_commands(&plan)),
         ExportFormat::Slurm => Ok(slurm::slurm(&plan, options)),
         ExportFormat::Dra => dra::dra(&plan, options),
+        // Written from the engines the use case plans beside the packing (`api::export`).
+        ExportFormat::Launch => Err(Error::new(
+            ErrorKind::Syntax,
+            "a launch script is written from a packing's engines: give models and an engine",
+        )
+        .in_field("options.models")),
     }
 }
 

@@ -22,7 +22,7 @@ fn formats_parse_and_display() {
         " KServe ".parse::<ExportFormat>().unwrap(),
         ExportFormat::KServe
     );
-    for f in ExportFormat::ALL {
+    for f in ExportFormat::NAMED {
         assert_eq!(f.to_string().parse::<ExportFormat>().unwrap(), f);
     }
     let e = "helm".parse::<ExportFormat>().unwrap_err();

@@ -110,7 +110,7 @@ declared!(
 fn export_format(_: &Config) -> String {
     let mut names = vec!["\"k8s\"".to_owned()];
     names.extend(
-        ExportFormat::ALL
+        ExportFormat::NAMED
             .iter()
             .map(|f| format!("{:?}", f.as_str())),
     );

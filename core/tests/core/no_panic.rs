@@ -404,7 +404,7 @@ proptest! {
         let names = names.map(|mut n| { n.truncate(values.len()); n });
         if let Ok(asks) = AskColumns::new(names, Some(&fractions), Some(&memory)) {
             let n = asks.len();
-            let options = PackOptions { optimize: true, time_limit_ms: Some(5) };
+            let options = PackOptions { optimize: true, time_limit_ms: Some(5), ..Default::default() };
             let request = PackColumnsRequest { asks, gpu_count: None, cluster: Cluster::Given(caps), options };
             if let Ok(c) = pack_columns(&request) {
                 prop_assert_eq!(c.asks.gpu.len(), n);

@@ -71,6 +71,7 @@ fn request(settled: Signal<u64>, asks: Asks, form: ClusterForm) -> Memo<PackRequ
             options: PackOptions {
                 optimize: form.optimize.get_untracked(),
                 time_limit_ms: Some(OPTIMIZE_MS),
+                ..PackOptions::default()
             },
         }
     })

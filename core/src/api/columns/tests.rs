@@ -47,6 +47,7 @@ fn options(optimize: bool) -> PackOptions {
     PackOptions {
         optimize,
         time_limit_ms: Some(20),
+        ..PackOptions::default()
     }
 }
 

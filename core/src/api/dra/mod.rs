@@ -146,7 +146,7 @@ impl<'de> serde::Deserialize<'de> for SimulateDraSettings {
         use serde_json::{Map, Value};
         let mut simulate = Map::deserialize(d)?;
         let mut pack = Map::new();
-        for key in ["optimize", "time_limit_ms"] {
+        for key in super::pack::PACK_OPTION_KEYS {
             if let Some(v) = simulate.remove(key) {
                 pack.insert(key.into(), v);
             }

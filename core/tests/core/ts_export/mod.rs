@@ -233,6 +233,7 @@ fn plans_and_packings_match_their_declarations() {
     request.options = api::PackOptions {
         optimize: true,
         time_limit_ms: Some(20),
+        ..Default::default()
     };
     let packed = api::pack(&request).unwrap();
     assert!(packed.optimize.is_some());
@@ -325,6 +326,7 @@ fn columns_match_their_declaration() {
         options: api::PackOptions {
             optimize: true,
             time_limit_ms: Some(20),
+            ..Default::default()
         },
     };
     let packed = api::pack_columns(&request).unwrap();

@@ -109,6 +109,7 @@ fn every_options_object_is_declared_as_its_reader_reads_it() {
     check_request::<api::FreeInstance>();
     check_request::<api::SizingOptions>();
     check_request::<api::EngineOptions>();
+    check_request::<api::ModelAsk>();
     check_request::<api::SizePlan>();
     check_request::<api::Detected>();
     check_request::<api::ReplaySettings>();
@@ -126,7 +127,7 @@ fn every_literal_a_request_declares_is_read() {
     }
     assert_eq!(
         formats.len(),
-        ExportFormat::ALL.len() + 1,
+        ExportFormat::NAMED.len() + 1,
         "every format and k8s"
     );
     let dtypes = literals(&decls["DtypeInput"].0, &decls);
