@@ -17,13 +17,13 @@ fn llama() -> String {
     published("llama_3_1_8b.json")
 }
 
+/// `head`, then `extra`, as owned arguments.
+fn argv(head: &[&str], extra: &[&str]) -> Vec<String> {
+    head.iter().chain(extra).map(|s| s.to_string()).collect()
+}
+
 fn size(extra: &[&str]) -> Vec<String> {
-    let mut argv: Vec<String> = ["size", "--config", &llama(), "--engine", "vllm"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    argv.extend(extra.iter().map(|s| s.to_string()));
-    argv
+    argv(&["size", "--config", &llama(), "--engine", "vllm"], extra)
 }
 
 /// vLLM 0.19.0 logged 58.11 GiB of KV cache, 476,016 tokens for this model at 0.95, 8,192 tokens,
@@ -178,14 +178,10 @@ fn pack(extra: &[&str]) -> Vec<String> {
         "qwen={}:context=8192:concurrency=8",
         published("qwen2_5_7b.json")
     );
-    let mut argv: Vec<String> = [
+    let head = [
         "pack", "--model", &llama, "--model", &qwen, "--engine", "vllm",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    argv.extend(extra.iter().map(|s| s.to_string()));
-    argv
+    ];
+    argv(&head, extra)
 }
 
 /// Two engines time-sliced on one H100: each with its utilisation of the GPU and its flags, in
@@ -293,11 +289,11 @@ fn pack_reports_engines_that_do_not_fit_together() {
 #[test]
 fn the_launch_script_runs_the_engines_in_order() {
     // `pack`'s arguments after `export launch`.
-    let argv = pack(&["--gpu-model", "h100", "--timeslice"]);
+    let pack_argv = pack(&["--gpu-model", "h100", "--timeslice"]);
     let script = stdout(
         gpu_share(no_ledger())
             .args(["export", "launch"])
-            .args(&argv[1..]),
+            .args(&pack_argv[1..]),
     );
     let dir = tempfile::tempdir().unwrap();
     let bin = dir.path().join("bin");

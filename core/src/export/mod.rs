@@ -66,16 +66,15 @@ impl ExportFormat {
     ];
 
     /// Every format a name reads as: [`Self::ALL`] and `launch`, which needs a packing's engines.
-    pub const NAMED: [ExportFormat; 8] = [
-        ExportFormat::Kubernetes,
-        ExportFormat::KServe,
-        ExportFormat::DevicePlugin,
-        ExportFormat::MigParted,
-        ExportFormat::MigCommands,
-        ExportFormat::Slurm,
-        ExportFormat::Dra,
-        ExportFormat::Launch,
-    ];
+    pub const NAMED: [ExportFormat; 8] = {
+        let mut named = [ExportFormat::Launch; 8];
+        let mut i = 0;
+        while i < Self::ALL.len() {
+            named[i] = Self::ALL[i];
+            i += 1;
+        }
+        named
+    };
 
     pub fn as_str(self) -> &'static str {
         match self {
