@@ -33,6 +33,10 @@ const plans = {
   mps: ['--ask', 'infer-a:0.3', '--ask', 'infer-b:0.3', '--mps', '--gpu-model', 'H100-SXM5-80GB'],
   whole: ['--ask', 'train:2', '--ask', 'small:0.1'],
   'hostile-names': ['--ask', 'Evil: true #x:0.5', '--ask', '{a: 1}:0.25', '--ask', 'yes:0.25', '--timeslice', '--namespace', 'team-a'],
+  // vLLM engines sharing a GPU and in a MIG instance: container args, the MODEL variable, a readiness probe.
+  engines: ['--model', `chat=${join(repo, 'core', 'src', 'size', 'published', 'llama_3_1_8b.json')}:context=8192:concurrency=8`,
+    '--model', `code=${join(repo, 'core', 'src', 'size', 'published', 'qwen2_5_7b.json')}:context=8192:concurrency=4`,
+    '--ask', 'small:1g.10gb', '--engine', 'vllm', '--gpu-model', 'h100', '--mig-capable', '--timeslice', '--gpus', '2'],
 };
 
 test('the validator is installed (cargo xtask setup)', () => {

@@ -277,6 +277,7 @@ pub struct PackColumns {
 /// As [`pack`](super::pack).
 pub fn pack_columns(request: &PackColumnsRequest) -> Result<PackColumns> {
     let (caps, caps_from) = request.cluster.caps_with(request.gpu_count)?;
+    super::pack::no_models(&request.options)?;
     let response = pack_on(request.asks.asks(), &request.options, &caps, caps_from)?;
     Ok(columns(&request.asks, response))
 }

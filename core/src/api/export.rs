@@ -97,10 +97,15 @@ pub fn export(request: &ExportRequest) -> Result<ExportResponse> {
         .validate()
         .map_err(|e| e.in_field("options"))?;
     let packed = pack(&request.pack)?;
+    #[cfg(feature = "serde")]
+    let engines = super::serve::served_engines(&packed, &request.pack.options);
+    #[cfg(not(feature = "serde"))]
+    let engines = std::collections::BTreeMap::new();
     let text = match request.format {
         #[cfg(feature = "serde")]
         ExportFormat::Launch => super::serve::launch(&packed, &request.pack.options)?,
-        format => export::export(&packed.result, format, &request.options).map_err(in_options)?,
+        format => export::export_serving(&packed.result, format, &request.options, &engines)
+            .map_err(in_options)?,
     };
     Ok(ExportResponse {
         text,

@@ -99,6 +99,7 @@ fn leaving_out(
             }
         }
     }
+    super::pack::no_models(&request.options)?;
     let mut response = super::pack::pack_on(&kept, &request.options, caps, caps_from)?.grouped();
     response.left_out = left_out;
     Ok(response)

@@ -49,7 +49,7 @@ mod validate_mig;
 // The use cases, their requests and responses.
 pub use crate::account::AlreadyRecorded;
 #[cfg(feature = "serde")]
-pub use crate::size::engine::{Engine, PerGpu, Utilization};
+pub use crate::size::engine::{Engine, PerGpu, PlannedEngine, Utilization};
 pub use account::{
     already_recorded, record_pack, record_plan, recorded_before, release, summarise, undo,
     ImportRequest, Imported, LedgerChangeRequest, RecordPlanRequest, RecordedBefore, Recording,

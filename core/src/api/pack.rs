@@ -175,25 +175,32 @@ impl serde::Serialize for PackResponse {
 /// Caps the catalogue refuses, discovery errors, duplicate names, too many asks.
 pub fn pack(request: &PackRequest) -> Result<PackResponse> {
     let (caps, caps_from) = request.cluster.caps_with(request.gpu_count)?;
-    pack_on(&request.ask_list(), &request.options, &caps, caps_from).map(PackResponse::grouped)
+    let asks = request.ask_list();
+    #[cfg(feature = "serde")]
+    if !request.options.models.is_empty() {
+        return super::serve::pack_models(&asks, &request.options, &caps, caps_from)
+            .map(PackResponse::grouped);
+    }
+    pack_on(&asks, &request.options, &caps, caps_from).map(PackResponse::grouped)
 }
 
-/// [`pack`] of `asks` on caps already read (`caps_from` says from what, if detected).
-pub(super) fn pack_on(
-    asks: &[FractionalAsk],
-    options: &PackOptions,
-    caps: &ClusterGpuCaps,
-    caps_from: Option<CapsFrom>,
-) -> Result<PackResponse> {
+/// Refuses `models` on a path that packs asks alone (columns, rows left out): only [`pack`]
+/// plans engines, so that the page's plan, which serves none, does not carry the engine model.
+pub(super) fn no_models(options: &PackOptions) -> Result<()> {
     #[cfg(feature = "serde")]
     if !options.models.is_empty() {
-        return super::serve::pack_models(asks, options, caps, caps_from);
+        return Err(crate::error::Error::new(
+            crate::error::ErrorKind::Syntax,
+            "models are packed by pack (npm binPack), not with asks as columns or rows left out",
+        )
+        .in_field("options.models"));
     }
-    packed_on(asks, options, caps, caps_from)
+    let _ = options;
+    Ok(())
 }
 
-/// [`pack_on`] of the asks alone.
-pub(super) fn packed_on(
+/// [`pack`] of `asks` alone on caps already read (`caps_from` says from what, if detected).
+pub(super) fn pack_on(
     asks: &[FractionalAsk],
     options: &PackOptions,
     caps: &ClusterGpuCaps,

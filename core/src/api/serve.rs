@@ -16,7 +16,7 @@ use crate::catalog::{require_model, GpuModel};
 use crate::error::{Error, ErrorKind, Hint, Input, Result};
 use crate::memory::{Memory, MIB};
 use crate::pack::{PackResult, Tenants};
-use crate::size::engine::{share_device, EngineRequest, EngineTarget, Tenant, TenantAsk};
+use crate::size::engine::{share_device, EngineRequest, EngineTarget, PlannedEngine, TenantAsk};
 
 mod launch;
 #[cfg(test)]
@@ -61,7 +61,7 @@ pub struct DeviceEngines {
     /// The memory the engines see (CUDA's total on the GPU or instance).
     pub total_bytes: u64,
     /// In start order: each starts once the one before is ready.
-    pub engines: Vec<Tenant>,
+    pub engines: Vec<PlannedEngine>,
     pub why: Vec<String>,
 }
 
@@ -165,9 +165,9 @@ fn engine_request(m: &ModelAsk, e: &EngineOptions, caps: &ClusterGpuCaps) -> Res
             ..Default::default()
         },
     })?;
-    let engine = sized
-        .engine
-        .unwrap_or_else(|| unreachable!("an engine was asked for"));
+    let Some(engine) = sized.engine else {
+        return Err(Error::new(ErrorKind::Syntax, "the engine was not sized").in_field("engine"));
+    };
     let mut r = EngineRequest::vllm(
         &m.config,
         model.smi_names.first().copied().unwrap_or(model.name),
@@ -331,7 +331,7 @@ pub(super) fn pack_models(
         })?;
     let mut all = asks.to_vec();
     all.extend(served.asks.iter().cloned());
-    let mut response = super::pack::packed_on(&all, options, caps, caps_from)
+    let mut response = super::pack::pack_on(&all, options, caps, caps_from)
         .map_err(|e| as_model(e, asks.len()))?;
     response.engines = served.engines(&response.result)?;
     Ok(response)
@@ -353,6 +353,36 @@ fn as_model(e: Error, given: usize) -> Error {
     }
 }
 
+/// The engines of a packing by ask, as the Kubernetes exports start them.
+pub(super) fn served_engines(
+    packed: &super::PackResponse,
+    options: &super::PackOptions,
+) -> std::collections::BTreeMap<String, crate::export::ServedEngine> {
+    packed
+        .engines
+        .iter()
+        .flat_map(|d| &d.engines)
+        .map(|e| {
+            let model = options
+                .models
+                .iter()
+                .find(|m| m.name == e.ask)
+                .and_then(|m| default_path(&m.config));
+            let engine = crate::export::ServedEngine {
+                model,
+                args: e.args.clone(),
+                start_order: e.start_order,
+            };
+            (e.ask.clone(), engine)
+        })
+        .collect()
+}
+
+/// The model a config names (`_name_or_path`), to load by default.
+fn default_path(config: &str) -> Option<String> {
+    crate::size::read_config(config).ok()?.name_or_path
+}
+
 /// The `launch` export of a packing: its engines' `vllm serve` lines in start order.
 ///
 /// # Errors
@@ -363,9 +393,7 @@ pub(super) fn launch(packed: &super::PackResponse, options: &super::PackOptions)
         .iter()
         .map(|m| launch::Served {
             ask: &m.name,
-            default_path: crate::size::read_config(&m.config)
-                .ok()
-                .and_then(|c| c.name_or_path),
+            default_path: default_path(&m.config),
         })
         .collect();
     let unplaced: Vec<(&str, &str)> = packed

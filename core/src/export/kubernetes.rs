@@ -160,7 +160,11 @@ fn workload(
         affinity: None,
         env: Vec::new(),
         notes: Vec::new(),
+        args: Vec::new(),
     };
+    if let Some(engine) = plan.engines.get(ask.name) {
+        pod.engine(engine);
+    }
     let single_profile = match c.mechanism {
         Mechanism::Mig => pod.mig(ask, options),
         Mechanism::Whole => {
@@ -184,8 +188,9 @@ fn workload(
         affinity,
         env,
         notes,
+        args,
     } = pod;
-    let container = container(&notes, resources, env, options, kserve);
+    let container = container(&notes, resources, (env, args), options, kserve);
     let containers = Value::Seq(vec![container.into()]);
     let mut metadata = Map::new();
     metadata.insert("name", name);
@@ -205,11 +210,12 @@ fn workload(
     (comment, doc)
 }
 
-/// The one container: the notes on it, its name, the image, the GPU resource and the environment.
+/// The one container: the notes on it, its name, the image, the GPU resource, the environment
+/// and the arguments.
 fn container(
     notes: &[String],
     resources: Map,
-    env: Vec<Value>,
+    (env, args): (Vec<Value>, Vec<String>),
     options: &ExportOptions,
     kserve: bool,
 ) -> Map {
@@ -226,6 +232,15 @@ fn container(
         },
     );
     container.insert("image", &options.image);
+    if !args.is_empty() {
+        container.insert(
+            "args",
+            Value::Seq(args.into_iter().map(Value::from).collect()),
+        );
+        // Only engines have arguments: Ready once vLLM's server answers (port 8000, its default).
+        let health = Map::new().with("path", "/health").with("port", 8000u64);
+        container.insert("readinessProbe", Map::new().with("httpGet", health));
+    }
     container.insert("resources", Map::new().with("limits", resources));
     if !env.is_empty() {
         container.insert("env", Value::Seq(env));
@@ -242,9 +257,32 @@ struct PodParts {
     affinity: Option<Map>,
     env: Vec<Value>,
     notes: Vec<String>,
+    /// The container's arguments: an engine's, when the ask runs one.
+    args: Vec<String>,
 }
 
 impl PodParts {
+    /// An inference engine: vLLM's OpenAI server image runs `vllm serve` with these arguments,
+    /// the model from the container's `MODEL` variable (Kubernetes expands `$(MODEL)` in args).
+    fn engine(&mut self, e: &super::ServedEngine) {
+        self.env.push(
+            Map::new()
+                .with("name", "MODEL")
+                .with("value", e.model.clone().unwrap_or_default())
+                .into(),
+        );
+        self.args.push("$(MODEL)".to_string());
+        self.args.extend(e.args.iter().cloned());
+        let model = match &e.model {
+            Some(_) => "MODEL: the model's path or Hugging Face id, from its config.json",
+            None => "MODEL: give the model's path or Hugging Face id (its config.json names none)",
+        };
+        self.notes.push(format!(
+            "vLLM (an image whose entrypoint is vllm serve, such as vllm/vllm-openai): {model}. Engine {} to start on its device: start the engines of one device one at a time, each once the one before is Ready (its readiness probe is vLLM's /health; vllm-project/vllm#55827), or use the launch export.",
+            e.start_order
+        ));
+    }
+
     /// A MIG instance: its profile's resource under the strategy, and where it sits. Returns the
     /// profile under the single strategy (the product label then names it).
     fn mig(&mut self, ask: &PlacedAsk, options: &ExportOptions) -> Option<String> {

@@ -18,6 +18,7 @@ pub(crate) use plan::{gpu_list, MigGpu, PlacedAsk, Plan};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::pack::PackResult;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -343,8 +344,33 @@ pub fn export(
     format: ExportFormat,
     options: &ExportOptions,
 ) -> Result<String> {
+    export_serving(result, format, options, &BTreeMap::new())
+}
+
+/// An inference engine a workload runs, as the Kubernetes formats start it: the model to load
+/// (by default; the `MODEL` variable of its container), its flags, and its place in the start
+/// order of the engines sharing its device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServedEngine {
+    pub model: Option<String>,
+    pub args: Vec<String>,
+    pub start_order: u64,
+}
+
+/// [`export`], with the engines some asks run (by ask name): the Kubernetes formats give their
+/// containers the engine's arguments.
+///
+/// # Errors
+/// As [`export`].
+pub fn export_serving(
+    result: &PackResult,
+    format: ExportFormat,
+    options: &ExportOptions,
+    engines: &BTreeMap<String, ServedEngine>,
+) -> Result<String> {
     options.validate()?;
-    let plan = Plan::new(result)?;
+    let mut plan = Plan::new(result)?;
+    plan.engines = engines;
     match format {
         ExportFormat::Kubernetes => kubernetes::deployments(&plan, options),
         ExportFormat::KServe => kubernetes::inference_services(&plan, options),

@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 
 use super::yaml;
 
+static NO_ENGINES: BTreeMap<String, super::ServedEngine> = BTreeMap::new();
+
 /// A placed ask, with where the plan put it.
 pub(crate) struct PlacedAsk<'a> {
     /// Its position in the asks given, as in the result's choices (for error fields `asks[i]`).
@@ -59,6 +61,8 @@ pub(crate) struct Plan<'a> {
     pub placed: Vec<PlacedAsk<'a>>,
     pub missing: Vec<MissingAsk<'a>>,
     pub mig_gpus: Vec<MigGpu>,
+    /// The engines some asks run, by ask name (none unless the use case planned engines).
+    pub engines: &'a BTreeMap<String, super::ServedEngine>,
 }
 
 impl<'a> Plan<'a> {
@@ -131,6 +135,7 @@ impl<'a> Plan<'a> {
             placed,
             missing,
             mig_gpus,
+            engines: &NO_ENGINES,
         })
     }
 

@@ -46,7 +46,7 @@ pub use config::{from_map, read_config, Mla, ModelConfig, Moe, MAX_CONFIG_BYTES}
 pub use dtype::Dtype;
 pub use engine::{
     plan_engine, share_device, smallest_utilization, Engine, EngineRequest, EngineTarget, PerGpu,
-    SharedDevice, Tenant, TenantAsk, Utilization,
+    PlannedEngine, SharedDevice, TenantAsk, Utilization,
 };
 pub use fit::{max_concurrency, max_context};
 pub use overheads::{Overhead, ACTIVATIONS_PERCENT};

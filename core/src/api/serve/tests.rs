@@ -219,7 +219,7 @@ fn the_launch_script_starts_engines_in_order() {
     let packed = pack(&request).unwrap();
     let text = launch(&packed, &options).unwrap();
     let serve: Vec<&str> = text.lines().filter(|l| l.contains("vllm serve")).collect();
-    let engines: Vec<&Tenant> = packed.engines.iter().flat_map(|d| &d.engines).collect();
+    let engines: Vec<&PlannedEngine> = packed.engines.iter().flat_map(|d| &d.engines).collect();
     assert_eq!(serve.len(), engines.len(), "{text}");
     for (k, (line, e)) in serve.iter().zip(&engines).enumerate() {
         assert!(line.starts_with("CUDA_VISIBLE_DEVICES=\"$DEVICE_GPU_0\" vllm serve \"$MODEL_"));
@@ -281,4 +281,74 @@ fn the_launch_script_defaults_a_plain_model_path() {
         "{hostile}"
     );
     assert!(!hostile.contains("rm -rf"), "{hostile}");
+}
+
+/// The Kubernetes formats give an engine's container its arguments, its model as `MODEL` and a
+/// readiness probe on vLLM's health endpoint; the other asks' containers are as before.
+#[test]
+fn kubernetes_exports_carry_the_engine_arguments() {
+    use super::super::{export, ExportFormat, ExportRequest};
+    let config = LLAMA.replacen(
+        '{',
+        "{\"_name_or_path\": \"meta-llama/Llama-3.1-8B-Instruct\", ",
+        1,
+    );
+    let options = PackOptions {
+        models: vec![model("chat", &config, 8)],
+        engine: vllm(),
+        ..Default::default()
+    };
+    let pack_request = PackRequest {
+        asks: vec![crate::parse::AskEntry {
+            ask: FractionalAsk::parse_spec("notebook:0.25").unwrap(),
+            seconds: None,
+        }],
+        cluster: Cluster::Given(h100(true, false)),
+        options,
+        ..Default::default()
+    };
+    for format in [ExportFormat::Kubernetes, ExportFormat::KServe] {
+        let r = export(&ExportRequest {
+            format,
+            pack: pack_request.clone(),
+            options: Default::default(),
+        })
+        .unwrap();
+        let engine = &r.pack.engines[0].engines[0];
+        let args: String = engine.args.iter().map(|a| format!("- {a:?}\n")).collect();
+        assert!(r.text.contains("- \"$(MODEL)\"\n"), "{}", r.text);
+        let indented: Vec<String> = args.lines().map(|l| l.trim().to_string()).collect();
+        for a in &indented {
+            assert!(r.text.lines().any(|l| l.trim() == a), "{a} in {}", r.text);
+        }
+        assert!(
+            r.text.contains("value: meta-llama/Llama-3.1-8B-Instruct\n"),
+            "{}",
+            r.text
+        );
+        assert_eq!(
+            r.text.matches("readinessProbe:").count(),
+            1,
+            "only the engine's"
+        );
+        assert_eq!(r.text.matches("args:").count(), 1, "only the engine's");
+    }
+}
+
+/// Only `pack` plans engines: the paths that pack asks alone (the page's rows left out, columns)
+/// refuse models rather than drop them.
+#[test]
+fn only_pack_takes_models() {
+    let request = PackRequest {
+        cluster: Cluster::Given(h100(true, false)),
+        options: PackOptions {
+            models: vec![model("chat", LLAMA, 1)],
+            engine: vllm(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let e = super::super::pack_given_leaving_out(&request).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("options.models"));
+    assert!(pack(&request).is_ok());
 }

@@ -28,7 +28,7 @@ pub struct TenantAsk {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
-pub struct Tenant {
+pub struct PlannedEngine {
     pub ask: String,
     pub gpu_memory_utilization: f64,
     /// 1 for the first to start; each starts once the one before is ready.
@@ -47,7 +47,7 @@ pub struct Tenant {
 pub struct SharedDevice {
     pub total_bytes: u64,
     /// Every engine, in start order; empty when the set does not fit.
-    pub tenants: Vec<Tenant>,
+    pub tenants: Vec<PlannedEngine>,
     /// The engines left unplaced (all of them, when the set does not fit).
     pub unplaced: Vec<String>,
     pub why: Vec<String>,
@@ -93,7 +93,7 @@ pub fn share_device(engines: &[TenantAsk]) -> Result<SharedDevice> {
                 detail.engine.why.last().cloned().unwrap_or_default()
             ));
         }
-        tenants.push(Tenant {
+        tenants.push(PlannedEngine {
             ask: e.ask.clone(),
             gpu_memory_utilization: detail.engine.gpu_memory_utilization,
             start_order: i as u64 + 1,

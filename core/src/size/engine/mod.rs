@@ -28,7 +28,7 @@ mod tests;
 pub mod version;
 pub mod weights;
 
-pub use cotenants::{share_device, SharedDevice, Tenant, TenantAsk};
+pub use cotenants::{share_device, PlannedEngine, SharedDevice, TenantAsk};
 pub use inverse::{plan_engine, smallest_utilization};
 pub use plan::{prepare, Prepared, StageTerms};
 
