@@ -3,8 +3,16 @@
 //! tokens in `min(max_num_seqs, tokens)` requests (`_dummy_run`), then the sampler on one row
 //! per request (`_dummy_sampler_run`), on the last pipeline stage only.
 //!
-//! The peak is the larger of two moments, each modelled from the code's shapes:
+//! The peak is the larger of two moments, each modelled from the code's shapes, on top of what
+//! lives through both:
 //!
+//! - **The fused-MoE workspace** (a mixture's stage only): the modular kernel takes its
+//!   buffers from the worker's one `WorkspaceManager` (`v1/worker/workspace.py`, through
+//!   `FusedMoEKernelModularImpl._allocate_buffers`), which keeps the largest ever asked for and
+//!   never frees it — so it is still held when the sampler runs. Per token and routed expert,
+//!   `max(I, H) + max(2I, H)` elements of the compute dtype (`TritonExperts.workspace_shapes`,
+//!   the unquantized default on CUDA; `MarlinExperts`' are the same sizes), `I` the expert's
+//!   width on this rank.
 //! - **The sampler**: the logits `[requests, vocab]` in the compute dtype (`compute_logits`,
 //!   all-gathered to every tensor-parallel rank, so not split), their float32 copy
 //!   (`Sampler.forward`), and two more float32 `[requests, vocab]` buffers of top-k/top-p
@@ -15,19 +23,17 @@
 //!   `torch.rand_like` of them).
 //! - **The forward**: the widest layer's temporaries: a dense MLP's `gate_up` output
 //!   `[tokens, 2 × intermediate / TP]` and the activation `[tokens, intermediate / TP]`; a
-//!   mixture's fused-MoE workspaces, `2 bytes × (max(I, H) + max(2I, H))` per token and routed
-//!   expert (`fused_moe` `TritonExperts.workspace_shapes`) and its `[tokens, hidden]` output;
-//!   beside them hidden-sized buffers (residual, normed input, outputs).
+//!   mixture's `[tokens, hidden]` output and shared experts' MLP beside its workspace; beside
+//!   them hidden-sized buffers (residual, normed input, outputs).
 //!
 //! A non-first pipeline stage also holds the `[tokens, hidden]` hidden states and residual it
 //! receives (`make_empty_intermediate_tensors`).
 //!
-//! Three numbers are measured, not read from the code, each on the tuning part of the vLLM
-//! 0.19 data only (Llama and Qwen start-ups; `bench/src/engine.rs`): the hidden-sized
-//! buffers live at the forward's peak ([`FORWARD_HIDDEN_QUARTERS`]); the sampler's half byte
-//! per logit and fixed 36 MiB beyond the four buffers above ([`SAMPLER_EXTRA_HALF_BYTES`],
-//! [`SAMPLER_EXTRA_BYTES`]; torch's sort or FlashInfer's row buffers, not identified); and
-//! what each MoE layer keeps until the peak ([`MOE_LAYER_HIDDEN_QUARTERS`]).
+//! Two numbers are measured, not read from the code, each on the tuning part of the vLLM 0.19
+//! data only (Llama and Qwen start-ups; `bench/src/engine.rs`): the hidden-sized buffers live
+//! at the forward's peak ([`FORWARD_HIDDEN_QUARTERS`]), and the sampler's half byte per logit
+//! and fixed 36 MiB beyond the four buffers above ([`SAMPLER_EXTRA_HALF_BYTES`],
+//! [`SAMPLER_EXTRA_BYTES`]; torch's sort or FlashInfer's row buffers, not identified).
 //!
 //! Not counted: a multimodal model's encoder run (profiled first, its peak not modelled; its
 //! cached outputs are small), attention (skipped in the profile run: no attention metadata),
@@ -44,13 +50,12 @@ pub const FORWARD_HIDDEN_QUARTERS: u64 = 17;
 /// Llama-3.1-8B and Qwen2.5-7B, whose peaks are the sampler's).
 pub const SAMPLER_EXTRA_HALF_BYTES: u64 = 1;
 pub const SAMPLER_EXTRA_BYTES: u64 = 36 << 20;
-/// What each MoE layer keeps until the peak, in quarters of `[tokens, hidden]` (measured on
-/// Qwen3-30B-A3B, the one mixture of the tuning part).
-pub const MOE_LAYER_HIDDEN_QUARTERS: u64 = 5;
 
 /// The peak's parts, in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Peak {
+    /// The fused-MoE workspace, held through both moments.
+    pub workspace: u64,
     pub sampler: u64,
     pub forward: u64,
     /// The pipeline's received hidden states and residual.
@@ -59,12 +64,12 @@ pub struct Peak {
 
 impl Peak {
     pub fn bytes(&self) -> u64 {
-        self.sampler.max(self.forward) + self.intermediate
+        self.workspace + self.sampler.max(self.forward) + self.intermediate
     }
 }
 
-/// The profile run's peak on a rank of `tp` at pipeline stage `stage` of `stages`, holding
-/// `moe_layers` of the mixture's layers.
+/// The profile run's peak on a rank of `tp`, on the first and/or last pipeline stage; `moe`
+/// when the stage holds any of the mixture's layers.
 pub fn peak(
     c: &ModelConfig,
     dtype: Dtype,
@@ -72,7 +77,7 @@ pub fn peak(
     tp: u64,
     first: bool,
     last: bool,
-    moe_layers: u64,
+    moe: bool,
 ) -> Peak {
     let b = u64::from(dtype.bits() / 8);
     let tokens = batch.tokens;
@@ -83,9 +88,15 @@ pub fn peak(
         0
     };
     let intermediate = if first { 0 } else { 2 * hidden };
+    let moe = if moe { c.moe } else { None };
     Peak {
+        workspace: moe.map_or(0, |m| {
+            let i = m.expert_intermediate / tp;
+            let h = c.hidden_size;
+            tokens * m.experts_per_token * (i.max(h) + (2 * i).max(h)) * b
+        }),
         sampler,
-        forward: forward(c, b, tokens, tp, moe_layers),
+        forward: forward(c, b, tokens, tp, moe.is_some()),
         intermediate,
     }
 }
@@ -100,8 +111,8 @@ fn sampler(c: &ModelConfig, dtype: Dtype, batch: &Batch) -> u64 {
     logits * per_logit_halves / 2 + SAMPLER_EXTRA_BYTES + 2 * rows * c.hidden_size * b
 }
 
-/// The forward's widest moment.
-fn forward(c: &ModelConfig, b: u64, tokens: u64, tp: u64, moe_layers: u64) -> u64 {
+/// The forward's widest moment, beside the workspace.
+fn forward(c: &ModelConfig, b: u64, tokens: u64, tp: u64, moe: bool) -> u64 {
     let hidden = tokens * c.hidden_size * b;
     let buffers = hidden * FORWARD_HIDDEN_QUARTERS / 4;
     let dense = if c.intermediate_size > 0 {
@@ -110,12 +121,9 @@ fn forward(c: &ModelConfig, b: u64, tokens: u64, tp: u64, moe_layers: u64) -> u6
     } else {
         0
     };
-    let moe = c.moe.map_or(0, |m| {
-        let (i, h) = (m.expert_intermediate / tp, c.hidden_size);
-        let pairs = tokens * m.experts_per_token;
-        let workspaces = pairs * 2 * (i.max(h) + (2 * i).max(h));
+    let moe = c.moe.filter(|_| moe).map_or(0, |m| {
         let shared = tokens * 3 * (m.shared_intermediate / tp) * b;
-        workspaces + hidden + shared + moe_layers * hidden * MOE_LAYER_HIDDEN_QUARTERS / 4
+        hidden + shared
     });
     buffers + dense.max(moe)
 }

@@ -179,7 +179,7 @@ fn stages(
                     tp,
                     rank.first(),
                     rank.last(),
-                    moe_layers,
+                    moe_layers > 0,
                 ),
                 non_torch: measured::non_torch(tp, pp).0,
                 cuda_graphs: measured::cuda_graphs(n, moe_layers, tp, r.enforce_eager),

@@ -18,6 +18,7 @@ const QWEN2_5_W8A8: &str = include_str!("../published/qwen2_5_7b_w8a8.json");
 const GEMMA2_9B: &str = include_str!("../published/gemma2_9b.json");
 const GEMMA3_27B: &str = include_str!("../published/gemma3_27b.json");
 const DEEPSEEK_V2_LITE: &str = include_str!("../published/deepseek_v2_lite.json");
+const MIXTRAL_8X7B: &str = include_str!("../published/mixtral_8x7b.json");
 
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
@@ -116,6 +117,24 @@ fn gptq_keeps_packed_weights_scales_zeros_and_act_order_indices() {
         got >= expected && got - expected < 32 * 16_384,
         "{got} vs {expected}"
     );
+}
+
+#[test]
+fn a_mixtures_workspace_is_still_held_when_the_sampler_runs() {
+    // Mixtral-8x7B at TP 2: experts 14,336 wide, 7,168 on a rank; hidden 4,096; 2 experts a
+    // token. The fused-MoE workspace (`TritonExperts.workspace_shapes`, kept by the worker's
+    // `WorkspaceManager`) is 8,192 tokens × 2 × (max(7,168, 4,096) + max(14,336, 4,096)) bf16
+    // elements, 672 MiB, and it is still held when the sampler's 1,024 × 32,000 logits are
+    // (vLLM logged 1.21 GiB; a workspace freed after the forward would give 0.56).
+    let workspace = 8192 * 2 * (7168 + 14_336) * 2;
+    let logits = 1024 * 32_000u64;
+    let sampler = logits * (2 * 14 + SAMPLER_EXTRA_HALF_BYTES) / 2
+        + SAMPLER_EXTRA_BYTES
+        + 8192 * 4096 * 2
+        + 2 * 1024 * 4096 * 2;
+    let mut r = request(MIXTRAL_8X7B, 9500);
+    r.tensor_parallel_size = 2;
+    assert_eq!(at(&r).engine.per_gpu.activation_bytes, workspace + sampler);
 }
 
 #[test]
