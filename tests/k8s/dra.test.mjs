@@ -42,6 +42,10 @@ const plans = {
   whole: ['--ask', 'train:2', '--ask', 'small:1'],
   'mixed-hostile': ['--ask', 'Evil: true #x:1g.10gb', '--ask', '{a: 1}:0.5', '--ask', 'yes:0.25', '--mig-capable',
     '--mig-profiles', '1g.10gb', '--timeslice', '--gpu-model', 'A100-80GB-PCIe', '--namespace', 'team-a'],
+  // vLLM engines time-sliced on one GPU and one in a MIG instance: container args, MODEL, a readiness probe.
+  engines: ['--model', `chat=${join(repo, 'core', 'src', 'size', 'published', 'llama_3_1_8b.json')}:context=8192:concurrency=8`,
+    '--model', `code=${join(repo, 'core', 'src', 'size', 'published', 'qwen2_5_7b.json')}:context=8192:concurrency=4`,
+    '--ask', 'small:1g.10gb', '--engine', 'vllm', '--gpu-model', 'h100', '--mig-capable', '--timeslice', '--gpus', '2'],
 };
 
 test('the validator and the binary are there (cargo xtask setup, cargo build -p gpu-share-cli)', () => {

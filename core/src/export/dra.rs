@@ -88,8 +88,9 @@ pub(crate) fn dra(plan: &Plan, options: &ExportOptions) -> Result<String> {
                 super::gpu_list(&w.ask.gpus)
             ),
         );
+        let engine = plan.engines.get(w.ask.name);
         out.push_str(&yaml::document(&manifests::deployment(
-            &dra_plan, w, options,
+            &dra_plan, w, engine, options,
         )));
     }
     Ok(out)

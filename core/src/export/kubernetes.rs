@@ -232,15 +232,7 @@ fn container(
         },
     );
     container.insert("image", &options.image);
-    if !args.is_empty() {
-        container.insert(
-            "args",
-            Value::Seq(args.into_iter().map(Value::from).collect()),
-        );
-        // Only engines have arguments: Ready once vLLM's server answers (port 8000, its default).
-        let health = Map::new().with("path", "/health").with("port", 8000u64);
-        container.insert("readinessProbe", Map::new().with("httpGet", health));
-    }
+    super::serving::insert_args(&mut container, args);
     container.insert("resources", Map::new().with("limits", resources));
     if !env.is_empty() {
         container.insert("env", Value::Seq(env));
@@ -262,25 +254,12 @@ struct PodParts {
 }
 
 impl PodParts {
-    /// An inference engine: vLLM's OpenAI server image runs `vllm serve` with these arguments,
-    /// the model from the container's `MODEL` variable (Kubernetes expands `$(MODEL)` in args).
+    /// An inference engine (`serving.rs`): its arguments, `MODEL` and note.
     fn engine(&mut self, e: &super::ServedEngine) {
-        self.env.push(
-            Map::new()
-                .with("name", "MODEL")
-                .with("value", e.model.clone().unwrap_or_default())
-                .into(),
-        );
-        self.args.push("$(MODEL)".to_string());
-        self.args.extend(e.args.iter().cloned());
-        let model = match &e.model {
-            Some(_) => "MODEL: the model's path or Hugging Face id, from its config.json",
-            None => "MODEL: give the model's path or Hugging Face id (its config.json names none)",
-        };
-        self.notes.push(format!(
-            "vLLM (an image whose entrypoint is vllm serve, such as vllm/vllm-openai): {model}. Engine {} to start on its device: start the engines of one device one at a time, each once the one before is Ready (its readiness probe is vLLM's /health; vllm-project/vllm#55827), or use the launch export.",
-            e.start_order
-        ));
+        let engine = super::serving::EngineContainer::of(e);
+        self.env.push(engine.env);
+        self.args = engine.args;
+        self.notes.push(engine.note);
     }
 
     /// A MIG instance: its profile's resource under the strategy, and where it sits. Returns the

@@ -10,6 +10,7 @@ pub mod dra;
 pub mod kubernetes;
 pub mod mig_parted;
 mod plan;
+mod serving;
 pub mod slurm;
 pub mod yaml;
 

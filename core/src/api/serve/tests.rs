@@ -283,8 +283,9 @@ fn the_launch_script_defaults_a_plain_model_path() {
     assert!(!hostile.contains("rm -rf"), "{hostile}");
 }
 
-/// The Kubernetes formats give an engine's container its arguments, its model as `MODEL` and a
-/// readiness probe on vLLM's health endpoint; the other asks' containers are as before.
+/// The Kubernetes formats (Deployments, KServe, DRA's Deployments) give an engine's container
+/// its arguments, its model as `MODEL` and a readiness probe on vLLM's health endpoint; the
+/// other asks' containers are as before.
 #[test]
 fn kubernetes_exports_carry_the_engine_arguments() {
     use super::super::{export, ExportFormat, ExportRequest};
@@ -307,7 +308,11 @@ fn kubernetes_exports_carry_the_engine_arguments() {
         options,
         ..Default::default()
     };
-    for format in [ExportFormat::Kubernetes, ExportFormat::KServe] {
+    for format in [
+        ExportFormat::Kubernetes,
+        ExportFormat::KServe,
+        ExportFormat::Dra,
+    ] {
         let r = export(&ExportRequest {
             format,
             pack: pack_request.clone(),

@@ -6,13 +6,15 @@
 //! `spec.devices.config[].opaque` with `driver: gpu.nvidia.com`. A Deployment's pod names its
 //! claims in `spec.resourceClaims` (`resourceClaimName` or `resourceClaimTemplateName`) and its
 //! container takes them in `resources.claims` (with `request` to take one request of a claim).
+//! An ask that runs an inference engine gets its container's arguments (`serving.rs`).
 
 use super::claims::{ClaimKind, DraClaim, DraPlan, DraRequest, DraWorkload, GpuSharing};
 use super::options::ResourceApi;
 use crate::discover::resource_slice::NVIDIA_DRIVER;
 use crate::export::kubernetes::{ASK_ANNOTATION, NAME_LABEL};
+use crate::export::serving::{insert_args, EngineContainer};
 use crate::export::yaml::{Map, Value};
-use crate::export::ExportOptions;
+use crate::export::{ExportOptions, ServedEngine};
 use crate::plan::Mechanism;
 
 /// The name a pod gives the claim it references (one per pod).
@@ -141,7 +143,12 @@ pub(crate) fn claim_document(claim: &DraClaim, api: ResourceApi, options: &Expor
 }
 
 /// The Deployment of one workload.
-pub(crate) fn deployment(plan: &DraPlan, w: &DraWorkload, options: &ExportOptions) -> Map {
+pub(crate) fn deployment(
+    plan: &DraPlan,
+    w: &DraWorkload,
+    engine: Option<&ServedEngine>,
+    options: &ExportOptions,
+) -> Map {
     let claim = &plan.claims[w.claim];
     let mut pod_claim = Map::new().with("name", POD_CLAIM);
     match claim.kind {
@@ -152,19 +159,28 @@ pub(crate) fn deployment(plan: &DraPlan, w: &DraWorkload, options: &ExportOption
     if let Some(r) = &w.request {
         container_claim.insert("request", r);
     }
-    let mut container = Map::new()
-        .with("name", "workload")
-        .with("image", &options.image)
-        .with(
-            "resources",
-            Map::new().with("claims", Value::Seq(vec![container_claim.into()])),
-        );
+    let engine = engine.map(EngineContainer::of);
+    let mut container = Map::new();
+    if let Some(e) = &engine {
+        container.comment(&e.note);
+    }
+    container.insert("name", "workload");
+    container.insert("image", &options.image);
+    let (mut env, args) = engine.map_or((Vec::new(), Vec::new()), |e| (vec![e.env], e.args));
+    insert_args(&mut container, args);
+    container.insert(
+        "resources",
+        Map::new().with("claims", Value::Seq(vec![container_claim.into()])),
+    );
     if let Some(pct) = w.mps_thread_percentage {
         container.comment("A client may only lower the MPS daemon's thread percentage (NVIDIA MPS docs): this ask's share, below the claim's default.");
-        let env = Map::new()
+        let var = Map::new()
             .with("name", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE")
             .with("value", pct.to_string());
-        container.insert("env", Value::Seq(vec![env.into()]));
+        env.push(var.into());
+    }
+    if !env.is_empty() {
+        container.insert("env", Value::Seq(env));
     }
     let c = w.ask.choice;
     let mut annotations = Map::new()
