@@ -99,3 +99,35 @@ test('size from a model on vLLM: the engine on the Cluster form\'s GPU, the smal
   await page.waitForFunction(() => /GPU memory utilisation/.test(document.querySelector('[data-testid="size-error"]')?.textContent ?? ''));
   await assertClean(assert, page, watch);
 });
+
+test('models served together on the page: the engines of one time-sliced H100 in start order, as the CLI plans them', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=a:0.25&gpu-model=H100-80GB-HBM3&timeslice');
+  const published = (file) => readFileSync(join(repo, 'core', 'src', 'size', 'published', file), 'utf8');
+  await page.selectOption('#size-engine', 'vllm');
+  // README's example (`gpu-share pack --model chat=…llama_3_1_8b.json:context=8192:concurrency=16
+  // --model code=…qwen2_5_7b.json:context=32768:concurrency=4 --gpu-model h100 --timeslice --engine vllm`).
+  for (const [file, context, concurrency] of [['llama_3_1_8b.json', '8192', '16'], ['qwen2_5_7b.json', '32768', '4']]) {
+    await page.fill('#size-paste', published(file));
+    await page.fill('#size-context', context);
+    await page.fill('#size-concurrency', concurrency);
+    await page.waitForSelector('[data-testid="size-engine-flags"]');
+    await page.click('[data-testid="size-serve"]');
+  }
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="serve-engine"]').length === 2);
+  const engines = await page.locator('[data-testid="serve-engine"]').allTextContents();
+  assert.match(engines[0], /^llama: gpu_memory_utilization 0\.42, .*16 sequences at once\. Flags: --gpu-memory-utilization 0\.42 --max-model-len 8192$/);
+  assert.match(engines[1], /^qwen2: gpu_memory_utilization 0\.3, .*4 sequences at once\. Flags: --gpu-memory-utilization 0\.3 --max-model-len 32768$/);
+  assert.match(await page.inputValue('[data-testid="serve-launch"]'), /vllm serve/);
+  // The same model again gets a name of its own; on one GPU it does not fit beside the other two:
+  // reported, not planned.
+  await page.fill('#gpu-count', '1');
+  await page.click('[data-testid="size-serve"]');
+  await page.waitForSelector('[data-testid="serve-unplaced"]');
+  assert.match(await page.textContent('[data-testid="serve-unplaced"]'), /^qwen2-2 not placed: /);
+  assert.equal(await page.locator('[data-testid="serve-engine"]').count(), 2);
+  await shot(page.locator('section.size'), 'serve-together');
+  await page.click('button:has-text("Remove qwen2-2")');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="serve-unplaced"]'));
+  await assertClean(assert, page, watch);
+});

@@ -1,5 +1,5 @@
 //! The page's components, one per file: asks table, capabilities form, discovery box, plan table, packing diagram,
-//! export panel, GPUs as they are (fit), the pager of long tables, size from a model, replay of a cluster's workload, ledger, share bar, the summary kept in view.
+//! export panel, GPUs as they are (fit), the pager of long tables, size from a model (and models served together), replay of a cluster's workload, ledger, share bar, the summary kept in view.
 
 pub mod asks;
 pub mod caps;
@@ -12,6 +12,7 @@ pub mod pager;
 pub mod plan;
 pub mod repartition;
 pub mod replay;
+mod serve_together;
 pub mod share;
 pub mod size;
 mod size_engine;

@@ -6,11 +6,12 @@
 //! into the scenario (and so the link).
 
 use gpu_share_core::api::{
-    self, bytes_text, grouped, Dtype, EngineOptions, FitTarget, SizeRequest, SizeResponse,
-    SizingOptions,
+    self, bytes_text, grouped, Dtype, EngineOptions, FitTarget, ModelAsk, SizeRequest,
+    SizeResponse, SizingOptions,
 };
 use leptos::prelude::*;
 
+use super::serve_together::{add_model, ServeTogether};
 use super::size_engine::{engine_request, EngineChoices, EngineFields, EngineSized};
 use crate::file_input::{pasted_text, read_chosen_text};
 use crate::state::{Asks, ClusterForm, RowText, SizeKind};
@@ -58,8 +59,9 @@ fn request(
     })
 }
 
+/// The sized model and, with an engine, a button to serve it with other models (`on_serve`).
 #[component]
-fn Sized(response: SizeResponse, on_add: Callback<()>) -> impl IntoView {
+fn Sized(response: SizeResponse, on_add: Callback<()>, on_serve: Callback<()>) -> impl IntoView {
     let mut rows = vec![
         (
             "weights".to_string(),
@@ -78,10 +80,14 @@ fn Sized(response: SizeResponse, on_add: Callback<()>) -> impl IntoView {
             .iter()
             .map(|o| (o.name.clone(), o.bytes, o.why.clone())),
     );
-    let engine = response
-        .engine
-        .clone()
-        .map(|engine| view! { <EngineSized engine /> });
+    let engine = response.engine.clone().map(|engine| {
+        view! {
+            <EngineSized engine />
+            <button type="button" data-testid="size-serve" on:click=move |_| on_serve.run(())>
+                "Serve it together with other models"
+            </button>
+        }
+    });
     view! {
         <p data-testid="size-headline"><strong>{format!("{}: {} parameters", response.architecture, grouped(response.parameters))}</strong></p>
         <table class="size-table" data-testid="size-table">
@@ -203,6 +209,21 @@ pub fn SizeBox() -> impl IntoView {
         })
     };
     let add = move |response: &SizeResponse| add_sized_ask(asks, response, added);
+    let served: RwSignal<Vec<ModelAsk>> = RwSignal::new(Vec::new());
+    let serve = move |response: &SizeResponse| {
+        let name = add_model(
+            served,
+            ModelAsk {
+                name: response.ask_name.clone(),
+                config: config.get_untracked(),
+                context: count(&context.get_untracked(), "context").ok().flatten(),
+                concurrency: count(&concurrency.get_untracked(), "concurrency")
+                    .ok()
+                    .flatten(),
+            },
+        );
+        added.set(Some(format!("added {name} to the models served together")));
+    };
     let shown = move || {
         if let Some(why) = read_error.get() {
             return Some(
@@ -214,7 +235,9 @@ pub fn SizeBox() -> impl IntoView {
             Ok(response) => {
                 let for_add = response.clone();
                 let on_add = Callback::new(move |()| add(&for_add));
-                view! { <Sized response on_add /> }.into_any()
+                let for_serve = response.clone();
+                let on_serve = Callback::new(move |()| serve(&for_serve));
+                view! { <Sized response on_add on_serve /> }.into_any()
             }
             Err(e) => {
                 view! { <p class="error" role="alert" data-testid="size-error">{e}</p> }.into_any()
@@ -235,6 +258,7 @@ pub fn SizeBox() -> impl IntoView {
             <EngineFields choices />
             <div aria-live="polite">{shown}</div>
             {move || added.get().map(|m| view! { <p class="ok" role="status" data-testid="size-added">{m}</p> })}
+            <ServeTogether models=served />
         </section>
     }
 }
