@@ -80,3 +80,30 @@ test('nodes: the page keeps one sharing configuration per node and says what a n
   await page.waitForFunction(() => location.search.includes('nodes=3x4'));
   await assertClean(assert, page, watch);
 });
+
+test('a refused row is left out of GPUs as they are, Make room and Export, each saying so with its fix; the rest go on', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=small:2g.20gb&ask=big:3g.40gb&ask=small:1g.10gb&mig-capable&gpu-model=A100-SXM4-80GB');
+  await page.waitForSelector('tr.row-error');
+  await paste(page, '[data-testid="fit-input"]', lgi);
+  const fitNote = page.locator('section.fit [data-testid="left-out-note"]');
+  await fitNote.waitFor();
+  assert.match(await fitNote.textContent(), /small: ask 1 is also named "small"; names must be unique/);
+  // The other two are fitted and repartitioned, not refused.
+  assert.match(await page.locator('[data-testid="fit-placed"]').textContent(), /small: 2g\.20gb at memory slice 2 of GPU 3/);
+  assert.equal(await page.locator('[data-testid="fit-error"]').count(), 0);
+  await page.locator('[data-testid="repartition-summary"]').waitFor();
+  // Export writes the other two, and offers the same fix.
+  const exportNote = page.locator('section.export [data-testid="left-out-note"]');
+  await exportNote.scrollIntoViewIfNeeded();
+  const deployments = () => page.evaluate(() =>
+    ((document.querySelector('[data-testid="export-output"]')?.value ?? '').match(/^kind: Deployment$/gm) ?? []).length);
+  await page.waitForFunction(() => /kind: Deployment/.test(document.querySelector('[data-testid="export-output"]')?.value ?? ''));
+  assert.equal(await deployments(), 2);
+  await exportNote.locator('[data-testid="fix"]').click();
+  assert.equal(await page.getByLabel('Ask 3 name').inputValue(), 'small-2');
+  await page.waitForFunction(() =>
+    ((document.querySelector('[data-testid="export-output"]')?.value ?? '').match(/^kind: Deployment$/gm) ?? []).length === 3);
+  assert.equal(await page.locator('[data-testid="left-out-note"]').count(), 0);
+  await assertClean(assert, page, watch);
+});

@@ -37,6 +37,25 @@ pub enum Fix {
     UseProfile { profile: String },
 }
 
+impl PackRequest {
+    /// The request a plan of [`pack_leaving_out`] was made of: these asks (by `index`) taken
+    /// out, the rest in order, so that what is made from the plan shown (an export, a fit, a
+    /// recording) has exactly its asks.
+    pub fn without(&self, left_out: &[LeftOut]) -> PackRequest {
+        let out: std::collections::BTreeSet<usize> = left_out.iter().map(|l| l.index).collect();
+        PackRequest {
+            asks: self
+                .asks
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !out.contains(i))
+                .map(|(_, e)| e.clone())
+                .collect(),
+            ..self.clone()
+        }
+    }
+}
+
 /// Packs every ask that can be packed. Asks named like an earlier one, asks naming a MIG
 /// profile the given GPU model lacks, and asks for memory no GPU of the cluster holds (or
 /// memory without a GPU model) are left out (`PackResponse::left_out`, in request order);
@@ -213,6 +232,10 @@ mod tests {
             .map(|c| c.name.as_str())
             .collect();
         assert_eq!(planned, ["a", "b", "a-2"]);
+        // The request the plan was made of: the strict use cases take it as it is.
+        let kept = r.without(&packed.left_out);
+        assert_eq!(kept.ask_list().len(), 3);
+        assert_eq!(pack(&kept).unwrap().result, packed.result);
     }
 
     #[test]

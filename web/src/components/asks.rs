@@ -1,9 +1,10 @@
 //! The asks table: one editable row per ask (name, fraction and/or memory, or MIG profile, duration) and loading CSV/JSON lists.
 
 use crate::file_input::{pasted_text, read_chosen_text};
-use gpu_share_core::api::{parse_asks, Fix, LeftOut};
+use gpu_share_core::api::parse_asks;
 use leptos::prelude::*;
 
+use crate::components::left_out::{left_out, FixButton};
 use crate::components::pager::{last_page, window, Pager};
 use crate::state::{self, AskRow, Asks, ClusterForm, Link, PageUi, Planned, RowText, SizeKind};
 use crate::words;
@@ -23,37 +24,6 @@ fn field_error(row: AskRow, field: &'static str) -> impl Fn() -> Option<String> 
         }?;
         let f = err.field.as_deref().unwrap_or("");
         (f == field || (field == "name" && f.is_empty())).then(|| words::message(&err))
-    }
-}
-
-/// Why the core left this row's ask out of the plan, if it did.
-fn left_out(planned: Planned, row: AskRow) -> Option<LeftOut> {
-    planned.left_out.with(|l| {
-        l.iter()
-            .find(|(id, _)| *id == row.id)
-            .map(|(_, out)| out.clone())
-    })
-}
-
-/// The core's suggested fix for a left-out row, as a button that applies it.
-#[component]
-fn FixButton(row: AskRow) -> impl IntoView {
-    let planned = expect_context::<Planned>();
-    move || {
-        let fix = left_out(planned, row)?.fix?;
-        let (label, apply): (String, Box<dyn Fn() + Send + Sync>) = match fix {
-            Fix::Rename { name } => (
-                format!("Rename to {name}"),
-                Box::new(move || row.name.set(name.clone())),
-            ),
-            Fix::UseProfile { profile } => (
-                format!("Use {profile}"),
-                Box::new(move || row.profile.set(profile.clone())),
-            ),
-        };
-        Some(
-            view! { <button type="button" class="small fix" data-testid="fix" on:click=move |_| apply()>{label}</button> },
-        )
     }
 }
 

@@ -9,6 +9,7 @@ use gpu_share_core::api::{
 };
 use leptos::prelude::*;
 
+use super::left_out::LeftOutNote;
 use crate::clipboard::copy;
 use crate::download::download;
 use crate::in_view::in_view;
@@ -318,8 +319,8 @@ fn ExportFields(choices: Choices, exported: Memo<Exported>) -> impl IntoView {
     }
 }
 
-/// The export of the plan in the chosen format, made from the request the plan is made from
-/// (`planned.request`), so the text is the diagram's packing. Made only while the panel is in
+/// The export of the plan in the chosen format, made from the request the plan shown was made
+/// of (`planned.kept`: without the rows the core left out), so the text is the diagram's packing. Made only while the panel is in
 /// view (for thousands of asks the text is megabytes, made and drawn on every plan); off screen
 /// it keeps what it showed and catches up when scrolled to. Also returns what Copy and Download
 /// give: the current plan's text, whether or not the box has caught up.
@@ -344,7 +345,7 @@ fn export_when_in_view(
         };
         let plan_ok = planned.plan.with(Result::is_ok);
         planned
-            .request
+            .kept
             .with(|request| render(request, plan_ok, format, options))
     };
     let exported = Memo::new(
@@ -405,6 +406,7 @@ pub fn ExportPanel() -> impl IntoView {
             <h2 id="export-h">"Export"</h2>
             <p class="hint">"This plan as configuration to apply: Kubernetes or KServe manifests, the device plugin's sharing config, a mig-parted config, nvidia-smi commands, Slurm, or Kubernetes DRA claims. Review it before applying."</p>
             <ExportFields choices exported />
+            <LeftOutNote />
             {move || settings_note.get().map(|n| view! { <p class="note" role="status" data-testid="export-settings-note">{n}</p> })}
             {move || exported.with(|e| match e {
                 Exported::Error(m) => Some(view! { <p class="error banner" role="alert" data-testid="export-error">{m.clone()}</p> }.into_any()),

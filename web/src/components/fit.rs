@@ -6,12 +6,15 @@
 //! the GPU model come from the scenario, so the answer follows every edit. Below it, the fewest
 //! moves that would let every ask in (`repartition.rs`).
 
-use gpu_share_core::api::{self, DetectInput, FitRequest, FitResponse, GpuFit, LiveOptions};
+use gpu_share_core::api::{
+    self, DetectInput, FitRequest, FitResponse, GpuFit, LiveOptions, PackRequest,
+};
 use leptos::prelude::*;
 
+use super::left_out::LeftOutNote;
 use super::repartition::Repartition;
 use crate::file_input::{pasted_text, read_chosen_text};
-use crate::state::{Asks, ClusterForm};
+use crate::state::{ClusterForm, Planned};
 use crate::words;
 
 /// The label the core names this box's input by, in its errors.
@@ -119,14 +122,15 @@ fn list(slices: &[u8]) -> String {
     }
 }
 
-/// Fits the scenario's asks on the pasted GPUs: the form's GPU model for GPUs the text does not name.
-pub fn run(asks: Asks, form: ClusterForm, text: &str) -> Result<FitResponse, String> {
+/// Fits the plan's asks (those the plan shown was made of: `Planned::kept`) on the pasted GPUs:
+/// the form's GPU model for GPUs the text does not name.
+pub fn run(planned: Planned, form: ClusterForm, text: &str) -> Result<FitResponse, String> {
     let request = FitRequest {
         current: vec![DetectInput {
             label: PASTED.into(),
             text: text.into(),
         }],
-        asks: asks.valid_asks(),
+        asks: planned.kept.with(PackRequest::ask_list),
         options: LiveOptions {
             gpu_model: form.model(),
         },
@@ -209,14 +213,14 @@ fn answer(response: FitResponse) -> impl IntoView {
 
 #[component]
 pub fn FitBox() -> impl IntoView {
-    let asks = expect_context::<Asks>();
+    let planned = expect_context::<Planned>();
     let form = expect_context::<ClusterForm>();
     let text = RwSignal::new(String::new());
     let read_error: RwSignal<Option<String>> = RwSignal::new(None);
-    // Follows the pasted text, the asks and the GPU model.
+    // Follows the pasted text, the plan's asks and the GPU model.
     let result = Memo::new(move |_| {
         let t = text.get();
-        (!t.trim().is_empty()).then(|| run(asks, form, &t))
+        (!t.trim().is_empty()).then(|| run(planned, form, &t))
     });
     let on_paste = move |ev: leptos::ev::Event| match pasted_text(&ev) {
         Ok(pasted) => {
@@ -261,6 +265,7 @@ pub fn FitBox() -> impl IntoView {
                 <input type="file" data-testid="fit-file" accept=".txt,.log,text/plain" on:change=on_file /></label>
             <p class="legend"><span class="slice held">"in use"</span>" "<span class="slice new">"new"</span>" "<span class="slice moved">"moved"</span>" "
                 <span class="slice free">"free"</span>" "<span class="slice stranded">"stranded"</span></p>
+            {move || (!text.with(|t| t.trim().is_empty())).then(|| view! { <LeftOutNote /> })}
             // Now and after the moves, side by side on wide screens.
             <div class="fit-columns">
                 <div class="fit-now">{shown}</div>
@@ -282,7 +287,7 @@ mod tests {
     fn the_strip_shows_held_new_and_free_slices() {
         let state = AppState::new("ask=small:2g.20gb&ask=big:3g.40gb");
         state.form.gpu_model.set("A100-SXM4-80GB".into());
-        let r = run(state.asks, state.form, LGI_933).unwrap();
+        let r = run(state.planned, state.form, LGI_933).unwrap();
         let cells = slice_cells(&r.gpus[0], &r);
         let kinds: Vec<&str> = cells.iter().map(|c| c.kind).collect();
         // 1g.10gb at 0, 1 and 5; the 2g.20gb ask at 2–3; 4, 6 and 7 free.
@@ -303,7 +308,7 @@ mod tests {
     fn without_a_model_the_page_asks_for_one() {
         let state = AppState::new("ask=a:1g.10gb");
         state.form.gpu_model.set(String::new());
-        let e = run(state.asks, state.form, LGI_933).unwrap_err();
+        let e = run(state.planned, state.form, LGI_933).unwrap_err();
         assert!(e.ends_with("choose the GPU model"), "{e}");
     }
 }

@@ -86,7 +86,7 @@ fn record(ledger: LedgerState, asks: Asks, planned: Planned) {
     }
     let now = now_unix();
     ledger.now.set(now);
-    let outcome = planned.request.with_untracked(|request| {
+    let outcome = planned.kept.with_untracked(|request| {
         planned.plan.with_untracked(|plan| {
             ledger
                 .entries

@@ -8,6 +8,7 @@ pub mod diagram;
 pub mod export;
 pub mod fit;
 pub mod ledger;
+pub mod left_out;
 pub mod pager;
 pub mod plan;
 pub mod repartition;

@@ -4,20 +4,20 @@
 //! Which existing instances may go is chosen here, with a box per instance.
 
 use gpu_share_core::api::{
-    self, DetectInput, FitResponse, FreeInstance, InstanceStatus, RepartitionGpu,
+    self, DetectInput, FitResponse, FreeInstance, InstanceStatus, PackRequest, RepartitionGpu,
     RepartitionOptions, RepartitionRequest, RepartitionResponse, Step,
 };
 use leptos::prelude::*;
 
-use crate::state::{Asks, ClusterForm};
+use crate::state::{ClusterForm, Planned};
 use crate::words;
 
 /// An existing instance the user marked as not in use: its GPU (node, index) and GPU instance ID.
 pub type Freed = (Option<String>, u64, u32);
 
-/// Plans the fewest moves for the scenario's asks on the pasted GPUs.
+/// Plans the fewest moves for the plan's asks (`Planned::kept`) on the pasted GPUs.
 pub fn run(
-    asks: Asks,
+    planned: Planned,
     form: ClusterForm,
     text: &str,
     freed: &[Freed],
@@ -27,7 +27,7 @@ pub fn run(
             label: "pasted text".into(),
             text: text.into(),
         }],
-        asks: asks.valid_asks(),
+        asks: planned.kept.with(PackRequest::ask_list),
         options: RepartitionOptions {
             gpu_model: form.model(),
             free: freed
@@ -133,7 +133,7 @@ pub fn Repartition(
     text: RwSignal<String>,
     fit: Memo<Option<Result<FitResponse, String>>>,
 ) -> impl IntoView {
-    let asks = expect_context::<Asks>();
+    let planned = expect_context::<Planned>();
     let form = expect_context::<ClusterForm>();
     let freed: RwSignal<Vec<Freed>> = RwSignal::new(Vec::new());
     // A new paste starts with every instance in use.
@@ -143,8 +143,8 @@ pub fn Repartition(
     });
     let result = Memo::new(move |_| {
         let t = text.get();
-        let any_ask = asks.entries.with(|a| !a.is_empty());
-        (!t.trim().is_empty() && any_ask).then(|| freed.with(|f| run(asks, form, &t, f)))
+        let any_ask = planned.kept.with(|r| !r.asks.is_empty());
+        (!t.trim().is_empty() && any_ask).then(|| freed.with(|f| run(planned, form, &t, f)))
     });
     let boxes = move || {
         let Some(Ok(fit)) = fit.get() else {
@@ -215,7 +215,7 @@ mod tests {
     fn one_move_makes_room_and_the_strip_marks_it() {
         let state = AppState::new("ask=big:3g.40gb");
         state.form.gpu_model.set("A100-SXM4-80GB".into());
-        let r = run(state.asks, state.form, LGI_933, &[]).unwrap();
+        let r = run(state.planned, state.form, LGI_933, &[]).unwrap();
         assert_eq!(r.moved, 1);
         let kinds: Vec<&str> = after_cells(&r.gpus[0], &r.model)
             .iter()
@@ -225,7 +225,7 @@ mod tests {
             kinds,
             ["held", "held", "moved", "free", "new", "new", "new", "new"]
         );
-        let freed = run(state.asks, state.form, LGI_933, &[(None, 3, 12)]).unwrap();
+        let freed = run(state.planned, state.form, LGI_933, &[(None, 3, 12)]).unwrap();
         assert_eq!(freed.moved, 0);
         assert!(r.steps[0].describe().contains("GPU instance 12"));
     }

@@ -25,6 +25,10 @@ pub struct Planned {
     pub plan: Memo<Result<PackResponse, Error>>,
     /// Rows the core left out of the plan (a name used twice, a profile the model lacks), by row id.
     pub left_out: Memo<Vec<(u64, LeftOut)>>,
+    /// The request the plan shown was made of: `request` without the asks left out. What is
+    /// made from the plan (the export, the fit on live GPUs, "Make room", a recording) uses it,
+    /// so one refused row leaves the others in every panel.
+    pub kept: Memo<PackRequest>,
     /// The MIG-capable model whose profiles the pickers offer.
     pub profile_model: Memo<&'static GpuModel>,
 }
@@ -40,6 +44,14 @@ impl Planned {
             request,
             plan,
             left_out: left_out(settled, asks, plan),
+            kept: Memo::new(move |_| {
+                request.with(|r| {
+                    plan.with(|p| {
+                        p.as_ref()
+                            .map_or_else(|_| r.clone(), |p| r.without(&p.left_out))
+                    })
+                })
+            }),
             profile_model: profile_model(plan, form),
         }
     }

@@ -247,3 +247,32 @@ fn settings_come_back_checked_by_the_core() {
     };
     assert_eq!(blank.storable(&chosen).namespace, " ");
 }
+
+/// A name used twice leaves that row out of the plan, and out of the export: the others are
+/// written (issue #58: one refused row must not block the rest).
+#[test]
+fn a_refused_row_leaves_the_others_in_the_export() {
+    let state = AppState::new("ask=a:0.5&ask=b:0.3&ask=a:0.4&timeslice");
+    assert_eq!(state.planned.left_out.get_untracked().len(), 1);
+    let kept = state.planned.kept.get_untracked();
+    assert_eq!(kept.asks.len(), 2);
+    let format = ExportFormat::Kubernetes;
+    let exported = render(
+        &kept,
+        state.planned.plan.with_untracked(Result::is_ok),
+        format,
+        options(format, MigStrategy::Mixed, "", ""),
+    );
+    let Exported::Text { text, .. } = exported else {
+        panic!("no text: {exported:?}");
+    };
+    assert_eq!(text.matches("kind: Deployment").count(), 2, "{text}");
+    // The whole request, with the refused row, is what the strict use case refuses.
+    let whole = render(
+        &state.planned.request.get_untracked(),
+        true,
+        format,
+        options(format, MigStrategy::Mixed, "", ""),
+    );
+    assert!(matches!(whole, Exported::Error(_)), "{whole:?}");
+}
