@@ -318,7 +318,7 @@ pub fn AsksTable() -> impl IntoView {
     view! {
         <section class="card asks" aria-labelledby="asks-h">
             <h2 id="asks-h">"Asks"</h2>
-            <p class="hint">"A fraction is a decimal (0.25), a percentage (25%) or a ratio (1/4); 1 or more means whole GPUs. Memory (12GiB, 12288MiB, 40GB) is what the workload allocates, beside a fraction or alone (then the fraction may stay blank); the plan adds a CUDA context per process. Hours are for accounting; leave blank for an open use."</p>
+            <p class="hint">"A fraction is a decimal (0.25), a percentage (25%) or a ratio (1/4); 1 or more means whole GPUs. Memory (12GiB, 12288MiB, 40GB) is what the workload allocates, beside a fraction or alone (then the fraction may stay blank); the plan adds a CUDA context per process. Hours are for accounting: a run of that many hours, ending when it is recorded; leave blank for an open use."</p>
             <Show when=move || link.is_example.get()>
                 <p class="example" data-testid="example">
                     <span>"This is an example scenario: three asks time-sliced on two GPUs."</span>

@@ -226,7 +226,7 @@ pub fn Ledger() -> impl IntoView {
     view! {
         <section class="card ledger" aria-labelledby="ledger-h">
             <h2 id="ledger-h">"Accounting"</h2>
-            <p class="hint">"Record the current plan with each ask's hours into a ledger kept in this browser (local storage). Blank hours record an open use that counts until released."</p>
+            <p class="hint">"Record the current plan into a ledger kept in this browser (local storage). An ask with hours is recorded as a run of that many hours that ends now (so it started that long ago); blank hours record an open use that starts now and counts until released."</p>
             <div class="buttons">
                 <button type="button" class="primary" data-testid="record" on:click=move |_| record(ledger, asks, planned)>"Record this plan"</button>
                 <button type="button" class="danger" data-testid="clear-ledger" on:click=clear>"Clear ledger…"</button>
