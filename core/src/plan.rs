@@ -173,6 +173,12 @@ fn add_memory(c: &mut Choice, caps: &ResolvedCaps, need: Need) {
                 let usable = model.profile_memory_on(p, driver);
                 c.allocated_memory_mib = Some(usable.mib);
                 c.notes.push(memory::mig_note(model, p, need, driver));
+                c.notes.extend(memory::smaller_refused(
+                    model,
+                    &caps.allowed_profiles,
+                    need,
+                    driver,
+                ));
                 if let Certainty::Uncertain(why) = usable.certainty {
                     c.warn(format!(
                         "{} memory of {} is{UNCERTAIN}{why}",

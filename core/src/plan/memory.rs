@@ -68,6 +68,65 @@ pub(crate) fn mig_note(
     )
 }
 
+/// Why the next smaller instance was not taken: the allowed profile of most memory that does not
+/// hold what the ask holds, and what it lacks — the memory asked itself (a profile's name is not
+/// what it offers: 2g.20gb lists 19.5 GiB on an A100-80GB), or only the CUDA context each
+/// process adds. `None` when no allowed profile is smaller.
+pub(crate) fn smaller_refused(
+    model: &GpuModel,
+    allowed: &[&MigProfile],
+    need: Need,
+    driver: Option<&str>,
+) -> Option<String> {
+    let smaller: Vec<(&MigProfile, u64)> = allowed
+        .iter()
+        .map(|p| (*p, model.profile_memory_on(p, driver).mib))
+        .filter(|(_, usable)| *usable < need.held_mib)
+        .collect();
+    let usable = smaller.iter().map(|(_, u)| *u).max()?;
+    // The profiles of that memory, media-extension variants (`+me`) left unnamed.
+    let names: Vec<&str> = smaller
+        .iter()
+        .filter(|(p, u)| *u == usable && !p.name.contains('+'))
+        .map(|(p, _)| p.name)
+        .collect();
+    let named_enough = names
+        .iter()
+        .any(|n| nominal_gib(n) * 1024 >= need.asked_mib);
+    let lacks = if usable >= need.asked_mib {
+        format!(
+            "which holds the {} asked but not with the {} CUDA context each process adds",
+            mib_text(need.asked_mib),
+            mib_text(need.held_mib - need.asked_mib)
+        )
+    } else if named_enough {
+        format!(
+            "less than the {} asked (a profile's name is not the memory it offers)",
+            mib_text(need.asked_mib)
+        )
+    } else {
+        format!("less than the {} asked", mib_text(need.asked_mib))
+    };
+    let (them, offer) = if names.len() == 1 {
+        ("it", "offers")
+    } else {
+        ("each", "offers")
+    };
+    Some(format!(
+        "not {}: {them} {offer} {}, {lacks}",
+        names.join(" or "),
+        mib_text(usable)
+    ))
+}
+
+/// The memory a profile's name gives (`3g.40gb`: 40), 0 when it gives none.
+fn nominal_gib(name: &str) -> u64 {
+    name.split_once('.')
+        .and_then(|(_, m)| m.split("gb").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
 /// Where an instance's memory comes from: the named driver's listing, the real listing, the
 /// smallest of several that differ (a plan must hold on every driver listed), or an estimate
 /// below every listing of its share.

@@ -386,3 +386,39 @@ fn a_named_driver_plans_with_its_own_listing() {
     let bad = select_mechanism(&m, &on(Some("latest"))).unwrap_err();
     assert_eq!(bad.field.as_deref(), Some("driver"));
 }
+
+/// Issue #58: a memory ask on a larger instance says why the next smaller one was not taken —
+/// the memory asked itself (A100-80GB's 20gb profiles list 19.5 GiB: docs/hardware-facts.md
+/// §1.6, a real -lgip), or only the CUDA context (§10) each process adds.
+#[test]
+fn a_memory_ask_says_why_the_smaller_instance_is_not_enough() {
+    let a100 = caps(|c| {
+        c.supports_mig = true;
+        c.gpu_model = Some("A100-SXM4-80GB".into());
+    });
+    let notes = |spec: &str| {
+        let c = select_mechanism(&ask(spec), &a100).unwrap();
+        (c.mig_profile.unwrap(), c.notes)
+    };
+    let (profile, said) = notes("x:20GiB");
+    assert_eq!(profile, "3g.40gb");
+    assert!(
+        said.iter().any(|n| n
+            == "not 1g.20gb or 2g.20gb: each offers 19.5 GiB, less than the 20 GiB asked (a profile's name is not the memory it offers)"),
+        "{said:?}"
+    );
+    let (profile, said) = notes("x:19.2GiB");
+    assert_eq!(profile, "3g.40gb");
+    assert!(
+        said.iter().any(|n| {
+            n.ends_with(
+            "which holds the 19.2 GiB asked but not with the 500 MiB CUDA context each process adds"
+        )
+        }),
+        "{said:?}"
+    );
+    // The smallest instance that holds it: nothing smaller to explain.
+    let (profile, said) = notes("x:4GiB");
+    assert_eq!(profile, "1g.10gb");
+    assert!(!said.iter().any(|n| n.starts_with("not ")), "{said:?}");
+}
