@@ -27,7 +27,12 @@
 //!   them hidden-sized buffers (residual, normed input, outputs).
 //!
 //! A non-first pipeline stage also holds the `[tokens, hidden]` hidden states and residual it
-//! receives (`make_empty_intermediate_tensors`).
+//! receives (`make_empty_intermediate_tensors`). A multimodal model's first stage holds the
+//! outputs of its encoder's dummy run through both moments: `profile_run` keeps them in
+//! `encoder_cache` until the sampler has run, as many items as the encoder budget
+//! (`max_num_batched_tokens` tokens by default, `compute_mm_encoder_budget`) holds, each
+//! `[tokens per item, hidden]` in the compute dtype — taken here as the whole budget, which a
+//! budget that is a whole number of items (Gemma 3's 256-token images) is exactly.
 //!
 //! Two numbers are measured, not read from the code, each on the tuning part of the vLLM 0.19
 //! data only (Llama and Qwen start-ups; `bench/src/engine.rs`): the hidden-sized buffers live
@@ -35,8 +40,8 @@
 //! and fixed 36 MiB beyond the four buffers above ([`SAMPLER_EXTRA_HALF_BYTES`],
 //! [`SAMPLER_EXTRA_BYTES`]; torch's sort or FlashInfer's row buffers, not identified).
 //!
-//! Not counted: a multimodal model's encoder run (profiled first, its peak not modelled; its
-//! cached outputs are small), attention (skipped in the profile run: no attention metadata),
+//! Not counted: the peak of a multimodal model's encoder run itself (profiled first, before
+//! the text forward; not modelled), attention (skipped in the profile run: no attention metadata),
 //! and CUDA graphs (captured after the KV cache, on top of the budget in 0.19).
 
 use super::super::config::ModelConfig;
@@ -56,6 +61,8 @@ pub const SAMPLER_EXTRA_BYTES: u64 = 36 << 20;
 pub struct Peak {
     /// The fused-MoE workspace, held through both moments.
     pub workspace: u64,
+    /// A multimodal model's cached encoder outputs, held through both moments.
+    pub encoder_outputs: u64,
     pub sampler: u64,
     pub forward: u64,
     /// The pipeline's received hidden states and residual.
@@ -64,12 +71,12 @@ pub struct Peak {
 
 impl Peak {
     pub fn bytes(&self) -> u64 {
-        self.workspace + self.sampler.max(self.forward) + self.intermediate
+        self.workspace + self.encoder_outputs + self.sampler.max(self.forward) + self.intermediate
     }
 }
 
 /// The profile run's peak on a rank of `tp`, on the first and/or last pipeline stage; `moe`
-/// when the stage holds any of the mixture's layers.
+/// when the stage holds any of the mixture's layers, `multimodal` when the model has an encoder.
 pub fn peak(
     c: &ModelConfig,
     dtype: Dtype,
@@ -78,6 +85,7 @@ pub fn peak(
     first: bool,
     last: bool,
     moe: bool,
+    multimodal: bool,
 ) -> Peak {
     let b = u64::from(dtype.bits() / 8);
     let tokens = batch.tokens;
@@ -95,6 +103,7 @@ pub fn peak(
             let h = c.hidden_size;
             tokens * m.experts_per_token * (i.max(h) + (2 * i).max(h)) * b
         }),
+        encoder_outputs: if multimodal && first { hidden } else { 0 },
         sampler,
         forward: forward(c, b, tokens, tp, moe.is_some()),
         intermediate,

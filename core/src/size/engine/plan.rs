@@ -129,7 +129,7 @@ pub fn prepare(r: &EngineRequest) -> Result<Prepared> {
         notes.push("The config's float32 weights run in bf16: vLLM's --dtype auto takes the platform's first dtype for float32 (config/model.py).".into());
     }
     if let Some(v) = &m.vision {
-        notes.push(format!("The {} vision tower's weights are counted ({} on the first GPU); its profile run (images through the encoder before the text forward) is not: its peak is not modelled.", v.name, bytes_text(stages[0].vision)));
+        notes.push(format!("The {} vision tower's weights are counted ({} on the first GPU); its profile run counts the encoder's cached outputs (the encoder budget's tokens × the hidden size), not the encoder's own peak.", v.name, bytes_text(stages[0].vision)));
     }
     Ok(Prepared {
         request: r.clone(),
@@ -180,6 +180,7 @@ fn stages(
                     rank.first(),
                     rank.last(),
                     moe_layers > 0,
+                    m.vision.is_some(),
                 ),
                 non_torch: measured::non_torch(tp, pp).0,
                 cuda_graphs: measured::cuda_graphs(n, moe_layers, tp, r.enforce_eager),

@@ -138,6 +138,26 @@ fn a_mixtures_workspace_is_still_held_when_the_sampler_runs() {
 }
 
 #[test]
+fn a_vision_models_first_stage_keeps_its_encoder_outputs_through_the_sampler() {
+    // Gemma 3 27B: the sampler's 1,024 × 262,208 logits beside the [8192, 5376] output and two
+    // [1024, 5376] rows, and the encoder's dummy outputs kept in `encoder_cache` until the
+    // sampler has run: the budget's 8,192 tokens (32 images of 256) × 5,376 in bf16.
+    let logits = 1024 * 262_208u64;
+    let sampler = logits * (2 * 14 + SAMPLER_EXTRA_HALF_BYTES) / 2
+        + SAMPLER_EXTRA_BYTES
+        + 8192 * 5376 * 2
+        + 2 * 1024 * 5376 * 2;
+    let encoder_outputs = 8192 * 5376 * 2;
+    assert_eq!(
+        at(&request(GEMMA3_27B, 9500))
+            .engine
+            .per_gpu
+            .activation_bytes,
+        sampler + encoder_outputs
+    );
+}
+
+#[test]
 fn the_sampler_peak_is_four_logit_buffers_beside_the_forward_output() {
     // 1,024 rows × 128,256 logits: bf16 (2) + the float32 copy (4) + two float32 sampling
     // buffers (8), plus the measured half byte and 36 MiB; beside them the [8192, 4096] bf16
