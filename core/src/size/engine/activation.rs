@@ -75,18 +75,25 @@ impl Peak {
     }
 }
 
-/// The profile run's peak on a rank of `tp`, on the first and/or last pipeline stage; `moe`
-/// when the stage holds any of the mixture's layers, `multimodal` when the model has an encoder.
-pub fn peak(
-    c: &ModelConfig,
-    dtype: Dtype,
-    batch: &Batch,
-    tp: u64,
-    first: bool,
-    last: bool,
-    moe: bool,
-    multimodal: bool,
-) -> Peak {
+/// Where a rank's stage sits and what it holds.
+#[derive(Clone, Copy, Debug)]
+pub struct StageHolds {
+    pub first: bool,
+    pub last: bool,
+    /// Any of the mixture's layers.
+    pub moe: bool,
+    /// The model has an encoder (its outputs are cached on the first stage).
+    pub multimodal: bool,
+}
+
+/// The profile run's peak on a rank of `tp` of the stage `at`.
+pub fn peak(c: &ModelConfig, dtype: Dtype, batch: &Batch, tp: u64, at: StageHolds) -> Peak {
+    let StageHolds {
+        first,
+        last,
+        moe,
+        multimodal,
+    } = at;
     let b = u64::from(dtype.bits() / 8);
     let tokens = batch.tokens;
     let hidden = tokens * c.hidden_size * b;
