@@ -119,6 +119,17 @@ fn gptq_keeps_packed_weights_scales_zeros_and_act_order_indices() {
     );
 }
 
+/// The sampler's moment in bf16 at H100's defaults (1,024 requests, 8,192 tokens): the four
+/// `[requests, vocab]` logit buffers, the measured half byte per logit and 36 MiB, and beside
+/// them the `[tokens, hidden]` output and two `[requests, hidden]` rows.
+fn sampler_bytes(vocab: u64, hidden: u64) -> u64 {
+    let logits = 1024 * vocab;
+    logits * (2 * 14 + SAMPLER_EXTRA_HALF_BYTES) / 2
+        + SAMPLER_EXTRA_BYTES
+        + 8192 * hidden * 2
+        + 2 * 1024 * hidden * 2
+}
+
 #[test]
 fn a_mixtures_workspace_is_still_held_when_the_sampler_runs() {
     // Mixtral-8x7B at TP 2: experts 14,336 wide, 7,168 on a rank; hidden 4,096; 2 experts a
@@ -127,11 +138,7 @@ fn a_mixtures_workspace_is_still_held_when_the_sampler_runs() {
     // elements, 672 MiB, and it is still held when the sampler's 1,024 × 32,000 logits are
     // (vLLM logged 1.21 GiB; a workspace freed after the forward would give 0.56).
     let workspace = 8192 * 2 * (7168 + 14_336) * 2;
-    let logits = 1024 * 32_000u64;
-    let sampler = logits * (2 * 14 + SAMPLER_EXTRA_HALF_BYTES) / 2
-        + SAMPLER_EXTRA_BYTES
-        + 8192 * 4096 * 2
-        + 2 * 1024 * 4096 * 2;
+    let sampler = sampler_bytes(32_000, 4096);
     let mut r = request(MIXTRAL_8X7B, 9500);
     r.tensor_parallel_size = 2;
     assert_eq!(at(&r).engine.per_gpu.activation_bytes, workspace + sampler);
@@ -142,11 +149,7 @@ fn a_vision_models_first_stage_keeps_its_encoder_outputs_through_the_sampler() {
     // Gemma 3 27B: the sampler's 1,024 × 262,208 logits beside the [8192, 5376] output and two
     // [1024, 5376] rows, and the encoder's dummy outputs kept in `encoder_cache` until the
     // sampler has run: the budget's 8,192 tokens (32 images of 256) × 5,376 in bf16.
-    let logits = 1024 * 262_208u64;
-    let sampler = logits * (2 * 14 + SAMPLER_EXTRA_HALF_BYTES) / 2
-        + SAMPLER_EXTRA_BYTES
-        + 8192 * 5376 * 2
-        + 2 * 1024 * 5376 * 2;
+    let sampler = sampler_bytes(262_208, 5376);
     let encoder_outputs = 8192 * 5376 * 2;
     assert_eq!(
         at(&request(GEMMA3_27B, 9500))
@@ -162,11 +165,7 @@ fn the_sampler_peak_is_four_logit_buffers_beside_the_forward_output() {
     // 1,024 rows × 128,256 logits: bf16 (2) + the float32 copy (4) + two float32 sampling
     // buffers (8), plus the measured half byte and 36 MiB; beside them the [8192, 4096] bf16
     // output and two [1024, 4096] rows.
-    let logits = 1024 * 128_256u64;
-    let expected = logits * (2 * 14 + SAMPLER_EXTRA_HALF_BYTES) / 2
-        + SAMPLER_EXTRA_BYTES
-        + 8192 * 4096 * 2
-        + 2 * 1024 * 4096 * 2;
+    let expected = sampler_bytes(128_256, 4096);
     assert_eq!(
         at(&request(LLAMA_3_1_8B, 9500))
             .engine
