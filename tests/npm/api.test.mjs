@@ -245,3 +245,22 @@ test("nodes: one sharing configuration per node, a multi-GPU ask on one node", (
   assert.ok(r.gpus.filter((g) => g.asks.includes("w")).every((g) => g.node === "gpu-b"));
   assert.throws(() => binPack([{ name: "s", fraction: 0.3 }], 5, caps), (e) => e.field === "nodes");
 });
+
+// Issue #57: the README's `new FractionalAsk(name, {fraction})` is checked without building objects,
+// and binPack reads a list of them as it reads plain objects — the same asks, the same answer.
+test("FractionalAsk of a fraction alone is what the general check makes, and packs as plain objects do", () => {
+  for (const [name, fraction] of [["a", 0.25], ["b", 1 / 3], ["c", 1], ["d", 2.5], ["e", 1e-9], ["名前", 0.1]]) {
+    const quick = new FractionalAsk(name, { fraction });
+    // A size object without Object's prototype takes the general path.
+    const general = new FractionalAsk(name, Object.assign(Object.create(null), { fraction }));
+    assert.deepEqual({ ...quick }, { name: general.name, fraction: general.fraction }, name);
+    assert.ok(Object.isFrozen(quick));
+  }
+  const asks = Array.from({ length: 500 }, (_, i) => new FractionalAsk(`job-${i}`, { fraction: ((i * 37) % 97 + 1) / 100 }));
+  const plain = asks.map((a) => ({ ...a }));
+  const caps = new ClusterGpuCaps({ supportsTimeslicing: true });
+  assert.equal(JSON.stringify(binPack(asks, null, caps)), JSON.stringify(binPack(plain, null, caps)));
+  // A subclass is not read as columns (it may have a toJSON of its own) but still packs.
+  class Tagged extends FractionalAsk {}
+  assert.equal(binPack([new Tagged("t", { fraction: 0.5 })], null, caps).gpusUsed, 1);
+});

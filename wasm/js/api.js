@@ -7,6 +7,16 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 /** A workload's ask: a fraction of a GPU, GPU memory, both, or a named MIG profile. Validated on construction. */
 export class FractionalAsk {
   constructor(name, size = {}) {
+    // The README's shape, `{fraction}` alone, checked without building objects on either side.
+    if (typeof name === "string" && onlyFraction(size)) {
+      const fraction = raw.checkFraction(name, size.fraction);
+      if (fraction !== undefined) {
+        this.name = name;
+        this.fraction = fraction;
+        Object.freeze(this);
+        return;
+      }
+    }
     const ask = raw.checkAsk({ name, ...size });
     this.name = ask.name;
     if (ask.fraction !== undefined) this.fraction = ask.fraction;
@@ -14,6 +24,17 @@ export class FractionalAsk {
     if (ask.migProfile !== undefined) this.migProfile = ask.migProfile;
     Object.freeze(this);
   }
+}
+
+// binPack reads a list of these as it reads plain `{name, fraction}` objects: two columns
+// (transfer.js `fractionColumns`).
+Object.defineProperty(FractionalAsk.prototype, Symbol.for("gpu-share.fractionColumns"), { value: true });
+
+function onlyFraction(size) {
+  if (typeof size !== "object" || size === null || Object.getPrototypeOf(size) !== Object.prototype) return false;
+  let keys = 0;
+  for (const _ in size) keys++;
+  return keys === 1 && typeof size.fraction === "number";
 }
 
 /** What the cluster supports. Validated against the GPU catalogue on construction. */

@@ -99,14 +99,19 @@ export function utf8(text) {
 // names' JSON text and the fractions; null for any other input, which crosses as its JSON. Most
 // lists are of this shape, and a 100,000-ask binPack spent about a fifth of its time writing such
 // a list as JSON and reading it back (BENCHMARKS.md, speed where users call it). Only plain
-// objects qualify: JSON.stringify, which the rest go through, would call a class's toJSON.
+// objects and the package's own FractionalAsk (frozen, no toJSON; api.js marks its prototype, not
+// a subclass's) qualify: JSON.stringify, which the rest go through, would call a class's toJSON.
+const COLUMNS = Symbol.for("gpu-share.fractionColumns");
+const columnsReadable = (proto) =>
+  proto === Object.prototype || (proto !== null && Object.prototype.hasOwnProperty.call(proto, COLUMNS));
+
 export function fractionColumns(asks) {
   if (!Array.isArray(asks)) return null;
   const names = new Array(asks.length);
   const fractions = new Float64Array(asks.length);
   for (let i = 0; i < asks.length; i++) {
     const ask = asks[i];
-    if (typeof ask !== "object" || ask === null || Object.getPrototypeOf(ask) !== Object.prototype) return null;
+    if (typeof ask !== "object" || ask === null || !columnsReadable(Object.getPrototypeOf(ask))) return null;
     const { name, fraction } = ask;
     if (typeof name !== "string" || typeof fraction !== "number") return null;
     let keys = 0;

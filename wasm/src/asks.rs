@@ -134,3 +134,15 @@ impl<'de> Visitor<'de> for List<'_> {
         Ok(Err(not_a_list()))
     }
 }
+
+/// The check of `new FractionalAsk(name, {fraction})`, the README's shape, without a round trip
+/// through objects: the fraction as the core holds it (made by [`AskColumns`], as the JSON reader
+/// makes it), or `None` when the ask is refused or would not keep its name as given (the
+/// constructor then takes the general path, which throws the core's own error).
+pub fn checked_fraction(name: String, fraction: f64) -> Option<f64> {
+    let asks = AskColumns::new(Some(vec![name.clone()]), Some(&[fraction]), None)
+        .ok()?
+        .into_asks();
+    let ask = asks.first().filter(|a| a.name() == name)?;
+    serde_json::to_value(ask).ok()?.get("fraction")?.as_f64()
+}

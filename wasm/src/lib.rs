@@ -84,6 +84,12 @@ pub fn check_ask(ask: JsValue) -> JsResult {
     js(ask_of(ask).and_then(|a| output(&a)))
 }
 
+/// `checkAsk` of `{name, fraction}` alone, for the constructor's common case (`asks.rs`).
+#[wasm_bindgen(js_name = checkFraction)]
+pub fn check_fraction(name: String, fraction: f64) -> Option<f64> {
+    asks::checked_fraction(name, fraction)
+}
+
 /// Checks cluster capabilities against the catalogue and returns them as given.
 #[wasm_bindgen(js_name = checkCaps)]
 pub fn check_caps(caps: JsValue) -> JsResult {
