@@ -3,7 +3,7 @@
 use crate::exit::CliError;
 use clap::{ArgGroup, Args, Parser, Subcommand};
 use gpu_share_core::api::{
-    self, parse_asks, parse_hours, parse_seconds, AskEntry, Cluster, ClusterGpuCaps, Detected,
+    self, parse_ask_list, parse_hours, parse_seconds, AskEntry, Cluster, ClusterGpuCaps, Detected,
     FractionalAsk, Memory, PackOptions, PackRequest, PlanRequest, Rates, RatesInput, Share,
 };
 use std::path::PathBuf;
@@ -325,9 +325,10 @@ pub struct PackArgs {
     /// with :context=L and :concurrency=N (default: the model's positions, 1); repeat for more.
     #[arg(long = "model", value_name = "NAME=CONFIG[:context=L][:concurrency=N]")]
     pub models: Vec<String>,
-    /// The engine serving the --model asks (vllm): each ask is what the engine holds, and the
-    /// engines on one GPU or MIG instance are planned together, with their start order.
-    #[arg(long, value_name = "NAME", requires = "models")]
+    /// The engine serving the --model asks and the ask list's model rows (vllm): each ask is
+    /// what the engine holds, and the engines on one GPU or MIG instance are planned together,
+    /// with their start order.
+    #[arg(long, value_name = "NAME")]
     pub engine: Option<String>,
     #[command(flatten)]
     pub engine_flags: size::EngineFlags,
@@ -406,18 +407,33 @@ impl PackArgs {
                 .map_err(|e| at_flag(e, format!("--ask #{}", i + 1)))?;
             asks.push(AskEntry { ask, seconds: None });
         }
+        let mut models = self
+            .models
+            .iter()
+            .enumerate()
+            .map(|(i, m)| size::model_ask(m, i))
+            .collect::<Result<Vec<_>, _>>()?;
         if let Some(path) = &self.asks_file {
             let text = read_input(path)?;
-            let from_file = parse_asks(&text).map_err(|e| {
+            let from_file = parse_ask_list(&text).map_err(|e| {
                 let at = path.display();
                 CliError::Input(gpu_share_core::api::Error {
                     message: format!("{} (in {at})", e.message),
                     ..e
                 })
             })?;
-            asks.extend(from_file);
+            asks.extend(from_file.asks);
+            for m in &from_file.models {
+                models.push(size::listed_model(m, path)?);
+            }
         }
-        if asks.is_empty() && self.models.is_empty() {
+        if self.engine.is_some() && models.is_empty() {
+            return Err(CliError::Usage(
+                "--engine serves models: give a --model, or an --asks-file with a model column"
+                    .into(),
+            ));
+        }
+        if asks.is_empty() && models.is_empty() {
             return Err(CliError::Usage(
                 "give at least one --ask, an --asks-file or a --model".into(),
             ));
@@ -430,12 +446,7 @@ impl PackArgs {
                 options: PackOptions {
                     optimize: self.optimize,
                     time_limit_ms: Some(self.time_limit_ms),
-                    models: self
-                        .models
-                        .iter()
-                        .enumerate()
-                        .map(|(i, m)| size::model_ask(m, i))
-                        .collect::<Result<_, _>>()?,
+                    models,
                     engine: self.engine_flags.options(self.engine.as_deref())?,
                 },
             },

@@ -4,6 +4,9 @@ use crate::ask::FractionalAsk;
 use crate::error::{Error, ErrorKind, Result};
 use crate::pack::MAX_ASKS;
 
+mod listed;
+pub use listed::{AskList, ListedModel};
+
 /// The largest text any reader of the core accepts, in bytes (64 MiB): ask lists, discovery
 /// output, ledger imports, scenario queries. Front ends read at most this much (plus one byte) of
 /// a file. (The CLI's own JSON Lines ledger may grow to
@@ -196,10 +199,27 @@ fn seconds_in_range(seconds: f64, text: &str) -> Result<u64> {
 /// The first bad row, with its line (CSV) or its position (JSON) and field; `TooLarge` above
 /// [`MAX_INPUT_BYTES`] (before reading anything) or at ask [`MAX_ASKS`]` + 1` (before reading on).
 pub fn parse_asks(text: &str) -> Result<Vec<AskEntry>> {
+    let list = parse_ask_list(text)?;
+    match list.models.first() {
+        Some(m) => Err(listed::not_here(m)),
+        None => Ok(list.asks),
+    }
+}
+
+/// [`parse_asks`], with CSV rows that name a model to serve (a `model` column: the path of its
+/// config.json, with optional `context` and `concurrency` columns) kept apart, for a front end
+/// that reads their files.
+///
+/// # Errors
+/// As [`parse_asks`]; a model row that also gives a size, or a count that is not one.
+pub fn parse_ask_list(text: &str) -> Result<AskList> {
     check_size(text, "the ask list")?;
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     if trimmed.starts_with(['[', '{']) {
-        parse_json(trimmed)
+        parse_json(trimmed).map(|asks| AskList {
+            asks,
+            models: Vec::new(),
+        })
     } else {
         parse_csv(trimmed)
     }
@@ -212,6 +232,10 @@ enum Column {
     Memory,
     Hours,
     Seconds,
+    /// A model to serve: its config.json's path (`listed.rs`).
+    Model,
+    Context,
+    Concurrency,
     Ignored,
 }
 
@@ -224,17 +248,19 @@ fn header(cells: &[String]) -> Option<Vec<Column>> {
             "memory" | "gpu_memory" => Column::Memory,
             "hours" => Column::Hours,
             "seconds" => Column::Seconds,
+            "model" | "config" => Column::Model,
+            "context" => Column::Context,
+            "concurrency" => Column::Concurrency,
             _ => Column::Ignored,
         })
         .collect();
-    (cols.contains(&Column::Name)
-        && (cols.contains(&Column::Size) || cols.contains(&Column::Memory)))
-    .then_some(cols)
+    let sized = [Column::Size, Column::Memory, Column::Model];
+    (cols.contains(&Column::Name) && sized.iter().any(|c| cols.contains(c))).then_some(cols)
 }
 
-fn parse_csv(text: &str) -> Result<Vec<AskEntry>> {
+fn parse_csv(text: &str) -> Result<AskList> {
     let mut columns: Option<Vec<Column>> = None;
-    let mut entries = Vec::new();
+    let mut list = AskList::default();
     let mut first_row = true;
     for (n, raw) in text.lines().enumerate() {
         let line_no = n + 1;
@@ -253,15 +279,24 @@ fn parse_csv(text: &str) -> Result<Vec<AskEntry>> {
         let cols = columns
             .clone()
             .unwrap_or_else(|| vec![Column::Name, Column::Size, Column::Hours]);
-        if entries.len() == MAX_ASKS {
+        if list.asks.len() + list.models.len() == MAX_ASKS {
             return Err(too_many_asks().at_line(line_no));
         }
-        entries.push(csv_entry(&cells, &cols).map_err(|e| e.at_line(line_no))?);
+        match csv_row(&cells, &cols, line_no).map_err(|e| e.at_line(line_no))? {
+            Row::Ask(entry) => list.asks.push(entry),
+            Row::Model(model) => list.models.push(model),
+        }
     }
-    Ok(entries)
+    Ok(list)
 }
 
-fn csv_entry(cells: &[String], cols: &[Column]) -> Result<AskEntry> {
+/// One CSV row: an ask, or a model to serve when its model cell is given.
+enum Row {
+    Ask(AskEntry),
+    Model(ListedModel),
+}
+
+fn csv_row(cells: &[String], cols: &[Column], line: usize) -> Result<Row> {
     let get = |c: Column| {
         cols.iter()
             .position(|&x| x == c)
@@ -270,13 +305,24 @@ fn csv_entry(cells: &[String], cols: &[Column]) -> Result<AskEntry> {
             .filter(|s| !s.is_empty())
     };
     let name = get(Column::Name).unwrap_or("");
+    if let Some(config) = get(Column::Model) {
+        let sized = get(Column::Size).or(get(Column::Memory)).is_some();
+        return listed::model_row(
+            name,
+            config,
+            sized,
+            [get(Column::Context), get(Column::Concurrency)],
+            line,
+        )
+        .map(Row::Model);
+    }
     let ask = FractionalAsk::from_cells(name, get(Column::Size), get(Column::Memory))?;
     let seconds = match (get(Column::Hours), get(Column::Seconds)) {
         (Some(h), _) => Some(parse_hours(h).map_err(|e| e.in_field("hours"))?),
         (None, Some(s)) => Some(parse_seconds(s).map_err(|e| e.in_field("seconds"))?),
         (None, None) => None,
     };
-    Ok(AskEntry { ask, seconds })
+    Ok(Row::Ask(AskEntry { ask, seconds }))
 }
 
 /// Splits one CSV line, honouring double quotes (`"a,b"`, `""` for a quote).
@@ -455,78 +501,4 @@ fn parse_json(_text: &str) -> Result<Vec<AskEntry>> {
 }
 
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn hours_text_reads_back_to_the_same_second() {
-        assert_eq!(super::hours_text(7200), "2");
-        assert_eq!(super::hours_text(5400), "1.5");
-        assert_eq!(super::hours_text(1), "0.0002778");
-        assert_eq!(super::hours_text(0), "0");
-        for s in (0..200_000).chain([31_536_000, 315_359_999]) {
-            let text = super::hours_text(s);
-            if s > 0 {
-                assert_eq!(super::parse_hours(&text).unwrap(), s, "{text}");
-            }
-        }
-    }
-
-    use super::*;
-
-    #[test]
-    fn csv_with_and_without_header() {
-        let plain = parse_asks("a,0.5,2\nb,3g.20gb\n# comment\n\n\"c, quoted\",25%,0.5\n").unwrap();
-        assert_eq!(plain.len(), 3);
-        assert_eq!(plain[0].seconds, Some(7200));
-        assert_eq!(plain[1].ask.mig_profile(), Some("3g.20gb"));
-        assert_eq!(plain[2].ask.name(), "c, quoted");
-        let headed = parse_asks("seconds,name,fraction\n60,x,1/3\n").unwrap();
-        assert_eq!(headed[0].seconds, Some(60));
-        assert_eq!(
-            headed[0].ask.requested_fraction(),
-            Some(crate::units::Share::ratio(1, 3).unwrap())
-        );
-    }
-
-    #[test]
-    fn csv_errors_name_line_and_field() {
-        let err = parse_asks("a,0.5\nb,zero\n").unwrap_err();
-        assert_eq!(
-            (err.line, err.field.as_deref()),
-            (Some(2), Some("fraction"))
-        );
-        let err = parse_asks("name,fraction\na,0.5\n,0.2\n").unwrap_err();
-        assert_eq!((err.line, err.field.as_deref()), (Some(3), Some("name")));
-        let err = parse_asks("a,0.5,-2\n").unwrap_err();
-        assert_eq!(err.field.as_deref(), Some("hours"));
-        assert!(parse_asks("\"open,0.5\n").is_err());
-    }
-
-    #[test]
-    #[cfg(feature = "serde")]
-    fn json_lists() {
-        let list = parse_asks(
-            r#"[{"name":"a","fraction":0.5,"hours":2},{"name":"x","mig_profile":"3g.20gb"}]"#,
-        )
-        .unwrap();
-        assert_eq!(list[0].seconds, Some(7200));
-        assert_eq!(list[1].ask.mig_profile(), Some("3g.20gb"));
-        let wrapped = parse_asks(r#"{"asks":[{"name":"a","fraction":"25%"}]}"#).unwrap();
-        assert_eq!(wrapped.len(), 1);
-        let err = parse_asks(r#"[{"name":"a","fraction":0.5},{"name":"b"}]"#).unwrap_err();
-        assert_eq!(err.field.as_deref(), Some("asks[1]"));
-        assert!(parse_asks("[1,2]").is_err());
-        assert!(parse_asks("{\"asks\": 3}").is_err());
-        assert!(parse_asks("[{").unwrap_err().line.is_some());
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_hours("2").unwrap(), 7200);
-        assert_eq!(parse_hours("0.5").unwrap(), 1800);
-        for bad in ["", "-1", "abc", "inf", "NaN", "1e3", "999999"] {
-            assert!(parse_hours(bad).is_err(), "{bad}");
-        }
-        assert_eq!(parse_seconds("7200").unwrap(), 7200);
-        assert!(parse_seconds("-5").is_err());
-    }
-}
+mod tests;

@@ -7,10 +7,10 @@ use super::{format, read_input, Format};
 use crate::exit::CliError;
 use clap::Args;
 use gpu_share_core::api::{
-    Dtype, EngineOptions, FitTarget, Memory, ModelAsk, SizePlan, SizeRequest, SizingOptions,
-    Utilization,
+    Dtype, EngineOptions, FitTarget, ListedModel, Memory, ModelAsk, SizePlan, SizeRequest,
+    SizingOptions, Utilization,
 };
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct SizeArgs {
@@ -237,5 +237,29 @@ pub(super) fn model_ask(spec: &str, i: usize) -> Result<ModelAsk, CliError> {
         config: read_input(&path)?,
         context,
         concurrency,
+    })
+}
+
+/// A model row of an ask list (`--asks-file`): its config read from its path, relative to the
+/// list's folder (to the working folder for a list on stdin).
+pub(super) fn listed_model(m: &ListedModel, list: &Path) -> Result<ModelAsk, CliError> {
+    let written = Path::new(&m.config_path);
+    let path = match list.parent() {
+        Some(dir) if written.is_relative() && list.as_os_str() != "-" => dir.join(written),
+        _ => written.to_path_buf(),
+    };
+    let config = read_input(&path).map_err(|e| match e {
+        CliError::Usage(why) => CliError::Usage(format!(
+            "{why} (the model of line {} of {})",
+            m.line,
+            list.display()
+        )),
+        other => other,
+    })?;
+    Ok(ModelAsk {
+        name: m.name.clone(),
+        config,
+        context: m.context,
+        concurrency: m.concurrency,
     })
 }

@@ -357,3 +357,42 @@ fn the_launch_script_runs_the_engines_in_order() {
     assert!(!unset.status.success());
     assert!(String::from_utf8_lossy(&unset.stderr).contains("set MODEL_LLAMA"));
 }
+
+/// A CSV ask list's `model` column names config files beside the list: the same plan as the
+/// `--model` flags; a model row that cannot be read names its line.
+#[test]
+fn an_ask_list_names_models_by_their_config_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(llama(), dir.path().join("llama.json")).unwrap();
+    let list = dir.path().join("asks.csv");
+    std::fs::write(
+        &list,
+        format!(
+            "name,size,model,context,concurrency\nnotebook,0.1\nllama,,llama.json,8192,8\nqwen,,{},8192,8\n",
+            published("qwen2_5_7b.json")
+        ),
+    )
+    .unwrap();
+    let caps = ["--gpu-model", "h100", "--timeslice", "--json"];
+    let listed = json(
+        gpu_share(no_ledger())
+            .args(["pack", "--engine", "vllm", "--asks-file"])
+            .arg(&list)
+            .args(caps),
+    );
+    let flagged = json(
+        gpu_share(no_ledger())
+            .args(pack(&["--ask", "notebook:0.1"]))
+            .args(caps),
+    );
+    assert_eq!(listed["engines"], flagged["engines"]);
+    assert_eq!(listed["gpus_used"], flagged["gpus_used"]);
+    std::fs::write(&list, "name,model\nchat,missing.json\n").unwrap();
+    gpu_share(no_ledger())
+        .args(["pack", "--engine", "vllm", "--asks-file"])
+        .arg(&list)
+        .args(caps)
+        .assert()
+        .failure()
+        .stderr(contains("the model of line 2 of"));
+}

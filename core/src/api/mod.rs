@@ -130,8 +130,8 @@ pub use crate::pack::{
     MAX_ASKS,
 };
 pub use crate::parse::{
-    hours_text, parse_asks, parse_hours, parse_seconds, too_large, AskEntry, Oversize,
-    MAX_INPUT_BYTES, MAX_SECONDS,
+    hours_text, parse_ask_list, parse_asks, parse_hours, parse_seconds, too_large, AskEntry,
+    AskList, ListedModel, Oversize, MAX_INPUT_BYTES, MAX_SECONDS,
 };
 pub use crate::plan::{Choice, Isolation, Mechanism, WarningGroup, WarningKind};
 pub use crate::replay::percent::Percent;
