@@ -12,7 +12,7 @@ pub(crate) mod memory;
 pub(crate) mod mps_replicas;
 mod percent;
 mod warnings;
-pub use choice::{Choice, Isolation, Mechanism, MpsLimits};
+pub use choice::{Choice, Isolation, Mechanism, MpsLimits, ShareInstead};
 use memory::Need;
 use percent::percent_text;
 use warnings::UNCERTAIN;
@@ -154,9 +154,39 @@ fn named_profile(ask: &FractionalAsk, caps: &ResolvedCaps, name: &str) -> Choice
                 .map(|m| format!(" (= {share:.4} of the GPU on {})", m.name))
                 .unwrap_or_default();
             let reason = format!("no MIG on this cluster for {name}{on}");
-            fallback(ask, share, model, &reason, Some(name))
+            let mut c = fallback(ask, share, model, &reason, Some(name));
+            if caps.timeslicing || caps.mps {
+                if let (Some(m), Some(p)) = (model, profile) {
+                    offer_share(&mut c, caps, m, p, share);
+                }
+            }
+            c
         }
     }
+}
+
+/// The profile as a share with memory, for a cluster that shares GPUs without MIG: the same share
+/// of the GPU, and the instance's memory less the CUDA context the plan adds for the process.
+fn offer_share(c: &mut Choice, caps: &ResolvedCaps, m: &GpuModel, p: &MigProfile, share: Share) {
+    let usable = m.profile_memory_on(p, caps.driver.as_deref()).mib;
+    let Ok(memory) = crate::memory::Memory::from_mib(usable.saturating_sub(caps.context_mib))
+    else {
+        return;
+    };
+    let instead = ShareInstead {
+        fraction: share.to_exact_text(),
+        memory: memory.to_exact_text(),
+    };
+    c.notes.push(format!(
+        "to share a GPU instead, ask for {} with {} ({}'s share, and its {} less the {} CUDA context the plan adds): {} can then place it beside other asks, without MIG's isolation",
+        instead.fraction,
+        instead.memory,
+        p.name,
+        mib_text(usable),
+        mib_text(caps.context_mib),
+        if caps.timeslicing { "time-slicing" } else { "MPS" }
+    ));
+    c.share_instead = Some(instead);
 }
 
 /// Records what a memory ask asked, holds and is given, with the notes and uncertain facts.
@@ -290,6 +320,7 @@ fn base(
         memory_mib: None,
         held_memory_mib: None,
         allocated_memory_mib: None,
+        share_instead: None,
         notes: Vec::new(),
         warnings: Vec::new(),
     }

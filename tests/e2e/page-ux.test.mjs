@@ -241,3 +241,17 @@ for (const scheme of ['light', 'dark']) {
     });
   }
 }
+
+test('a MIG profile on a time-sliced cluster without MIG offers its share with memory, one click away', async (t) => {
+  const { page, server, watch } = await start(t);
+  await open(page, server, '?ask=x:3g.40gb&ask=y:0.5&gpu-model=A100-SXM4-80GB&timeslice');
+  await page.waitForFunction(() => /\b2\b GPUs used/.test(document.querySelector('[data-testid="summary-line"]')?.textContent ?? ''));
+  const offer = page.locator('[data-testid="share-instead"]');
+  assert.equal(await offer.textContent(), 'Use 0.5 with 39692MiB');
+  await offer.click();
+  assert.equal(await page.getByLabel('Ask 1 fraction').inputValue(), '0.5');
+  assert.equal(await page.getByLabel('Ask 1 GPU memory').inputValue(), '39692MiB');
+  await page.waitForFunction(() => /\b1\b GPU used/.test(document.querySelector('[data-testid="summary-line"]')?.textContent ?? ''));
+  assert.equal(await offer.count(), 0);
+  await assertClean(assert, page, watch);
+});

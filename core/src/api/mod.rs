@@ -133,7 +133,7 @@ pub use crate::parse::{
     hours_text, parse_ask_list, parse_asks, parse_hours, parse_seconds, too_large, AskEntry,
     AskList, ListedModel, Oversize, MAX_INPUT_BYTES, MAX_SECONDS,
 };
-pub use crate::plan::{Choice, Isolation, Mechanism, WarningGroup, WarningKind};
+pub use crate::plan::{Choice, Isolation, Mechanism, ShareInstead, WarningGroup, WarningKind};
 pub use crate::replay::percent::Percent;
 pub use crate::replay::run::PolicyRuns;
 pub use crate::replay::workload::Tune;

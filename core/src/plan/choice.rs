@@ -110,6 +110,19 @@ pub struct MpsLimits {
     pub pinned_memory_mib: Option<u64>,
 }
 
+/// An ask of a MIG profile as a share of a GPU with memory, for a cluster that shares GPUs
+/// without MIG: texts the ask grammar reads back exactly.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(rename_all = "camelCase"))]
+pub struct ShareInstead {
+    /// The profile's share of the GPU (`0.5`, `3/7`).
+    pub fraction: String,
+    /// The instance's memory less the CUDA context the plan adds back (`39692MiB`).
+    pub memory: String,
+}
+
 /// The planner's answer for one ask. (Readable from JSON so that a front end can hand back a
 /// choice it was given, to record it.)
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -154,6 +167,15 @@ pub struct Choice {
     )]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub allocated_memory_mib: Option<u64>,
+    /// A MIG profile asked for on a cluster without MIG that shares GPUs otherwise: the same
+    /// share and memory as a fraction with memory, which time-slicing or MPS can place beside
+    /// other asks (the whole-GPU fallback is what was planned).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub share_instead: Option<ShareInstead>,
     /// How the choice was made.
     pub notes: Vec<String>,
     /// What the user must know: lost capacity, missing isolation, uncertain facts. A warning

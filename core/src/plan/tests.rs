@@ -422,3 +422,34 @@ fn a_memory_ask_says_why_the_smaller_instance_is_not_enough() {
     assert_eq!(profile, "1g.10gb");
     assert!(!said.iter().any(|n| n.starts_with("not ")), "{said:?}");
 }
+
+/// Issue #58: a MIG profile on a cluster that time-slices but has no MIG falls back to a whole
+/// GPU, and offers the same share with the instance's memory (less the CUDA context the plan
+/// adds back), which time-slicing then packs beside another half.
+#[test]
+fn a_profile_without_mig_offers_its_share_with_memory() {
+    let timeslice = caps(|c| {
+        c.supports_timeslicing = true;
+        c.gpu_model = Some("A100-SXM4-80GB".into());
+    });
+    let c = select_mechanism(&ask("x:3g.40gb"), &timeslice).unwrap();
+    assert_eq!(c.mechanism, Mechanism::Whole);
+    let instead = c.share_instead.clone().unwrap();
+    assert_eq!(
+        (instead.fraction.as_str(), instead.memory.as_str()),
+        ("0.5", "39692MiB"),
+        "3g.40gb: 4 of 8 memory slices, 39.25 GiB listed, less 500 MiB"
+    );
+    let shared = ask(&format!("x:{}:{}", instead.fraction, instead.memory));
+    let taken = select_mechanism(&shared, &timeslice).unwrap();
+    assert_eq!(taken.mechanism, Mechanism::Timeslice);
+    assert_eq!(taken.held_memory_mib, Some(40192), "what the instance held");
+    // No sharing mechanism: nothing to offer.
+    let whole_only = caps(|c| c.gpu_model = Some("A100-SXM4-80GB".into()));
+    assert_eq!(
+        select_mechanism(&ask("x:3g.40gb"), &whole_only)
+            .unwrap()
+            .share_instead,
+        None
+    );
+}

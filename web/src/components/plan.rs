@@ -2,11 +2,11 @@
 
 use std::collections::HashMap;
 
-use gpu_share_core::api::{gpu_ranges, Choice, PackResult, WarningKind};
+use gpu_share_core::api::{gpu_ranges, Choice, PackResult, ShareInstead, WarningKind};
 use leptos::prelude::*;
 
 use crate::components::pager::{window, Pager};
-use crate::state::{PageUi, Planned};
+use crate::state::{Asks, PageUi, Planned, SizeKind};
 use crate::words;
 
 /// Where each ask ended up: its GPU indices, or `None` when unplaced.
@@ -40,6 +40,28 @@ fn isolations(choices: &[Choice]) -> Vec<gpu_share_core::api::Isolation> {
     seen
 }
 
+/// The core's offer for a MIG profile on a cluster without MIG that shares GPUs: a button that
+/// asks the row of that name for the same share with memory.
+#[component]
+fn ShareInsteadButton(name: String, instead: ShareInstead) -> impl IntoView {
+    let asks = expect_context::<Asks>();
+    let label = format!("Use {} with {}", instead.fraction, instead.memory);
+    let apply = move |_| {
+        let row = asks.rows.with_untracked(|rows| {
+            rows.iter()
+                .find(|r| r.name.get_untracked() == name)
+                .copied()
+        });
+        if let Some(row) = row {
+            row.kind.set(SizeKind::Fraction);
+            row.fraction.set(instead.fraction.clone());
+            row.memory.set(instead.memory.clone());
+            row.profile.set(String::new());
+        }
+    };
+    view! { <button type="button" class="small fix" data-testid="share-instead" on:click=apply>{label}</button> }
+}
+
 #[component]
 fn ChoiceRow(choice: Choice, gpus: String) -> impl IntoView {
     let iso = choice.isolation;
@@ -64,6 +86,10 @@ fn ChoiceRow(choice: Choice, gpus: String) -> impl IntoView {
     // Warnings are said once for all asks, above the table (`Warnings`); notes are this ask's own.
     let has_notes = !choice.notes.is_empty();
     let notes = choice.notes.clone();
+    let instead = choice
+        .share_instead
+        .clone()
+        .map(|instead| view! { <ShareInsteadButton name=choice.name.clone() instead /> });
     view! {
         <tr class="choice">
             <th scope="row" class="ask-name">{choice.name.clone()}</th>
@@ -81,6 +107,7 @@ fn ChoiceRow(choice: Choice, gpus: String) -> impl IntoView {
             <tr class="choice-notes">
                 <td colspan="7">
                     {notes.into_iter().map(|n| view! { <p class="note">{n}</p> }).collect_view()}
+                    {instead}
                 </td>
             </tr>
         })}
