@@ -6,7 +6,7 @@
 //! crosses as two columns ([`fraction_list`]).
 
 use crate::case;
-use gpu_share_core::api::{AskColumns, AskReader, Error, ErrorKind, FractionalAsk};
+use gpu_share_core::api::{AskColumns, AskReader, Error, ErrorKind, FractionalAsk, Share};
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use wasm_bindgen::prelude::*;
@@ -144,5 +144,6 @@ pub fn checked_fraction(name: String, fraction: f64) -> Option<f64> {
         .ok()?
         .into_asks();
     let ask = asks.first().filter(|a| a.name() == name)?;
-    serde_json::to_value(ask).ok()?.get("fraction")?.as_f64()
+    // What `checkAsk` returns as `fraction`: the share as it serialises.
+    ask.requested_fraction().map(Share::to_f64)
 }

@@ -37,15 +37,12 @@ fn request(models: Vec<ModelAsk>, caps: ClusterGpuCaps) -> ExportRequest {
     }
 }
 
-/// Adds a model under `name`, or `name-2`, `name-3`, … when the list has it already.
+/// Adds a model under its name, or the core's unused `name-2`, `name-3`, … when the list has it.
 pub fn add_model(models: RwSignal<Vec<ModelAsk>>, mut model: ModelAsk) -> String {
     let taken: Vec<String> = models.with_untracked(|m| m.iter().map(|m| m.name.clone()).collect());
     if taken.contains(&model.name) {
-        let base = model.name.clone();
-        model.name = (2..)
-            .map(|n| format!("{base}-{n}"))
-            .find(|c| !taken.contains(c))
-            .unwrap_or(base);
+        let taken: Vec<&str> = taken.iter().map(String::as_str).collect();
+        model.name = api::unused_name(&model.name, 2, &taken);
     }
     let name = model.name.clone();
     models.update(|m| m.push(model));
